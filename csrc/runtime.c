@@ -1,0 +1,319 @@
+/*
+ * runtime.c -- device memory, streams, events and error mapping for smemkit.  Plain C on the CUDA
+ * runtime API (cudart is linked statically, so importing the extension needs no driver).
+ *
+ * Every function returns an smk_status and never exits.  All work goes on the calling thread's
+ * per-thread default stream, so Python threads calling in parallel do not serialise on one stream,
+ * and device memory comes from the stream-ordered pool (cudaMallocAsync): a call costs no
+ * cudaMalloc/cudaFree round trip once the pool is warm.
+ *
+ * Sticky errors (an illegal address, a failed launch, ...) corrupt the CUDA context for the life of
+ * the process.  The first one is remembered; from then on every call fails with SMK_E_POISONED
+ * naming it, instead of pretending to recover.
+ */
+#include "runtime.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile int g_sticky = 0;  /* the first sticky cudaError_t, 0 while healthy */
+static volatile int g_ready = 0;   /* device found and context created */
+static volatile int g_pool_ok = 0; /* device supports stream-ordered allocation */
+static volatile int g_poison = 0;  /* tests: fill outputs with 0xFF before kernels */
+
+/* Keep up to this much freed memory in the pool between calls (smk_rt_trim() releases it). */
+#define SMK_POOL_KEEP_BYTES ((uint64_t)1 << 30)
+
+static smk_status ok(void)
+{
+    smk_status s = {SMK_OK, 0, 0, NULL};
+    return s;
+}
+
+int smk_rt_is_sticky(int e)
+{
+    switch ((cudaError_t)e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorContextIsDestroyed:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+const char *smk_rt_error_name(int e) { return cudaGetErrorName((cudaError_t)e); }
+const char *smk_rt_error_string(int e) { return cudaGetErrorString((cudaError_t)e); }
+
+smk_status smk_rt_fail(int e, const char *where)
+{
+    smk_status s = {SMK_E_CUDA, e, 0, where};
+    if (smk_rt_is_sticky(e)) {
+        if (!g_sticky)
+            g_sticky = e;
+    } else {
+        (void)cudaGetLastError(); /* a non-sticky error must not leak into the next call */
+    }
+    return s;
+}
+
+static int no_device_error(cudaError_t e)
+{
+    return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInitializationError ||
+           e == cudaErrorSystemDriverMismatch || e == cudaErrorCompatNotSupportedOnDevice ||
+           e == cudaErrorDevicesUnavailable || e == cudaErrorStubLibrary ||
+           e == cudaErrorSystemNotReady || e == cudaErrorNotSupported ||
+           e == cudaErrorUnsupportedPtxVersion || e == cudaErrorNoKernelImageForDevice;
+}
+
+smk_status smk_rt_ready(void)
+{
+    smk_status s = ok();
+    cudaError_t e;
+    int n = 0, dev = 0, pools = 0;
+
+    if (g_sticky) {
+        s.code = SMK_E_POISONED;
+        s.cuda = g_sticky;
+        s.where = "an earlier call";
+        return s;
+    }
+    if (g_ready)
+        return s;
+    e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        (void)cudaGetLastError();
+        s.code = SMK_E_NODEVICE;
+        s.cuda = e != cudaSuccess ? (int)e : (int)cudaErrorNoDevice;
+        s.where = "cudaGetDeviceCount";
+        return s;
+    }
+    e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaFree(NULL); /* creates the primary context now, so failures surface here */
+    if (e != cudaSuccess) {
+        if (no_device_error(e)) {
+            (void)cudaGetLastError();
+            s.code = SMK_E_NODEVICE;
+            s.cuda = e;
+            s.where = "creating the CUDA context";
+            return s;
+        }
+        return smk_rt_fail(e, "creating the CUDA context");
+    }
+    e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev);
+    if (e != cudaSuccess)
+        return smk_rt_fail(e, "cudaDeviceGetAttribute");
+    if (pools) {
+        cudaMemPool_t pool;
+        uint64_t keep = SMK_POOL_KEEP_BYTES;
+        e = cudaDeviceGetDefaultMemPool(&pool, dev);
+        if (e == cudaSuccess)
+            e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        if (e != cudaSuccess)
+            return smk_rt_fail(e, "configuring the memory pool");
+        g_pool_ok = 1;
+    }
+    g_ready = 1;
+    return s;
+}
+
+int smk_rt_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+void smk_rt_device_name(char *buf, size_t n)
+{
+    struct cudaDeviceProp prop;
+    int dev = 0;
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    strncpy(buf, prop.name, n - 1);
+    buf[n - 1] = '\0';
+}
+
+cudaStream_t smk_rt_stream(void) { return cudaStreamPerThread; }
+
+smk_status smk_rt_alloc(void **p, size_t bytes)
+{
+    smk_status s = ok();
+    cudaError_t e;
+    *p = NULL;
+    if (bytes == 0)
+        return s;
+    e = g_pool_ok ? cudaMallocAsync(p, bytes, cudaStreamPerThread) : cudaMalloc(p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        *p = NULL;
+        s.code = SMK_E_NOMEM;
+        s.cuda = e;
+        s.bytes = bytes;
+        s.where = "allocating device memory";
+        return s;
+    }
+    if (e != cudaSuccess) {
+        *p = NULL;
+        return smk_rt_fail(e, "allocating device memory");
+    }
+    return s;
+}
+
+void smk_rt_free(void *p)
+{
+    cudaError_t e;
+    if (!p)
+        return;
+    e = g_pool_ok ? cudaFreeAsync(p, cudaStreamPerThread) : cudaFree(p);
+    if (e != cudaSuccess)
+        (void)smk_rt_fail(e, "freeing device memory");
+}
+
+smk_status smk_rt_trim(void)
+{
+    cudaMemPool_t pool;
+    int dev = 0;
+    cudaError_t e;
+    smk_status s = smk_rt_ready();
+    if (s.code != SMK_OK || !g_pool_ok)
+        return s;
+    e = cudaStreamSynchronize(cudaStreamPerThread);
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetDefaultMemPool(&pool, dev);
+    if (e == cudaSuccess)
+        e = cudaMemPoolTrimTo(pool, 0);
+    return e == cudaSuccess ? s : smk_rt_fail(e, "trimming the memory pool");
+}
+
+smk_status smk_rt_h2d(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e;
+    if (bytes == 0)
+        return ok();
+    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cudaStreamPerThread);
+    return e == cudaSuccess ? ok() : smk_rt_fail(e, "copying host to device");
+}
+
+smk_status smk_rt_d2h(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e;
+    if (bytes == 0)
+        return ok();
+    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cudaStreamPerThread);
+    return e == cudaSuccess ? ok() : smk_rt_fail(e, "copying device to host");
+}
+
+smk_status smk_rt_sync(void)
+{
+    cudaError_t e = cudaStreamSynchronize(cudaStreamPerThread);
+    return e == cudaSuccess ? ok() : smk_rt_fail(e, "synchronising the stream");
+}
+
+void smk_rt_set_poison(int on) { g_poison = on != 0; }
+
+smk_status smk_rt_poison(void *dst, size_t bytes)
+{
+    cudaError_t e;
+    if (!g_poison || bytes == 0)
+        return ok();
+    e = cudaMemsetAsync(dst, 0xff, bytes, cudaStreamPerThread);
+    return e == cudaSuccess ? ok() : smk_rt_fail(e, "poisoning an output buffer");
+}
+
+smk_status smk_rt_check_launch(int e, const char *where)
+{
+    return e == cudaSuccess ? ok() : smk_rt_fail(e, where);
+}
+
+/* ---- timing ---------------------------------------------------------------------------------- */
+
+smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
+                       float *times_ms)
+{
+    smk_status s = ok();
+    cudaEvent_t *ev = NULL;
+    void *flush = NULL;
+    cudaStream_t st = cudaStreamPerThread;
+    cudaError_t e = cudaSuccess;
+    int i, r, created = 0;
+
+    if (nops <= 0 || reps <= 0 || warmup < 0)
+        return smk_rt_fail(cudaErrorInvalidValue, "timing arguments");
+    if (flush_bytes) {
+        s = smk_rt_alloc(&flush, flush_bytes);
+        if (s.code != SMK_OK)
+            return s;
+    }
+    /* two events per timed launch, all recorded before one final synchronisation */
+    ev = (cudaEvent_t *)calloc((size_t)2 * nops * reps, sizeof(cudaEvent_t));
+    if (!ev) {
+        smk_rt_free(flush);
+        s.code = SMK_E_NOMEM;
+        s.bytes = 0;
+        s.where = "host memory for events";
+        return s;
+    }
+    for (created = 0; created < 2 * nops * reps; created++) {
+        e = cudaEventCreate(&ev[created]);
+        if (e != cudaSuccess)
+            goto cuda_fail;
+    }
+    for (r = 0; r < warmup; r++)
+        for (i = 0; i < nops; i++) {
+            e = (cudaError_t)ops[i].launch(ops[i].ctx, st);
+            if (e != cudaSuccess)
+                goto cuda_fail;
+        }
+    /* interleaved A B C A B C ..., each preceded by an L2 flush when asked: drift hits all alike */
+    for (r = 0; r < reps; r++)
+        for (i = 0; i < nops; i++) {
+            cudaEvent_t *pair = &ev[2 * (r * nops + i)];
+            if (flush && (e = cudaMemsetAsync(flush, r & 0xff, flush_bytes, st)) != cudaSuccess)
+                goto cuda_fail;
+            if ((e = cudaEventRecord(pair[0], st)) != cudaSuccess)
+                goto cuda_fail;
+            if ((e = (cudaError_t)ops[i].launch(ops[i].ctx, st)) != cudaSuccess)
+                goto cuda_fail;
+            if ((e = cudaEventRecord(pair[1], st)) != cudaSuccess)
+                goto cuda_fail;
+        }
+    if ((e = cudaStreamSynchronize(st)) != cudaSuccess)
+        goto cuda_fail;
+    for (r = 0; r < reps; r++)
+        for (i = 0; i < nops; i++) {
+            cudaEvent_t *pair = &ev[2 * (r * nops + i)];
+            if ((e = cudaEventElapsedTime(&times_ms[i * reps + r], pair[0], pair[1])) != cudaSuccess)
+                goto cuda_fail;
+        }
+    goto done;
+cuda_fail:
+    s = smk_rt_fail(e, "timing a kernel");
+done:
+    for (i = 0; i < created; i++)
+        (void)cudaEventDestroy(ev[i]);
+    free(ev);
+    smk_rt_free(flush);
+    return s;
+}

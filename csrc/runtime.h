@@ -1,0 +1,118 @@
+/*
+ * runtime.h -- what crosses between module.c (Python) and the CUDA side: plain params structs,
+ * launchers that return cudaError_t values, and the runtime's status codes.  No Python here.
+ *
+ * Rules: no function calls exit(); every CUDA call is checked; a launcher returns the first CUDA
+ * error it saw (cudaSuccess == 0) and leaves nothing allocated behind it.
+ */
+#ifndef SMK_RUNTIME_H
+#define SMK_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status of a runtime operation ---------------------------------------------------------- */
+enum {
+    SMK_OK = 0,
+    SMK_E_CUDA = 1,     /* a CUDA call failed: .cuda holds the cudaError_t */
+    SMK_E_NOMEM = 2,    /* device allocation of .bytes failed */
+    SMK_E_NODEVICE = 3, /* no usable GPU / driver: .cuda holds why */
+    SMK_E_POISONED = 4, /* an earlier sticky error killed the context: .cuda holds that error */
+};
+
+typedef struct {
+    int code;          /* SMK_OK, SMK_E_* */
+    int cuda;          /* cudaError_t when relevant */
+    size_t bytes;      /* bytes requested for SMK_E_NOMEM */
+    const char *where; /* static string naming the step that failed */
+} smk_status;
+
+/* Make sure a usable device exists and the context is healthy (cheap after the first call). */
+smk_status smk_rt_ready(void);
+/* Record a CUDA error seen by a caller: maps it to a status and remembers sticky errors. */
+smk_status smk_rt_fail(int cuda_err, const char *where);
+/* Is this cudaError_t one that corrupts the context for good? */
+int smk_rt_is_sticky(int cuda_err);
+const char *smk_rt_error_name(int cuda_err);
+const char *smk_rt_error_string(int cuda_err);
+/* 1 if a device is present and usable; never raises, never initialises more than needed. */
+int smk_rt_device_count(void);
+/* Device name of the current device into buf (empty on failure). */
+void smk_rt_device_name(char *buf, size_t n);
+
+/* Device memory on the calling thread's per-thread stream (stream-ordered pool allocator). */
+smk_status smk_rt_alloc(void **p, size_t bytes);
+void smk_rt_free(void *p); /* NULL is fine; never fails visibly (errors are recorded) */
+smk_status smk_rt_h2d(void *dst, const void *src, size_t bytes);
+smk_status smk_rt_d2h(void *dst, const void *src, size_t bytes);
+smk_status smk_rt_sync(void);
+/* Tests set this: every kernel output buffer is filled with 0xFF bytes (NaN for floats) first, so
+ * an element the kernel forgets to write cannot pass a bit-exact comparison. */
+void smk_rt_set_poison(int on);
+/* Fill `bytes` of an output buffer with 0xFF if poisoning is on; SMK_OK otherwise. */
+smk_status smk_rt_poison(void *dst, size_t bytes);
+cudaStream_t smk_rt_stream(void);
+/* Map a launcher's cudaError_t to a status (SMK_OK for cudaSuccess). */
+smk_status smk_rt_check_launch(int cuda_err, const char *where);
+/* Release the pool's cached device memory back to the driver. */
+smk_status smk_rt_trim(void);
+
+/* ---- timing ---------------------------------------------------------------------------------- */
+/* Something to time: enqueue one run on `stream`, return a cudaError_t. */
+typedef struct {
+    int (*launch)(void *ctx, cudaStream_t stream);
+    void *ctx;
+} smk_timed_op;
+
+/* Time `nops` operations with CUDA events: `warmup` untimed rounds, then `reps` rounds of
+ * op0 op1 ... interleaved (so clock drift hits all of them alike), each op optionally preceded by a
+ * write of `flush_bytes` (0: none) that evicts L2.  times_ms[i*reps + r] is op i's r-th time. */
+smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
+                       float *times_ms);
+
+/* ---- transpose ------------------------------------------------------------------------------ */
+typedef struct {
+    const void *in;    /* rows x cols elements, element (r, c) at in[r*in_rs + c*in_cs] */
+    void *out;         /* cols x rows, C-contiguous: out[c*rows + r] */
+    int64_t rows, cols;
+    int64_t in_rs, in_cs; /* element strides of the input */
+    int esz;           /* element size in bytes: 4 or 8 */
+    int layout;        /* smk_layout */
+} smk_transpose_params;
+
+/* Enqueue the transpose on `stream`.  Returns a cudaError_t (cudaErrorInvalidValue for a bad esz
+ * or layout).  rows == 0 or cols == 0 launches nothing. */
+int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream);
+/* Tile geometry of the shipped transpose kernel (for the bank model / explain). */
+void smk_transpose_geometry(int *tile, int *block_rows);
+/* The benchmark's tile sweep: variant 0 is the shipped kernel, the others differ only in tile and
+ * thread shape (each still runs all three layouts). */
+int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream);
+int smk_transpose_num_variants(void);
+void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);
+
+/* ---- SGEMM ---------------------------------------------------------------------------------- */
+/* D = alpha * A @ B + beta * C, all float32, row-major with leading dimensions in elements.
+ * A: M x K (lda >= K), B: K x N (ldb >= N), C: M x N (ldc >= N, may be NULL when beta == 0),
+ * D: M x N (ldd >= N).  C may alias D.  Any M, N, K >= 0. */
+typedef struct {
+    const float *A, *B, *C;
+    float *D;
+    int64_t M, N, K;
+    int64_t lda, ldb, ldc, ldd;
+    float alpha, beta;
+    int layout; /* smk_layout */
+} smk_sgemm_params;
+
+int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMK_RUNTIME_H */
