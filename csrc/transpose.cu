@@ -1,0 +1,145 @@
+/*
+ * transpose.cu -- one tiled transpose kernel, templated on the shared-memory layout.
+ *
+ * A block moves one TILE x TILE tile: it reads TILE rows of the input with coalesced loads (lane =
+ * column), parks them in shared memory, and writes TILE rows of the output with coalesced stores
+ * (lane = input row).  The second step reads the tile down a COLUMN: lane i reads logical (i, c).
+ * That column read is the access the layouts are about:
+ *
+ *   naive    offset = i*TILE + c          byte i*TILE*esz + c*esz: TILE*esz is a multiple of 128, so all
+ *                                         32 lanes hit one bank -> 32 wavefronts (4-byte), 16 per
+ *                                         16-lane phase (8-byte)
+ *   pad      offset = i*(TILE+1) + c      each row shifted by one element: lane i sits esz*i bytes along
+ *                                         the bank row -> 32 distinct banks (4-byte) / 16 distinct bank
+ *                                         pairs per phase (8-byte): 1 wavefront per phase
+ *   swizzle  offset = i*TILE + (c ^ (i mod 2^B))   (Swizzle<B,0,log2 TILE>, B = 5 for 4-byte, 4 for
+ *                                         8-byte): XOR by distinct i is a bijection of the bank slots
+ *                                         of one phase -> conflict-free, no extra storage
+ *
+ * The row store (lane = c) is conflict-free in all three: a row is contiguous (naive, pad) or a
+ * permutation of contiguous slots (swizzle).  All of it is proved on the CPU by the bank model and
+ * the tests, from the same smk_tile_offset() used here.
+ *
+ * Everything else (tile, threads, elements per thread, bounds handling) is shared by construction:
+ * the layout is one template argument.  Sizes that are not tile multiples are predicated per element;
+ * indexing is 64-bit; the grid is 1-D (block id -> tile row/column) so tall and wide shapes work.
+ */
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "layout.h"
+#include "runtime.h"
+
+namespace {
+
+/* tparams:
+ *   L      smk_layout of the shared tile
+ *   T      an unsigned integer of the element size (elements move bitwise)
+ *   TILE   tile edge in elements (power of two; one warp reads TILE/32 .. a column slice)
+ *   ROWS   thread rows per block: blockDim = (TILE, ROWS), each thread moves TILE/ROWS elements */
+template <int L, typename T, int TILE, int ROWS>
+__global__ void __launch_bounds__(TILE * ROWS)
+transpose_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t cols,
+                 int64_t in_rs, int64_t in_cs, int64_t tiles_x)
+{
+    static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
+    static_assert(TILE % ROWS == 0, "each thread moves a whole number of elements");
+    constexpr smk_tile tl = {L, smk_ilog2(TILE), 0, smk_ilog2((int)sizeof(T))};
+    __shared__ T tile[smk_tile_elems(tl, TILE)];
+
+    const int64_t ty_tile = blockIdx.x / tiles_x;           // tile row    [0, ceil(rows/TILE))
+    const int64_t tx_tile = blockIdx.x - ty_tile * tiles_x; // tile column [0, ceil(cols/TILE))
+    const int tx = threadIdx.x;                             // [0, TILE)
+    const int ty = threadIdx.y;                             // [0, ROWS)
+
+    // load: input rows r0 + ty + j, column c; lane = column -> coalesced
+    const int64_t r0 = ty_tile * TILE, c0 = tx_tile * TILE;
+    const int64_t c = c0 + tx;
+#pragma unroll
+    for (int j = 0; j < TILE; j += ROWS) {
+        const int64_t r = r0 + ty + j;
+        if (r < rows && c < cols)
+            tile[smk_tile_offset(tl, ty + j, tx)] = in[r * in_rs + c * in_cs];
+    }
+    __syncthreads();
+    // store: output row = input column c0 + ty + j, output column = input row r0 + tx; lane = input row
+    const int64_t orow_col = r0 + tx;
+#pragma unroll
+    for (int j = 0; j < TILE; j += ROWS) {
+        const int64_t oc = c0 + ty + j;
+        if (oc < cols && orow_col < rows)
+            out[oc * rows + orow_col] = tile[smk_tile_offset(tl, tx, ty + j)];
+    }
+}
+
+/* One signature for every (layout, element size, shape) instance: one table drives the dispatch. */
+typedef void (*launch_fn)(dim3 grid, dim3 block, cudaStream_t stream, const void *in, void *out,
+                          int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int64_t tiles_x);
+
+template <int L, typename T, int TILE, int ROWS>
+void launch_one(dim3 grid, dim3 block, cudaStream_t stream, const void *in, void *out, int64_t rows,
+                int64_t cols, int64_t in_rs, int64_t in_cs, int64_t tiles_x)
+{
+    transpose_kernel<L, T, TILE, ROWS><<<grid, block, 0, stream>>>(
+        static_cast<const T *>(in), static_cast<T *>(out), rows, cols, in_rs, in_cs, tiles_x);
+}
+
+struct Variant {
+    int tile, rows;
+    launch_fn fn[SMK_NUM_LAYOUTS][2]; /* [layout][esz == 8] */
+};
+
+#define SMK_LAUNCHERS(L, TILE, ROWS) {launch_one<L, uint32_t, TILE, ROWS>, launch_one<L, uint64_t, TILE, ROWS>}
+#define SMK_VARIANT(TILE, ROWS)                                                                       \
+    {TILE, ROWS,                                                                                      \
+     {SMK_LAUNCHERS(SMK_NAIVE, TILE, ROWS), SMK_LAUNCHERS(SMK_PAD, TILE, ROWS),                         \
+      SMK_LAUNCHERS(SMK_SWIZZLE, TILE, ROWS)}}
+
+/* Variant 0 is what smk_transpose_launch ships; the others exist for the benchmark's tile sweep. */
+const Variant kVariants[] = {
+    SMK_VARIANT(32, 8),
+    SMK_VARIANT(64, 16),
+    SMK_VARIANT(32, 4),
+    SMK_VARIANT(64, 8),
+};
+constexpr int kNumVariants = sizeof(kVariants) / sizeof(kVariants[0]);
+
+} // namespace
+
+extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant,
+                                             cudaStream_t stream)
+{
+    if (!p || variant < 0 || variant >= kNumVariants || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS ||
+        (p->esz != 4 && p->esz != 8) || p->rows < 0 || p->cols < 0)
+        return cudaErrorInvalidValue;
+    if (p->rows == 0 || p->cols == 0)
+        return cudaSuccess;
+    const Variant &v = kVariants[variant];
+    const int64_t tiles_x = (p->cols + v.tile - 1) / v.tile;
+    const int64_t tiles_y = (p->rows + v.tile - 1) / v.tile;
+    if (tiles_x > INT32_MAX / tiles_y)
+        return cudaErrorInvalidConfiguration; /* more blocks than a 1-D grid holds */
+    v.fn[p->layout][p->esz == 8](dim3((unsigned)(tiles_x * tiles_y)), dim3(v.tile, v.rows), stream,
+                                 p->in, p->out, p->rows, p->cols, p->in_rs, p->in_cs, tiles_x);
+    return cudaGetLastError();
+}
+
+extern "C" int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream)
+{
+    return smk_transpose_launch_variant(p, 0, stream);
+}
+
+extern "C" int smk_transpose_num_variants(void) { return kNumVariants; }
+
+extern "C" void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows)
+{
+    if (variant < 0 || variant >= kNumVariants)
+        variant = 0;
+    *tile = kVariants[variant].tile;
+    *block_rows = kVariants[variant].rows;
+}
+
+extern "C" void smk_transpose_geometry(int *tile, int *block_rows)
+{
+    smk_transpose_variant_geometry(0, tile, block_rows);
+}
