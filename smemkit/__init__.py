@@ -1,0 +1,42 @@
+"""smemkit: see, measure and remove GPU shared-memory bank conflicts.
+
+Kernels (need a CUDA GPU):
+    transpose(a, layout="swizzle")       bit-exact a.T, tiled through shared memory
+
+Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
+    LAYOUTS                              ("naive", "pad", "swizzle")
+    tile_offsets(layout, rows, cols, ...)  where each logical element of a tile is stored
+    bank_map(layout, rows, cols, ...)    the bank of each logical element
+
+Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
+MemoryError naming the bytes.
+"""
+from ._C import (
+    LAYOUTS,
+    CudaError,
+    device_count,
+    device_name,
+    empty_cache,
+    transpose,
+)
+from .layouts import Swizzle, bank_map, tile_offsets
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LAYOUTS",
+    "CudaError",
+    "Swizzle",
+    "bank_map",
+    "device_count",
+    "device_name",
+    "empty_cache",
+    "is_available",
+    "tile_offsets",
+    "transpose",
+]
+
+
+def is_available():
+    """True when a CUDA device is visible (never raises, never needs a driver)."""
+    return device_count() > 0

@@ -1,0 +1,64 @@
+"""The shared-memory layouts as arrays, straight from csrc/layout.h (through smemkit._C).
+
+Nothing here re-derives an index formula: every offset comes from the C function the kernels call.
+"""
+import numpy as np
+
+from . import _C
+
+BANKS = 32
+BANK_BYTES = 4
+
+
+def tile_offsets(layout, rows=32, cols=32, *, vec=1, itemsize=4):
+    """tile_offsets(layout, rows=32, cols=32, *, vec=1, itemsize=4) -> (offsets, storage_elems)
+
+    offsets[r, c] is the element offset at which the kernels store logical element (r, c) of a
+    rows x cols tile of `itemsize`-byte elements accessed `vec` elements at a time; storage_elems is
+    the tile's footprint in elements (larger than rows*cols only for 'pad').
+    """
+    return _C._tile_offsets(layout, rows, cols, vec, itemsize)
+
+
+def bank_map(layout, rows=32, cols=32, itemsize=4, *, vec=1):
+    """bank_map(layout, rows=32, cols=32, itemsize=4, *, vec=1) -> int array (rows, cols)
+
+    The shared-memory bank (0..31) of the first 4-byte word of each logical element as stored.
+    """
+    offsets, _ = tile_offsets(layout, rows, cols, vec=vec, itemsize=itemsize)
+    return (offsets * itemsize // BANK_BYTES) % BANKS
+
+
+class Swizzle:
+    """Swizzle(b, m, s): CuTe's Swizzle<BBits, MBase, SShift> on integer offsets.
+
+    ``offset ^ ((offset & yyy_mask) >> s)`` with ``yyy_mask = (2**b - 1) << (m + s)``: the b bits
+    at m+s are XORed into the b bits at m; the m low bits stay put.  The same function as
+    csrc/layout.h's smk_swizzle (this class calls it).  Swizzle(5, 0, 5) on ``r*32 + c`` is the
+    transpose's ``r*32 + (c ^ r)``; Swizzle(3, 2, 3) keeps float4s whole.
+    """
+
+    __slots__ = ("b", "m", "s")
+
+    def __init__(self, b, m, s):
+        for name, v in (("b", b), ("m", m), ("s", s)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise TypeError(f"Swizzle: {name} must be an int; got {type(v).__name__}")
+        self.b, self.m, self.s = int(b), int(m), int(s)
+        _C._swizzle(0, self.b, self.m, self.s)  # validates the parameters
+
+    def __call__(self, offsets):
+        """Apply the swizzle to an int or an array of non-negative ints."""
+        out = _C._swizzle(offsets, self.b, self.m, self.s)
+        if isinstance(offsets, (int, np.integer)) and not isinstance(offsets, bool):
+            return int(out)
+        return out
+
+    def __repr__(self):
+        return f"Swizzle({self.b}, {self.m}, {self.s})"
+
+    def __eq__(self, other):
+        return isinstance(other, Swizzle) and (self.b, self.m, self.s) == (other.b, other.m, other.s)
+
+    def __hash__(self):
+        return hash((Swizzle, self.b, self.m, self.s))
