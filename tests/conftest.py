@@ -1,0 +1,37 @@
+"""Shared test setup.
+
+`gpu` tests need a CUDA device: without one they are skipped, and with --require-gpu (used on the GPU
+machine) the skip becomes a failure, so a GPU run can never pass by skipping.
+"""
+import numpy as np
+import pytest
+
+import smemkit
+
+
+def pytest_addoption(parser):
+    parser.addoption("--require-gpu", action="store_true", default=False,
+                     help="fail (instead of skip) gpu tests when no CUDA device is usable")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("gpu") is None:
+        return
+    if smemkit.is_available():
+        return
+    if item.config.getoption("--require-gpu"):
+        pytest.fail("--require-gpu given but no CUDA device is usable", pytrace=False)
+    pytest.skip("no CUDA device")
+
+
+@pytest.fixture
+def poison():
+    """Make every kernel output start as 0xFF bytes (NaN) on the device for this test."""
+    smemkit._C._set_poison(True)
+    yield
+    smemkit._C._set_poison(False)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261122)

@@ -1,0 +1,41 @@
+"""The README's quick start stays true: CI runs its test command, and the main job runs."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import smemkit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def quick_start_commands():
+    readme = (ROOT / "README.md").read_text()
+    return re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)
+
+
+def test_quick_start_has_two_commands():
+    cmds = quick_start_commands()
+    assert len(cmds) == 2
+    assert "python -m smemkit" in cmds[0]
+    assert "pytest" in cmds[1]
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert quick_start_commands()[1] in ci
+
+
+def test_main_job_runs():
+    args = [sys.executable, "-m", "smemkit"] + ([] if smemkit.is_available() else [])
+    p = subprocess.run(args + ["--size", "1024", "--reps", "5"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    if smemkit.is_available():
+        assert "cudaMemcpy D2D" in p.stdout and "swizzle" in p.stdout
+    else:
+        assert "No usable GPU" in p.stdout and "32-way conflict" in p.stdout
+
+
+def test_main_job_bad_argument_exit_code():
+    p = subprocess.run([sys.executable, "-m", "smemkit", "--size", "0"], capture_output=True, text=True)
+    assert p.returncode != 0
