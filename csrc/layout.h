@@ -68,10 +68,11 @@ typedef struct {
     int b, m, s;
 } smk_swz;
 
-/* CuTe's map: offset ^ ((offset & yyy_mask) >> S); a negative S shifts left (yyy below zzz). */
-SMK_HD long long smk_swizzle(long long off, int b, int m, int s)
+/* CuTe's map: offset ^ ((offset & yyy_mask) >> S); a negative S shifts left (yyy below zzz).
+ * Offsets are tile offsets (< 2^31): 32-bit arithmetic keeps the index math to three instructions. */
+SMK_HD int smk_swizzle(int off, int b, int m, int s)
 {
-    long long bmask = (1LL << b) - 1;
+    int bmask = (1 << b) - 1;
     if (s >= 0)
         return off ^ ((off & (bmask << (m + s))) >> s);
     return off ^ ((off & (bmask << m)) << -s);
@@ -102,9 +103,29 @@ SMK_HD int smk_tile_offset(smk_tile t, int r, int c)
         return r * (cols + (1 << t.log2_vec)) + c;
     if (t.layout == SMK_SWIZZLE) {
         smk_swz z = smk_tile_swizzle(t);
-        return (int)smk_swizzle((long long)r * cols + c, z.b, z.m, z.s);
+        return smk_swizzle(r * cols + c, z.b, z.m, z.s);
     }
     return r * cols + c;
+}
+
+/* smk_tile_offset split for one row r (added for the SGEMM inner loop; defined from smk_tile_offset):
+ *
+ *     smk_tile_offset(t, r, c) == smk_tile_row_offset(t, r) + (c ^ smk_tile_row_xor(t, r))
+ *                                                             for every 0 <= c < cols, every layout.
+ *
+ * naive / pad: the row's first element and XOR 0.  swizzle: the yyy bits of r*cols + c are all row
+ * bits and the zzz bits all column bits (S = log2 cols - M), so the map XORs the column with a
+ * per-row constant ((r & (2^B - 1)) << M) = smk_tile_offset(t, r, 0) mod cols.  With r a compile-time
+ * constant the row part folds into an instruction's immediate and the XOR is one LOP3 per distinct
+ * column base; the single expression in smk_tile_offset makes the compiler add before it XORs. */
+SMK_HD int smk_tile_row_xor(smk_tile t, int r)
+{
+    return t.layout == SMK_SWIZZLE ? (smk_tile_offset(t, r, 0) & ((1 << t.log2_cols) - 1)) : 0;
+}
+
+SMK_HD int smk_tile_row_offset(smk_tile t, int r)
+{
+    return smk_tile_offset(t, r, 0) - smk_tile_row_xor(t, r);
 }
 
 /* Elements of storage a rows x cols tile needs in this layout. */

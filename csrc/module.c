@@ -408,11 +408,11 @@ static PyObject *py_swizzle(PyObject *module, PyObject *args)
     src = (const int64_t *)PyArray_DATA(in);
     dst = (int64_t *)PyArray_DATA(out);
     for (i = 0; i < n; i++) {
-        if (src[i] < 0 || src[i] >= ((int64_t)1 << 48)) {
-            PyErr_Format(PyExc_ValueError, "Swizzle offsets must be in [0, 2**48); got %lld", (long long)src[i]);
+        if (src[i] < 0 || src[i] > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "Swizzle offsets must be in [0, 2**31); got %lld", (long long)src[i]);
             goto fail;
         }
-        dst[i] = smk_swizzle(src[i], b, m, s);
+        dst[i] = smk_swizzle((int)src[i], b, m, s);
     }
     Py_DECREF(in);
     return (PyObject *)out;

@@ -51,24 +51,47 @@ transpose_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, in
     const int64_t tx_tile = blockIdx.x - ty_tile * tiles_x; // tile column [0, ceil(cols/TILE))
     const int tx = threadIdx.x;                             // [0, TILE)
     const int ty = threadIdx.y;                             // [0, ROWS)
-
-    // load: input rows r0 + ty + j, column c; lane = column -> coalesced
+    constexpr int N = TILE / ROWS;                          // elements per thread
     const int64_t r0 = ty_tile * TILE, c0 = tx_tile * TILE;
-    const int64_t c = c0 + tx;
+    // interior tiles (all but the last row/column of tiles) need no bounds checks; the test is
+    // uniform across the block, so there is no divergence
+    const bool full = r0 + TILE <= rows && c0 + TILE <= cols;
+
+    // 1. all N global loads issued back to back (N loads in flight per thread), lane = column
+    T v[N];
+    const T *src = in + (r0 + ty) * in_rs + (c0 + tx) * in_cs;
+    const int64_t src_step = ROWS * in_rs;
+    if (full) {
 #pragma unroll
-    for (int j = 0; j < TILE; j += ROWS) {
-        const int64_t r = r0 + ty + j;
-        if (r < rows && c < cols)
-            tile[smk_tile_offset(tl, ty + j, tx)] = in[r * in_rs + c * in_cs];
+        for (int j = 0; j < N; j++)
+            v[j] = src[j * src_step];
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            v[j] = (r0 + ty + j * ROWS < rows && c0 + tx < cols) ? src[j * src_step] : T(0);
     }
-    __syncthreads();
-    // store: output row = input column c0 + ty + j, output column = input row r0 + tx; lane = input row
-    const int64_t orow_col = r0 + tx;
+    // 2. row store into the tile: logical (ty + j*ROWS, tx); out-of-range slots hold zeros that
+    //    step 4 never writes out
 #pragma unroll
-    for (int j = 0; j < TILE; j += ROWS) {
-        const int64_t oc = c0 + ty + j;
-        if (oc < cols && orow_col < rows)
-            out[oc * rows + orow_col] = tile[smk_tile_offset(tl, tx, ty + j)];
+    for (int j = 0; j < N; j++)
+        tile[smk_tile_offset(tl, ty + j * ROWS, tx)] = v[j];
+    __syncthreads();
+    // 3. column read of the tile: logical (tx, ty + j*ROWS) -- the access the layouts are about
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        v[j] = tile[smk_tile_offset(tl, tx, ty + j * ROWS)];
+    // 4. output row = input column c0 + ty + j*ROWS, output column = input row r0 + tx (lane)
+    T *dst = out + (c0 + ty) * rows + (r0 + tx);
+    const int64_t dst_step = ROWS * rows;
+    if (full) {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            dst[j * dst_step] = v[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            if (c0 + ty + j * ROWS < cols && r0 + tx < rows)
+                dst[j * dst_step] = v[j];
     }
 }
 
