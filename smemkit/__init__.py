@@ -7,6 +7,8 @@ Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     LAYOUTS                              ("naive", "pad", "swizzle")
     tile_offsets(layout, rows, cols, ...)  where each logical element of a tile is stored
     bank_map(layout, rows, cols, ...)    the bank of each logical element
+    Swizzle(b, m, s)                     CuTe's Swizzle<B,M,S> on offsets
+    plot_bank_map(layout, ...)           the tile coloured by bank (needs matplotlib)
 
 Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
 MemoryError naming the bytes.
@@ -20,6 +22,7 @@ from ._C import (
     transpose,
 )
 from .layouts import Swizzle, bank_map, tile_offsets
+from .plot import plot_bank_map
 
 __version__ = "0.1.0"
 
@@ -32,6 +35,7 @@ __all__ = [
     "device_name",
     "empty_cache",
     "is_available",
+    "plot_bank_map",
     "tile_offsets",
     "transpose",
 ]

@@ -1,0 +1,55 @@
+"""Pictures of shared-memory tiles (matplotlib is an optional extra: pip install "smemkit[plot]")."""
+import numpy as np
+
+from .layouts import BANKS, bank_map
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("smemkit plotting needs matplotlib: pip install 'smemkit[plot]' "
+                          "(or pip install matplotlib)") from e
+    return plt
+
+
+def plot_bank_map(layout, rows=32, cols=32, itemsize=4, *, access="column", index=0, vec=1, ax=None,
+                  title=None):
+    """plot_bank_map(layout, rows=32, cols=32, itemsize=4, *, access="column", index=0, vec=1, ax=None, title=None)
+
+    Draw a rows x cols tile as a grid of cells, each coloured and labelled by the bank its element
+    is stored in, and outline the 32 cells one warp touches: ``access="column"`` (lane i reads
+    (i, index), the transpose's column read), ``"row"`` (lane i reads (index, i)), or None.  The
+    title states how many distinct banks that warp access touches.  Returns the matplotlib Axes.
+    """
+    plt = _pyplot()
+    if access not in ("column", "row", None):
+        raise ValueError(f"access must be 'column', 'row' or None; got {access!r}")
+    banks = bank_map(layout, rows, cols, itemsize, vec=vec)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4, cols * 0.28), max(4, rows * 0.28)))
+    cmap = plt.get_cmap("hsv", BANKS)
+    ax.imshow(banks, cmap=cmap, vmin=-0.5, vmax=BANKS - 0.5, interpolation="nearest")
+    if rows * cols <= 64 * 64:
+        for (r, c), b in np.ndenumerate(banks):
+            ax.text(c, r, str(b), ha="center", va="center", fontsize=5 if cols > 32 else 6)
+    cells = []
+    if access == "column":
+        if not 0 <= index < cols:
+            raise ValueError(f"index must be in [0, {cols}) for a column access; got {index}")
+        cells = [(r, index) for r in range(min(32, rows))]
+    elif access == "row":
+        if not 0 <= index < rows:
+            raise ValueError(f"index must be in [0, {rows}) for a row access; got {index}")
+        cells = [(index, c) for c in range(min(32, cols))]
+    for r, c in cells:
+        ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6))
+    if title is None:
+        title = f"{layout}: {rows}x{cols}, {itemsize}-byte elements"
+        if cells:
+            distinct = len({banks[r, c] for r, c in cells})
+            title += f"\nwarp {access} {index}: {distinct} distinct bank(s)"
+    ax.set_title(title)
+    ax.set_xlabel("logical column")
+    ax.set_ylabel("logical row")
+    return ax
