@@ -1,0 +1,87 @@
+/*
+ * bank_model.h -- how many shared-memory wavefronts one warp-wide LDS/STS costs.
+ *
+ * Plain C99: no CUDA, no Python.  The rules (and the hypotheses behind them) are documented at the
+ * top of bank_model.c; the addresses that get replayed come from layout.h, like the kernels'.
+ *
+ * An "instruction" is 32 byte offsets into shared memory, one per lane, lane 0 first; a negative
+ * offset marks an inactive lane (predicated off / exited).  width is the access size in bytes
+ * (4 = LDS/STS.32, 8 = .64, 16 = .128); is_store is 0 for a load, 1 for a store.
+ */
+#ifndef SMK_BANK_MODEL_H
+#define SMK_BANK_MODEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SMK_WARP_LANES 32
+
+/* Why an instruction was rejected.  0 is success; smk_bank_strerror() names each code. */
+enum {
+    SMK_BANK_OK = 0,
+    SMK_BANK_E_NULL = 1,   /* byte_addr is NULL */
+    SMK_BANK_E_WIDTH = 2,  /* width is not 4, 8 or 16 */
+    SMK_BANK_E_KIND = 3,   /* is_store is not 0 or 1 */
+    SMK_BANK_E_ALIGN = 4,  /* some active lane's offset is not a multiple of width */
+    SMK_BANK_E_RANGE = 5   /* some active lane's offset is >= SMK_BANK_MAX_BYTES */
+};
+
+/* Largest shared-memory window a block can have on any current GPU (228 KB on Hopper), rounded up;
+ * an offset beyond it is a caller bug, not an access pattern. */
+#define SMK_BANK_MAX_BYTES (256LL * 1024)
+
+/*
+ * Check one instruction.  Returns SMK_BANK_OK or an SMK_BANK_E_* code; on error, when msg is not
+ * NULL, writes a one-line reason naming the first offending lane into msg (at most msglen bytes,
+ * always NUL-terminated).
+ */
+int smk_bank_validate(const long long *byte_addr, int width, int is_store, char *msg, int msglen);
+
+/* Static text for an SMK_BANK_E_* code ("ok" for 0, "unknown error" for anything else). */
+const char *smk_bank_strerror(int code);
+
+/*
+ * Wavefronts the instruction costs (0 when no lane is active).  On invalid input returns -1 and,
+ * when err is not NULL, stores the SMK_BANK_E_* code in *err (SMK_BANK_OK on success).
+ */
+int smk_bank_wavefronts(const long long *byte_addr, int width, int is_store, int *err);
+
+/*
+ * The conflict-free cost of the same instruction: the wavefronts it would take if its distinct
+ * addresses were placed in distinct banks, keeping which lanes are active and which lanes share an
+ * address.  For a full warp of distinct addresses this is 1 / 2 / 4 for width 4 / 8 / 16; for a
+ * broadcast it is what a broadcast costs.  wavefronts - ideal is the cost of bank conflicts.
+ * Returns -1 on invalid input.
+ */
+int smk_bank_ideal(const long long *byte_addr, int width, int is_store);
+
+/*
+ * Batch replay: n_instr instructions of 32 lanes each, laid out as byte_addr[i*32 + lane], all of
+ * one width and kind.  Writes per-instruction wavefronts to out_wavefronts and conflict-free costs
+ * to out_ideal when those are not NULL.  Returns the total wavefronts, or -1 on the first invalid
+ * instruction (its index goes to *bad_index when not NULL, its code to *err when not NULL).
+ * Meant for the Python binding: one call, GIL released, no per-instruction overhead.
+ */
+long long smk_bank_replay(const long long *byte_addr, long long n_instr, int width, int is_store,
+                          int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
+
+/*
+ * The rule table the model runs on, exposed so tests and the refit can print / compare it.
+ * For a width and kind: lanes are processed in "passes" of pass_lanes consecutive lanes; a pass
+ * whose active lanes fit in one wavefront costs 1, otherwise it is split into "phases" of
+ * phase_lanes consecutive lanes, each costing its bank-conflict degree.  See bank_model.c.
+ */
+typedef struct {
+    int pass_lanes;
+    int phase_lanes;
+} smk_bank_rule;
+
+/* Returns 0 and fills *rule, or an SMK_BANK_E_* code for a bad width/kind. */
+int smk_bank_get_rule(int width, int is_store, smk_bank_rule *rule);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMK_BANK_MODEL_H */
