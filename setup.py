@@ -83,11 +83,11 @@ class CudaBuildExt(build_ext):
 
 ext = Extension(
     "smemkit._C",
-    sources=["csrc/module.c", "csrc/runtime.c"],
+    sources=["csrc/module.c", "csrc/runtime.c", "csrc/bank_model.c"],
     libraries=["cudart_static", "dl", "rt", "pthread", "stdc++"],
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
                         "-Wno-missing-field-initializers"],
 )
-ext.cuda_sources = ["csrc/transpose.cu"]
+ext.cuda_sources = ["csrc/transpose.cu", "csrc/sgemm.cu"]
 
 setup(ext_modules=[ext], cmdclass={"build_ext": CudaBuildExt})

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bank_model.h"
 #include "layout.h"
 #include "runtime.h"
 
@@ -288,6 +289,199 @@ fail:
     return NULL;
 }
 
+/* ---- SGEMM ------------------------------------------------------------------------------------ */
+
+/* float32 in any byte order is accepted (and byte-swapped on the host); anything else is refused
+ * rather than silently converted. */
+static int require_float32(PyArrayObject *a, const char *arg)
+{
+    PyArray_Descr *d = PyArray_DESCR(a);
+    if (d->kind == 'f' && PyDataType_ELSIZE(d) == 4)
+        return 0;
+    PyErr_Format(PyExc_TypeError,
+                 "sgemm(): %s has dtype %R; sgemm computes in float32 only -- pass float32 arrays "
+                 "(e.g. %s.astype(numpy.float32)); nothing is converted silently",
+                 arg, (PyObject *)d, arg);
+    return -1;
+}
+
+/* A native, aligned, C-contiguous float32 view or copy of a (already validated as float32). */
+static PyArrayObject *as_c_float32(PyArrayObject *a)
+{
+    return (PyArrayObject *)PyArray_FROM_OTF((PyObject *)a, NPY_FLOAT32,
+                                             NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED);
+}
+
+static size_t round4(int64_t n) { return (size_t)((n + 3) & ~(int64_t)3); }
+
+/* Host in, host out.  Device rows are padded to a multiple of 4 floats (16 bytes) so the kernel's
+ * float4 path applies to every shape.  Runs without the GIL. */
+static smk_status host_sgemm(const float *A, const float *B, const float *C, float *D, smk_sgemm_params p)
+{
+    float *dA = NULL, *dB = NULL, *dC = NULL, *dD = NULL;
+    size_t lda = round4(p.K), ldb = round4(p.N), ldd = round4(p.N);
+    smk_status s = smk_rt_alloc((void **)&dA, lda * (size_t)p.M * 4);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc((void **)&dB, ldb * (size_t)p.K * 4);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc((void **)&dD, ldd * (size_t)p.M * 4);
+    if (s.code == SMK_OK && C)
+        s = smk_rt_alloc((void **)&dC, ldd * (size_t)p.M * 4);
+    if (s.code == SMK_OK)
+        s = smk_rt_h2d_2d(dA, lda * 4, A, (size_t)p.K * 4, (size_t)p.K * 4, (size_t)p.M);
+    if (s.code == SMK_OK)
+        s = smk_rt_h2d_2d(dB, ldb * 4, B, (size_t)p.N * 4, (size_t)p.N * 4, (size_t)p.K);
+    if (s.code == SMK_OK && C)
+        s = smk_rt_h2d_2d(dC, ldd * 4, C, (size_t)p.N * 4, (size_t)p.N * 4, (size_t)p.M);
+    if (s.code == SMK_OK)
+        s = smk_rt_poison(dD, ldd * (size_t)p.M * 4);
+    if (s.code == SMK_OK) {
+        p.A = dA;
+        p.B = dB;
+        p.C = dC;
+        p.D = dD;
+        p.lda = (int64_t)lda;
+        p.ldb = (int64_t)ldb;
+        p.ldc = (int64_t)ldd;
+        p.ldd = (int64_t)ldd;
+        s = smk_rt_check_launch(smk_sgemm_launch(&p, smk_rt_stream()), "launching the SGEMM kernel");
+    }
+    if (s.code == SMK_OK)
+        s = smk_rt_d2h_2d(D, (size_t)p.N * 4, dD, ldd * 4, (size_t)p.N * 4, (size_t)p.M);
+    if (s.code == SMK_OK)
+        s = smk_rt_sync();
+    smk_rt_free(dA);
+    smk_rt_free(dB);
+    smk_rt_free(dC);
+    smk_rt_free(dD);
+    return s;
+}
+
+PyDoc_STRVAR(sgemm_doc,
+"sgemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle')\n--\n\n"
+"Return ``alpha * a @ b + beta * c`` as a new float32 array, computed on the GPU by a warp-tiled\n"
+"SGEMM whose shared-memory tiles use ``layout``.  ``c`` is not modified.\n\n"
+"Parameters\n----------\n"
+"a : numpy.ndarray, float32, shape (M, K)\n"
+"b : numpy.ndarray, float32, shape (K, N)\n"
+"c : numpy.ndarray, float32, shape (M, N), optional\n"
+"    Required when ``beta != 0``; when ``beta == 0`` it is not read (NaN in c does not propagate,\n"
+"    as in BLAS).\n"
+"alpha, beta : float\n"
+"layout : {'naive', 'pad', 'swizzle'}\n"
+"    Shared-memory index map of the A and B tiles.  'naive' is the article's layout, whose\n"
+"    transposed A-tile store conflicts 2-way; 'pad' and 'swizzle' remove that conflict.\n\n"
+"Any M, N, K >= 0 (K == 0 gives ``beta * c`` or zeros), any strides and byte order.  Other dtypes\n"
+"raise TypeError: nothing is downcast silently.  Errors as for transpose().");
+
+static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", NULL};
+    PyObject *a_obj = NULL, *b_obj = NULL, *c_obj = Py_None, *layout_obj = NULL, *sa = NULL, *sb = NULL;
+    PyArrayObject *a = NULL, *b = NULL, *c = NULL, *out = NULL;
+    double alpha = 1.0, beta = 0.0;
+    int layout = SMK_SWIZZLE;
+    smk_sgemm_params p;
+    smk_status st;
+    npy_intp dims[2];
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$ddO:sgemm", kwlist, &a_obj, &b_obj, &c_obj, &alpha, &beta,
+                                     &layout_obj))
+        return NULL;
+    if (parse_layout(layout_obj, "sgemm", &layout) < 0)
+        return NULL;
+    if (require_ndarray(a_obj, "sgemm", "a") < 0 || require_ndarray(b_obj, "sgemm", "b") < 0)
+        return NULL;
+    if (c_obj != Py_None && require_ndarray(c_obj, "sgemm", "c") < 0)
+        return NULL;
+    if (require_2d((PyArrayObject *)a_obj, "sgemm", "a") < 0 || require_2d((PyArrayObject *)b_obj, "sgemm", "b") < 0 ||
+        (c_obj != Py_None && require_2d((PyArrayObject *)c_obj, "sgemm", "c") < 0))
+        return NULL;
+    if (require_float32((PyArrayObject *)a_obj, "a") < 0 || require_float32((PyArrayObject *)b_obj, "b") < 0 ||
+        (c_obj != Py_None && require_float32((PyArrayObject *)c_obj, "c") < 0))
+        return NULL;
+    if (PyArray_DIM((PyArrayObject *)a_obj, 1) != PyArray_DIM((PyArrayObject *)b_obj, 0)) {
+        sa = shape_repr((PyArrayObject *)a_obj);
+        sb = shape_repr((PyArrayObject *)b_obj);
+        if (sa && sb)
+            PyErr_Format(PyExc_ValueError,
+                         "sgemm(): inner dimensions differ: a has shape %U and b has shape %U (a.shape[1] must "
+                         "equal b.shape[0])",
+                         sa, sb);
+        goto fail;
+    }
+    memset(&p, 0, sizeof p);
+    p.M = PyArray_DIM((PyArrayObject *)a_obj, 0);
+    p.K = PyArray_DIM((PyArrayObject *)a_obj, 1);
+    p.N = PyArray_DIM((PyArrayObject *)b_obj, 1);
+    p.alpha = (float)alpha;
+    p.beta = (float)beta;
+    p.layout = layout;
+    if (c_obj != Py_None &&
+        (PyArray_DIM((PyArrayObject *)c_obj, 0) != p.M || PyArray_DIM((PyArrayObject *)c_obj, 1) != p.N)) {
+        sa = shape_repr((PyArrayObject *)c_obj);
+        if (sa)
+            PyErr_Format(PyExc_ValueError, "sgemm(): c has shape %U; expected (%lld, %lld) = (a.shape[0], b.shape[1])",
+                         sa, (long long)p.M, (long long)p.N);
+        goto fail;
+    }
+    if (beta != 0.0 && c_obj == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "sgemm(): beta != 0 needs c (the matrix that beta scales)");
+        goto fail;
+    }
+    if (p.M > INT32_MAX || p.N > INT32_MAX || p.K > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "sgemm(): each of M, N, K must be below 2**31");
+        goto fail;
+    }
+
+    a = as_c_float32((PyArrayObject *)a_obj);
+    if (!a)
+        goto fail;
+    b = as_c_float32((PyArrayObject *)b_obj);
+    if (!b)
+        goto fail;
+    if (c_obj != Py_None && beta != 0.0) {
+        c = as_c_float32((PyArrayObject *)c_obj);
+        if (!c)
+            goto fail;
+    }
+    dims[0] = (npy_intp)p.M;
+    dims[1] = (npy_intp)p.N;
+    out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_FLOAT32);
+    if (!out)
+        goto fail;
+
+    st = smk_rt_ready();
+    if (st.code != SMK_OK) {
+        raise_status(module, st);
+        goto fail;
+    }
+    if (p.M > 0 && p.N > 0) {
+        const float *A = (const float *)PyArray_DATA(a), *B = (const float *)PyArray_DATA(b);
+        const float *C = c ? (const float *)PyArray_DATA(c) : NULL;
+        float *D = (float *)PyArray_DATA(out);
+        Py_BEGIN_ALLOW_THREADS
+        st = host_sgemm(A, B, C, D, p);
+        Py_END_ALLOW_THREADS
+        if (st.code != SMK_OK) {
+            raise_status(module, st);
+            goto fail;
+        }
+    }
+    Py_DECREF(a);
+    Py_DECREF(b);
+    Py_XDECREF(c);
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(sa);
+    Py_XDECREF(sb);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(c);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 /* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
 
 static int parse_pow2(long long v, const char *what, int lo, int hi, int *log2v)
@@ -420,6 +614,140 @@ fail:
     Py_XDECREF(in);
     Py_XDECREF(out);
     return NULL;
+}
+
+/* ---- bank model (CPU) ------------------------------------------------------------------------- */
+
+static int parse_kind(PyObject *obj, int *is_store)
+{
+    if (PyUnicode_Check(obj)) {
+        if (PyUnicode_CompareWithASCIIString(obj, "load") == 0) {
+            *is_store = 0;
+            return 0;
+        }
+        if (PyUnicode_CompareWithASCIIString(obj, "store") == 0) {
+            *is_store = 1;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "kind must be 'load' or 'store'; got %R", obj);
+    return -1;
+}
+
+/* addresses -> a C-contiguous int64 array of shape (n, 32) (1-D input of 32 gives n = 1). */
+static PyArrayObject *parse_addresses(PyObject *obj, int batch)
+{
+    PyArrayObject *a = NULL;
+    PyObject *shape = NULL;
+    if (PyArray_Check(obj) && PyArray_DESCR((PyArrayObject *)obj)->kind != 'i' &&
+        PyArray_DESCR((PyArrayObject *)obj)->kind != 'u') {
+        PyErr_Format(PyExc_TypeError, "addresses must be integers (byte offsets); got dtype %R",
+                     (PyObject *)PyArray_DESCR((PyArrayObject *)obj));
+        return NULL;
+    }
+    a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_INT64, 1, 2, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a) {
+        if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, batch ? "addresses must be an integer array of shape (n, 32)"
+                                                    : "addresses must be 32 integers, one byte offset per lane");
+        }
+        return NULL;
+    }
+    if ((!batch && (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != SMK_WARP_LANES)) ||
+        (batch && PyArray_DIM(a, PyArray_NDIM(a) - 1) != SMK_WARP_LANES)) {
+        shape = shape_repr(a);
+        if (shape)
+            PyErr_Format(PyExc_ValueError, "addresses must have %s32 entries (one per lane); got shape %U",
+                         batch ? "shape (n, 32): " : "", shape);
+        Py_XDECREF(shape);
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static int check_instr(const long long *addr, int width, int is_store, long long index)
+{
+    char msg[200];
+    if (smk_bank_validate(addr, width, is_store, msg, (int)sizeof msg) != SMK_BANK_OK) {
+        if (index >= 0)
+            PyErr_Format(PyExc_ValueError, "instruction %lld: %s", index, msg);
+        else
+            PyErr_SetString(PyExc_ValueError, msg);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(bank_replay_doc,
+"_bank_replay(addresses, width, kind)\n--\n\n"
+"addresses: int array (n, 32) of byte offsets (negative = inactive lane).  Returns\n"
+"(wavefronts, ideal): two int32 arrays of length n, from csrc/bank_model.c.");
+
+static PyObject *py_bank_replay(PyObject *module, PyObject *args)
+{
+    PyObject *addr_obj = NULL, *kind_obj = NULL;
+    PyArrayObject *a = NULL, *wf = NULL, *id = NULL;
+    int width = 0, is_store = 0, err = 0;
+    long long n, bad = -1, total;
+    npy_intp dims[1];
+    const long long *addr;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "OiO:_bank_replay", &addr_obj, &width, &kind_obj))
+        return NULL;
+    if (width != 4 && width != 8 && width != 16) {
+        PyErr_Format(PyExc_ValueError, "width must be 4, 8 or 16 (bytes per lane); got %d", width);
+        return NULL;
+    }
+    if (parse_kind(kind_obj, &is_store) < 0)
+        return NULL;
+    a = parse_addresses(addr_obj, 1);
+    if (!a)
+        return NULL;
+    n = PyArray_NDIM(a) == 1 ? 1 : (long long)PyArray_DIM(a, 0);
+    dims[0] = (npy_intp)n;
+    wf = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+    id = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INT32);
+    if (!wf || !id)
+        goto fail;
+    addr = (const long long *)PyArray_DATA(a);
+    Py_BEGIN_ALLOW_THREADS
+    total = smk_bank_replay(addr, n, width, is_store, (int *)PyArray_DATA(wf), (int *)PyArray_DATA(id), &bad, &err);
+    Py_END_ALLOW_THREADS
+    if (total < 0) {
+        if (bad >= 0 && bad < n)
+            (void)check_instr(addr + bad * SMK_WARP_LANES, width, is_store, bad);
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "instruction %lld: %s", bad, smk_bank_strerror(err));
+        goto fail;
+    }
+    Py_DECREF(a);
+    return Py_BuildValue("NN", (PyObject *)wf, (PyObject *)id);
+fail:
+    Py_XDECREF(a);
+    Py_XDECREF(wf);
+    Py_XDECREF(id);
+    return NULL;
+}
+
+PyDoc_STRVAR(bank_rule_doc,
+"_bank_rule(width, kind)\n--\n\n"
+"(pass_lanes, phase_lanes) of the model's rule for that access width and kind.");
+
+static PyObject *py_bank_rule(PyObject *module, PyObject *args)
+{
+    PyObject *kind_obj = NULL;
+    int width = 0, is_store = 0;
+    smk_bank_rule rule;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "iO:_bank_rule", &width, &kind_obj) || parse_kind(kind_obj, &is_store) < 0)
+        return NULL;
+    if (smk_bank_get_rule(width, is_store, &rule) != SMK_BANK_OK) {
+        PyErr_Format(PyExc_ValueError, "width must be 4, 8 or 16; got %d", width);
+        return NULL;
+    }
+    return Py_BuildValue("ii", rule.pass_lanes, rule.phase_lanes);
 }
 
 /* ---- device info ------------------------------------------------------------------------------ */
@@ -664,6 +992,9 @@ static PyObject *py_transpose_variants(PyObject *module, PyObject *unused)
 
 static PyMethodDef smk_methods[] = {
     {"transpose", (PyCFunction)(void (*)(void))py_transpose, METH_VARARGS | METH_KEYWORDS, transpose_doc},
+    {"sgemm", (PyCFunction)(void (*)(void))py_sgemm, METH_VARARGS | METH_KEYWORDS, sgemm_doc},
+    {"_bank_replay", py_bank_replay, METH_VARARGS, bank_replay_doc},
+    {"_bank_rule", py_bank_rule, METH_VARARGS, bank_rule_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},

@@ -51,6 +51,9 @@ void smk_rt_free(void *p); /* NULL is fine; never fails visibly (errors are reco
 smk_status smk_rt_h2d(void *dst, const void *src, size_t bytes);
 smk_status smk_rt_d2h(void *dst, const void *src, size_t bytes);
 smk_status smk_rt_sync(void);
+/* Row-pitched copies: `rows` rows of `row_bytes`, source/destination rows `*_pitch` bytes apart. */
+smk_status smk_rt_h2d_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes, size_t rows);
+smk_status smk_rt_d2h_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes, size_t rows);
 /* Tests set this: every kernel output buffer is filled with 0xFF bytes (NaN for floats) first, so
  * an element the kernel forgets to write cannot pass a bit-exact comparison. */
 void smk_rt_set_poison(int on);

@@ -2,6 +2,7 @@
 
 Kernels (need a CUDA GPU):
     transpose(a, layout="swizzle")       bit-exact a.T, tiled through shared memory
+    sgemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout="swizzle")   warp-tiled float32 GEMM
 
 Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     LAYOUTS                              ("naive", "pad", "swizzle")
@@ -9,6 +10,7 @@ Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     bank_map(layout, rows, cols, ...)    the bank of each logical element
     Swizzle(b, m, s)                     CuTe's Swizzle<B,M,S> on offsets
     plot_bank_map(layout, ...)           the tile coloured by bank (needs matplotlib)
+    bank_model.wavefronts(addresses, width, kind)   wavefronts of one warp access, as ncu counts
 
 Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
 MemoryError naming the bytes.
@@ -19,8 +21,10 @@ from ._C import (
     device_count,
     device_name,
     empty_cache,
+    sgemm,
     transpose,
 )
+from . import bank_model
 from .layouts import Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
 
@@ -31,11 +35,13 @@ __all__ = [
     "CudaError",
     "Swizzle",
     "bank_map",
+    "bank_model",
     "device_count",
     "device_name",
     "empty_cache",
     "is_available",
     "plot_bank_map",
+    "sgemm",
     "tile_offsets",
     "transpose",
 ]

@@ -1,0 +1,415 @@
+/*
+ * sgemm.cu -- one warp-tiled SGEMM kernel, templated on the shared-memory layout (naive / pad / swizzle).
+ *
+ *   D = alpha * A @ B + beta * C      float32, row-major, leading dimensions in elements
+ *
+ * Structure (siboehm SGEMM_CUDA kernel 10, tuned for sm_90): block tile BM x BN -> warp tile WM x WN ->
+ * WMITER x WNITER warp sub-tiles -> TM x TN thread tile per sub-tile, accumulators in registers.
+ * Global -> register -> shared double buffering (STAGES = 2): the next k-tile's float4 loads are in
+ * flight while the current one is multiplied; one __syncthreads per k-tile.  The A tile is stored
+ * TRANSPOSED (As[k][m]) so that the inner loop reads A and B fragments with 16-byte LDS.128; the
+ * transpose is done by four 4-byte STS per float4 loaded from A.  Edge tiles are predicated in the
+ * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
+ *
+ * The layout changes ONLY the shared-memory index map, which comes from layout.h:
+ *   As = smk_tile{layout, log2 BM, log2 4, log2 4}, BK rows;  Bs = smk_tile{layout, log2 BN, 2, 2}, BK rows.
+ * Every shared-memory index below is smk_tile_offset(tile, row, col) of the logical element, or (the
+ * inner-loop fragment loads) its row split smk_tile_row_offset(t, k) + (col ^ smk_tile_row_xor(t, k)),
+ * which layout.h defines from smk_tile_offset and bench/sgemm_dev.cu checks equal to it.
+ *
+ * ---- Bank arithmetic (32 banks x 4 bytes; BM, BN multiples of 32; r = k row, c = m or n column) ----
+ * Offsets in floats, bank = offset mod 32.  naive: r*BM + c.  pad: r*(BM+4) + c, and (BM+4) mod 32 = 4,
+ * so bank = 4r + c.  swizzle (Swizzle<3,2,log2 BM - 2>): the float4 slot (c/4) mod 8 is XORed with
+ * r mod 8, everything else as naive, so bank = 4*(((c/4) ^ r) mod 8) + c mod 4 (+ 0 mod 32).
+ *
+ * A-tile store (transposed, scalar STS, the article's point).  A warp's float4 loads cover 16 rows m
+ * (m0..m0+15, m0 = 0 mod 16) x 8 k (two float4 at kc = k0 and k0+4, k0 = 0 mod 8): lane l loads row
+ * m0 + l/2, k columns k0 + 4(l%2) .. +3.  Scalar store i (0..3) writes As[kc+i][m]: the 32 lanes write
+ * rows {k0+i, k0+4+i} x columns m0..m0+15.
+ *   naive:   bank = m mod 32: the two lanes with the same m (rows k0+i and k0+4+i) hit the same bank
+ *            with different addresses -> 2-way conflict, 2 wavefronts per STS (16 banks used).
+ *   pad:     bank = 4r + m: the two rows differ by 4 -> banks shift by 16; m0..m0+15 and
+ *            m0+16..m0+31 are 32 distinct banks -> 1 wavefront.
+ *   swizzle: slot = (m/4 mod 8) ^ (r mod 8); m0..m0+15 are slots {s0..s0+3} (s0 = 0 mod 4) and the two
+ *            rows differ in bit 2 of r mod 8 (k0 = 0 mod 8, i < 4), so the two rows' slot sets differ in
+ *            bit 2: disjoint, 8 slots x 4 = 32 distinct banks -> 1 wavefront.
+ * B-tile store (float4 STS.128, B row-major as in global memory).  Lane l stores Bs[k][n0 + 4l'] for
+ * 8 consecutive float4 per quarter warp, all in one tile row (BN/4 a multiple of 8).  A 16-byte access
+ * is served per quarter warp (8 lanes = 128 bytes):
+ *   naive / pad: 8 consecutive float4 of one row = 32 consecutive floats = 32 banks -> 4 wavefronts per
+ *            warp (the minimum for 512 bytes).
+ *   swizzle: XOR with the row's r mod 8 permutes the 8 slots of that 128-byte group -> still 32 banks.
+ * A fragment load (LDS.128, inner loop).  All lanes read row k; lane (tr, tc) reads
+ * As[k][wm*WM + i*WSUBM + tr*TM + 4j]; lanes with equal tr read the same float4 (broadcast).  With
+ * TM = 4 and LANES_M = 4 the warp touches 4 distinct float4 = 16 consecutive floats, 64-byte aligned:
+ *   naive / pad: 16 distinct banks, 4 addresses, broadcast to 8 lanes each -> no conflict.
+ *   swizzle: the 4 slots are s..s+3 (s = 0 mod 4), XORed by the same r: still 4 distinct slots of one
+ *            128-byte group -> no conflict.
+ * B fragment load (LDS.128).  Lane (tr, tc) reads Bs[k][wn*WN + i*WSUBN + tc*TN + 4j]; with TN = 4,
+ * LANES_N = 8: 8 distinct float4 = 32 consecutive floats, 128-byte aligned, each broadcast to 4 lanes:
+ *   naive / pad: 32 distinct banks -> no conflict.   swizzle: permutation of those 8 slots -> none.
+ * So: naive = 2-way on the transposed A store, everything else conflict-free; pad and swizzle are
+ * conflict-free everywhere.  Pad costs BK*4 floats of shared memory per tile; swizzle costs one
+ * LOP3 (XOR) per distinct (k, thread column) address in the inner loop (the address of a float4 at row
+ * k depends on k mod 8 through the XOR, so it cannot fold into the LDS immediate as pad's does).
+ *
+ * Rules: the launcher validates params (cudaErrorInvalidValue), returns the first CUDA error, checks
+ * cudaGetLastError after the launch, never exits, allocates nothing.
+ */
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "layout.h"
+#include "runtime.h"
+#include "sgemm_config.h"
+
+namespace smk {
+
+/* Four consecutive floats p[0..3] of one matrix row, `valid` (0..4) of them in range; the rest are
+ * zero.  VEC: p is 16-byte aligned whenever valid == 4 (aligned base, ld % 4 == 0, column % 4 == 0). */
+template <bool VEC>
+__device__ __forceinline__ float4 load4(const float *p, int valid)
+{
+    if (VEC && valid == 4)
+        return __ldg(reinterpret_cast<const float4 *>(p));
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (valid > 0) v.x = __ldg(p + 0);
+    if (valid > 1) v.y = __ldg(p + 1);
+    if (valid > 2) v.z = __ldg(p + 2);
+    if (valid > 3) v.w = __ldg(p + 3);
+    return v;
+}
+
+__device__ __forceinline__ int clamp04(int x) { return x < 0 ? 0 : (x > 4 ? 4 : x); }
+
+/* Which tile element each thread touches: shared by the kernel and the host bank check in
+ * bench/sgemm_dev.cu, so the replayed addresses are the kernel's. */
+template <class Cfg>
+struct SgemmMap {
+    /* A global load j of thread tid: tile row (m) and first k column (4 consecutive k follow).
+     * Warp chunk c covers rows 16*(c % (BM/16)) .. +15 and k 8*(c / (BM/16)) .. +7. */
+    SMK_HD static void a_load(int j, int tid, int *row, int *kc)
+    {
+        const int idx = j * Cfg::THREADS + tid, chunk = idx >> 5, l = idx & 31;
+        *row = (chunk % (Cfg::BM / 16)) * 16 + (l >> 1); /* [0, BM) */
+        *kc = (chunk / (Cfg::BM / 16)) * 8 + (l & 1) * 4; /* [0, BK), multiple of 4 */
+    }
+    /* B global load j: tile row (k) and first n column; consecutive threads, consecutive float4. */
+    SMK_HD static void b_load(int j, int tid, int *row, int *col)
+    {
+        const int idx = j * Cfg::THREADS + tid;
+        *row = idx / (Cfg::BN / 4);      /* [0, BK) */
+        *col = (idx % (Cfg::BN / 4)) * 4; /* [0, BN), multiple of 4 */
+    }
+    /* First m column of As / n column of Bs this thread reads; fragment (i, j) adds i*WSUBM + j
+     * (i*WSUBN + j), bits disjoint from the base.  The masks change nothing (the values are in range
+     * already) but tell the compiler so; with the high bits known it folds the row part of every
+     * shared-memory address into the LDS immediate. */
+    SMK_HD static int a_col(int tid)
+    {
+        const int lane = tid & 31, warp = tid >> 5;
+        return ((warp / (Cfg::BN / Cfg::WN)) * Cfg::WM + (lane / Cfg::LANES_N) * Cfg::TM) & (Cfg::BM - 1);
+    }
+    SMK_HD static int b_col(int tid)
+    {
+        const int lane = tid & 31, warp = tid >> 5;
+        return ((warp % (Cfg::BN / Cfg::WN)) * Cfg::WN + (lane % Cfg::LANES_N) * Cfg::TN) & (Cfg::BN - 1);
+    }
+};
+
+/*
+ * Cfg      SgemmCfg<...> (sgemm_config.h): block / warp / thread tile, threads, min blocks per SM.
+ * LAYOUT   smk_layout of both shared-memory tiles; changes only smk_tile_offset.
+ * VEC      A, B, C (if read), D 16-byte aligned and lda, ldb, ldc, ldd multiples of 4: float4 global
+ *          loads / stores wherever all 4 elements are in range, predicated scalars elsewhere.
+ * p        validated by smk_sgemm_launch; p.M, p.N, p.K < 2^31; p.K == 0 when alpha == 0.
+ * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
+ */
+template <class Cfg, int LAYOUT, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
+    sgemm_kernel(const smk_sgemm_params p)
+{
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
+    constexpr int WMITER = Cfg::WMITER, WNITER = Cfg::WNITER;
+    constexpr int WSUBM = Cfg::WSUBM, WSUBN = Cfg::WSUBN, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int A_LOADS = Cfg::A_LOADS, B_LOADS = Cfg::B_LOADS;
+    constexpr smk_tile TA = {LAYOUT, Cfg::LOG2_BM, 2, 2}; /* As: BK rows (k) x BM cols (m), float4 */
+    constexpr smk_tile TB = {LAYOUT, Cfg::LOG2_BN, 2, 2}; /* Bs: BK rows (k) x BN cols (n), float4 */
+
+    extern __shared__ float4 smk_sgemm_smem[];
+    float *const smem = reinterpret_cast<float *>(smk_sgemm_smem);
+    const int a_elems = smk_tile_elems(TA, BK), b_elems = smk_tile_elems(TB, BK);
+    const int stage_elems = a_elems + b_elems; /* stage s: As at s*stage_elems, Bs after it */
+
+    const int M = (int)p.M, N = (int)p.N, K = (int)p.K;
+
+    /* ---- which output tile: GROUP_M rasterisation of a 1-D grid ---- */
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int pid = blockIdx.x;
+    const int group = SMK_SGEMM_GROUP_M * tiles_n;
+    const int first_m = (pid / group) * SMK_SGEMM_GROUP_M;
+    const int group_m = min(tiles_m - first_m, SMK_SGEMM_GROUP_M);
+    const int bm = (first_m + (pid % group) % group_m) * BM; /* [0, M) */
+    const int bn = ((pid % group) / group_m) * BN;           /* [0, N) */
+
+    const int tid = threadIdx.x; /* [0, THREADS) */
+    using Map = SgemmMap<Cfg>;
+    const int a_col = Map::a_col(tid), b_col = Map::b_col(tid);
+
+    /* ---- global load geometry (fixed for the whole k loop) ---- */
+    int a_row[A_LOADS], a_kc[A_LOADS];
+    bool a_mok[A_LOADS];
+    const float *a_ptr[A_LOADS];
+#pragma unroll
+    for (int j = 0; j < A_LOADS; ++j) {
+        Map::a_load(j, tid, &a_row[j], &a_kc[j]);
+        const int m = bm + a_row[j];
+        a_mok[j] = m < M;
+        a_ptr[j] = p.A + (int64_t)(a_mok[j] ? m : 0) * p.lda + a_kc[j];
+    }
+    int b_row[B_LOADS], b_cl[B_LOADS], b_nvalid[B_LOADS];
+    const float *b_ptr[B_LOADS];
+#pragma unroll
+    for (int j = 0; j < B_LOADS; ++j) {
+        Map::b_load(j, tid, &b_row[j], &b_cl[j]);
+        b_nvalid[j] = clamp04(N - (bn + b_cl[j]));
+        b_ptr[j] = p.B + (int64_t)b_row[j] * p.ldb + (b_nvalid[j] > 0 ? bn + b_cl[j] : 0);
+    }
+
+    float4 ra[A_LOADS], rb[B_LOADS];
+    /* Whole block inside M x N: k-tiles that end before K need no predicate at all. */
+    const bool interior = bm + BM <= M && bn + BN <= N;
+    /* Issue the global loads of the k-tile starting at k0; pointers advance by one tile. */
+    auto load_global = [&](int k0) {
+        if (interior && k0 + BK <= K) {
+#pragma unroll
+            for (int j = 0; j < A_LOADS; ++j) ra[j] = load4<VEC>(a_ptr[j], 4);
+#pragma unroll
+            for (int j = 0; j < B_LOADS; ++j) rb[j] = load4<VEC>(b_ptr[j], 4);
+        } else {
+#pragma unroll
+            for (int j = 0; j < A_LOADS; ++j)
+                ra[j] = load4<VEC>(a_ptr[j], a_mok[j] ? clamp04(K - (k0 + a_kc[j])) : 0);
+#pragma unroll
+            for (int j = 0; j < B_LOADS; ++j)
+                rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < K) ? b_nvalid[j] : 0);
+        }
+#pragma unroll
+        for (int j = 0; j < A_LOADS; ++j) a_ptr[j] += BK;
+#pragma unroll
+        for (int j = 0; j < B_LOADS; ++j) b_ptr[j] += (int64_t)BK * p.ldb;
+    };
+    /* Registers -> shared stage st: A transposed by four scalar stores, B as one float4. */
+    auto store_shared = [&](int st) {
+        float *As = smem + st * stage_elems, *Bs = As + a_elems;
+#pragma unroll
+        for (int j = 0; j < A_LOADS; ++j) {
+            As[smk_tile_offset(TA, a_kc[j] + 0, a_row[j])] = ra[j].x;
+            As[smk_tile_offset(TA, a_kc[j] + 1, a_row[j])] = ra[j].y;
+            As[smk_tile_offset(TA, a_kc[j] + 2, a_row[j])] = ra[j].z;
+            As[smk_tile_offset(TA, a_kc[j] + 3, a_row[j])] = ra[j].w;
+        }
+#pragma unroll
+        for (int j = 0; j < B_LOADS; ++j)
+            *reinterpret_cast<float4 *>(&Bs[smk_tile_offset(TB, b_row[j], b_cl[j])]) = rb[j];
+    };
+
+    float acc[WMITER * TM][WNITER * TN];
+#pragma unroll
+    for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+        for (int j = 0; j < WNITER * TN; ++j)
+            acc[i][j] = 0.f;
+
+    /* Multiply the BK-deep tile in stage st into the accumulators.  Fragment (i, j) of row k is column
+     * a_col + i*WSUBM + j of As; a_col's set bits are disjoint from i*WSUBM + j (all power-of-two
+     * fields), so that column equals a_col ^ (i*WSUBM + j), and by smk_tile_row_offset/_row_xor its
+     * offset is  row_offset(k) + ((a_col ^ row_xor(k)) ^ (i*WSUBM + j)):  one XOR per k per operand,
+     * the rest immediates (the compiler knows the bits of a_col ^ row_xor(k) that the constant hits). */
+    auto compute = [&](int st) {
+        const float *As = smem + st * stage_elems, *Bs = As + a_elems;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            const int ax = a_col ^ smk_tile_row_xor(TA, k), bx = b_col ^ smk_tile_row_xor(TB, k);
+            const float *Ak = As + smk_tile_row_offset(TA, k), *Bk = Bs + smk_tile_row_offset(TB, k);
+            float af[WMITER * TM], bf[WNITER * TN];
+#pragma unroll
+            for (int i = 0; i < WMITER; ++i)
+#pragma unroll
+                for (int j = 0; j < TM; j += 4)
+                    *reinterpret_cast<float4 *>(&af[i * TM + j]) =
+                        *reinterpret_cast<const float4 *>(&Ak[ax ^ (i * WSUBM + j)]);
+#pragma unroll
+            for (int i = 0; i < WNITER; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; j += 4)
+                    *reinterpret_cast<float4 *>(&bf[i * TN + j]) =
+                        *reinterpret_cast<const float4 *>(&Bk[bx ^ (i * WSUBN + j)]);
+#pragma unroll
+            for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+                for (int j = 0; j < WNITER * TN; ++j)
+                    acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+        }
+    };
+
+    /* ---- main loop: load -> sync -> compute -> store -> sync, stage index a compile-time constant ---- */
+    const int ktiles = (K + BK - 1) / BK;
+    if (ktiles > 0) {
+        load_global(0);
+        store_shared(0);
+        __syncthreads();
+    }
+    /* One step: prefetch tile kt+1 into registers, multiply stage ST, park the prefetch in stage ST^1.
+     * Stage ST^1 was last read in step kt-1, which every thread finished before the barrier. */
+    auto step = [&](auto st_tag, int kt) {
+        constexpr int ST = decltype(st_tag)::value;
+        const bool more = kt + 1 < ktiles;
+        if (more) load_global((kt + 1) * BK);
+        compute(ST);
+        if (more) store_shared(ST ^ 1);
+        __syncthreads();
+    };
+#pragma unroll 1
+    for (int kt = 0; kt < ktiles; kt += 2) {
+        step(std::integral_constant<int, 0>{}, kt);
+        if (kt + 1 < ktiles) step(std::integral_constant<int, 1>{}, kt + 1);
+    }
+
+    /* ---- epilogue: D = alpha*acc + beta*C; C is not read when beta == 0 (NaN in C does not leak) ---- */
+    const float alpha = p.alpha, beta = p.beta;
+#pragma unroll
+    for (int i = 0; i < WMITER; ++i)
+#pragma unroll
+        for (int ii = 0; ii < TM; ++ii) {
+            const int m = bm + a_col + i * WSUBM + ii;
+            if (m >= M) continue;
+            float *drow = p.D + (int64_t)m * p.ldd;
+            const float *crow = p.C + (int64_t)m * p.ldc; /* formed only; read only if beta != 0 */
+#pragma unroll
+            for (int jn = 0; jn < WNITER; ++jn)
+#pragma unroll
+                for (int j = 0; j < TN; j += 4) {
+                    const int n = bn + b_col + jn * WSUBN + j;
+                    const float *a4 = &acc[i * TM + ii][jn * TN + j];
+                    float4 v = make_float4(alpha * a4[0], alpha * a4[1], alpha * a4[2], alpha * a4[3]);
+                    if (VEC && n + 4 <= N) {
+                        if (beta != 0.f) {
+                            const float4 c = *reinterpret_cast<const float4 *>(crow + n);
+                            v.x = fmaf(beta, c.x, v.x);
+                            v.y = fmaf(beta, c.y, v.y);
+                            v.z = fmaf(beta, c.z, v.z);
+                            v.w = fmaf(beta, c.w, v.w);
+                        }
+                        *reinterpret_cast<float4 *>(drow + n) = v;
+                    } else {
+                        const float vv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            if (n + e < N)
+                                drow[n + e] = beta != 0.f ? fmaf(beta, crow[n + e], vv[e]) : vv[e];
+                    }
+                }
+        }
+}
+
+/* Dynamic shared memory of one block of sgemm_kernel<Cfg, LAYOUT, *>, in bytes. */
+template <class Cfg, int LAYOUT>
+inline size_t sgemm_smem_bytes()
+{
+    const smk_tile ta = {LAYOUT, Cfg::LOG2_BM, 2, 2}, tb = {LAYOUT, Cfg::LOG2_BN, 2, 2};
+    return (size_t)Cfg::STAGES * (size_t)(smk_tile_elems(ta, Cfg::BK) + smk_tile_elems(tb, Cfg::BK)) *
+           sizeof(float);
+}
+
+/* Blocks in the grid of config Cfg for an M x N output (0 if it does not fit a 1-D grid). */
+template <class Cfg>
+inline long long sgemm_grid_blocks(int64_t M, int64_t N)
+{
+    const long long b = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
+    return b <= INT_MAX ? b : 0;
+}
+
+/* Launch one instantiation on a validated, normalised q (M, N > 0). */
+template <class Cfg, int LAYOUT, bool VEC>
+int sgemm_launch_cfg(const smk_sgemm_params &q, cudaStream_t stream)
+{
+    const long long blocks = sgemm_grid_blocks<Cfg>(q.M, q.N);
+    if (blocks <= 0) return (int)cudaErrorInvalidValue;
+    const size_t smem = sgemm_smem_bytes<Cfg, LAYOUT>();
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(sgemm_kernel<Cfg, LAYOUT, VEC>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    sgemm_kernel<Cfg, LAYOUT, VEC><<<(unsigned)blocks, Cfg::THREADS, smem, stream>>>(q);
+    return (int)cudaGetLastError();
+}
+
+template <class Cfg, bool VEC>
+int sgemm_launch_layout(const smk_sgemm_params &q, cudaStream_t stream)
+{
+    switch (q.layout) {
+    case SMK_NAIVE: return sgemm_launch_cfg<Cfg, SMK_NAIVE, VEC>(q, stream);
+    case SMK_PAD: return sgemm_launch_cfg<Cfg, SMK_PAD, VEC>(q, stream);
+    case SMK_SWIZZLE: return sgemm_launch_cfg<Cfg, SMK_SWIZZLE, VEC>(q, stream);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+template <class Cfg>
+int sgemm_launch_any(const smk_sgemm_params &q, bool vec, cudaStream_t stream)
+{
+    return vec ? sgemm_launch_layout<Cfg, true>(q, stream) : sgemm_launch_layout<Cfg, false>(q, stream);
+}
+
+inline bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
+
+/* Validate p into q: 0 = launch q, 1 = nothing to do, negative = invalid.  Normalises alpha == 0
+ * (BLAS: A and B are not referenced) to K = 0, and K == 0 to alpha = 0, so both give D = beta*C. */
+inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *vec)
+{
+    if (!p) return -1;
+    *q = *p;
+    if (q->layout < 0 || q->layout >= SMK_NUM_LAYOUTS) return -1;
+    const int64_t lim = (int64_t)INT_MAX - 256; /* in-kernel indices are int; + a tile stays < 2^31 */
+    if (q->M < 0 || q->N < 0 || q->K < 0 || q->M > lim || q->N > lim || q->K > lim) return -1;
+    if (q->M == 0 || q->N == 0) return 1;
+    if (!q->D || q->ldd < q->N) return -1;
+    if (q->alpha == 0.f) q->K = 0;
+    if (q->K == 0) q->alpha = 0.f; /* D = beta*C exactly, even for alpha = Inf or NaN */
+    if (q->K > 0 && (!q->A || !q->B || q->lda < q->K || q->ldb < q->N)) return -1;
+    const bool use_c = q->beta != 0.f;
+    if (use_c && (!q->C || q->ldc < q->N)) return -1;
+    if (!use_c) q->C = NULL;
+    bool v = aligned16(q->D) && q->ldd % 4 == 0;
+    if (q->K > 0) v = v && aligned16(q->A) && q->lda % 4 == 0 && aligned16(q->B) && q->ldb % 4 == 0;
+    if (use_c) v = v && aligned16(q->C) && q->ldc % 4 == 0;
+    *vec = v;
+    return 0;
+}
+
+} /* namespace smk */
+
+/* Enqueue D = alpha*A@B + beta*C on `stream`.  BIG tiles when their grid fills at least one wave of
+ * one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle). */
+extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
+{
+    smk_sgemm_params q;
+    bool vec = false;
+    const int st = smk::sgemm_prepare(p, &q, &vec);
+    if (st < 0) return (int)cudaErrorInvalidValue;
+    if (st > 0) return (int)cudaSuccess;
+
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return (int)e;
+    if (smk::sgemm_grid_blocks<smk::SgemmBig>(q.M, q.N) >= sms)
+        return smk::sgemm_launch_any<smk::SgemmBig>(q, vec, stream);
+    return smk::sgemm_launch_any<smk::SgemmSmall>(q, vec, stream);
+}
