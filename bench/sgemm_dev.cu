@@ -89,7 +89,7 @@ static void check_row_split()
     long bad = 0;
     for (int L = 0; L < 3; ++L)
         for (int lc = 5; lc <= 8; ++lc) {
-            const smk_tile t = {L, lc, 2, 2};
+            const smk_tile t = smk_sgemm_tile(L, lc);
             for (int r = 0; r < 64; ++r)
                 for (int c = 0; c < (1 << lc); ++c)
                     if (smk_tile_offset(t, r, c) != smk_tile_row_offset(t, r) + (c ^ smk_tile_row_xor(t, r)))
@@ -123,7 +123,7 @@ static void bank_table(const char *name)
 {
     using Map = SgemmMap<Cfg>;
     for (int L = 0; L < 3; ++L) {
-        const smk_tile TA = {L, Cfg::LOG2_BM, 2, 2}, TB = {L, Cfg::LOG2_BN, 2, 2};
+        const smk_tile TA = smk_sgemm_tile(L, Cfg::LOG2_BM), TB = smk_sgemm_tile(L, Cfg::LOG2_BN);
         int w_as = 0, w_bs = 0, w_af = 0, w_bf = 0;
         long ident_bad = 0;
         for (int warp = 0; warp < Cfg::THREADS / 32; ++warp) {

@@ -55,12 +55,18 @@ typedef enum { SMK_NAIVE = 0, SMK_PAD = 1, SMK_SWIZZLE = 2, SMK_NUM_LAYOUTS = 3 
 #define SMK_NUM_BANKS 32
 #define SMK_BANK_BYTES 4
 
-/* One tile's shape and access, as log2 values.  A literal type, so kernels use it as constexpr. */
+/* One tile's shape and access, as log2 values.  A literal type, so kernels use it as constexpr.
+ * swz_b/swz_m/swz_s name the tile's Swizzle<B,M,S> explicitly; swz_b == 0 (what a 4-field
+ * initialiser leaves) means the automatic choice of smk_tile_swizzle(), which removes every
+ * row-vs-row conflict within a 128-byte bank row.  A kernel names a smaller swizzle when it needs to
+ * separate only the rows one of its instructions actually touches together: fewer distinct XOR
+ * constants per row means fewer index instructions (SGEMM, Swizzle<1,4,log2 BM - 2>). */
 typedef struct {
     int layout;     /* smk_layout */
     int log2_cols;  /* elements per logical row */
     int log2_vec;   /* elements per access (vector width) */
     int log2_esz;   /* bytes per element */
+    int swz_b, swz_m, swz_s; /* explicit Swizzle<B,M,S> for the 'swizzle' layout; 0,0,0 = automatic */
 } smk_tile;
 
 /* Swizzle<B,M,S> parameters. */
@@ -86,7 +92,9 @@ SMK_HD int smk_ilog2(int x) { return x <= 1 ? 0 : 1 + smk_ilog2(x / 2); }
 /* The swizzle a tile uses (see the header comment for why these B, M, S). */
 SMK_HD smk_swz smk_tile_swizzle(smk_tile t)
 {
-    smk_swz z = {0, 0, 0};
+    smk_swz z = {t.swz_b, t.swz_m, t.swz_s};
+    if (t.swz_b > 0)
+        return z;
     int vec_slots_in_row = t.log2_cols - t.log2_vec;            /* log2(vectors per logical row) */
     int vec_slots_in_bank_row = 7 - t.log2_esz - t.log2_vec;    /* log2(vectors per 128 bytes) */
     z.b = smk_min_int(vec_slots_in_row, vec_slots_in_bank_row);

@@ -498,6 +498,7 @@ static int parse_pow2(long long v, const char *what, int lo, int hi, int *log2v)
 static int parse_tile(PyObject *layout_obj, long long cols, long long vec, long long itemsize, const char *fname,
                       smk_tile *t)
 {
+    memset(t, 0, sizeof *t); /* swz_b == 0: the automatic swizzle */
     if (parse_layout(layout_obj, fname, &t->layout) < 0 || parse_pow2(cols, "cols", 1, 1 << 14, &t->log2_cols) < 0 ||
         parse_pow2(vec, "vec", 1, 16, &t->log2_vec) < 0 || parse_pow2(itemsize, "itemsize", 1, 16, &t->log2_esz) < 0)
         return -1;

@@ -12,15 +12,16 @@
  * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
  *
  * The layout changes ONLY the shared-memory index map, which comes from layout.h:
- *   As = smk_tile{layout, log2 BM, log2 4, log2 4}, BK rows;  Bs = smk_tile{layout, log2 BN, 2, 2}, BK rows.
+ *   As = smk_sgemm_tile(layout, log2 BM), BK rows;  Bs = smk_sgemm_tile(layout, log2 BN), BK rows
+ *   (sgemm_config.h: float4 access; swizzle = Swizzle<1,4,log2 cols - 2>).
  * Every shared-memory index below is smk_tile_offset(tile, row, col) of the logical element, or (the
  * inner-loop fragment loads) its row split smk_tile_row_offset(t, k) + (col ^ smk_tile_row_xor(t, k)),
  * which layout.h defines from smk_tile_offset and bench/sgemm_dev.cu checks equal to it.
  *
  * ---- Bank arithmetic (32 banks x 4 bytes; BM, BN multiples of 32; r = k row, c = m or n column) ----
  * Offsets in floats, bank = offset mod 32.  naive: r*BM + c.  pad: r*(BM+4) + c, and (BM+4) mod 32 = 4,
- * so bank = 4r + c.  swizzle (Swizzle<3,2,log2 BM - 2>): the float4 slot (c/4) mod 8 is XORed with
- * r mod 8, everything else as naive, so bank = 4*(((c/4) ^ r) mod 8) + c mod 4 (+ 0 mod 32).
+ * so bank = 4r + c.  swizzle (Swizzle<1,4,log2 BM - 2>): bit 4 of c (which 16-float half of the
+ * 128-byte bank row) is XORed with bit 2 of r, so bank = (c ^ (16 * ((r >> 2) & 1))) mod 32.
  *
  * A-tile store (transposed, scalar STS, the article's point).  A warp's float4 loads cover 16 rows m
  * (m0..m0+15, m0 = 0 mod 16) x 8 k (two float4 at kc = k0 and k0+4, k0 = 0 mod 8): lane l loads row
@@ -30,28 +31,28 @@
  *            with different addresses -> 2-way conflict, 2 wavefronts per STS (16 banks used).
  *   pad:     bank = 4r + m: the two rows differ by 4 -> banks shift by 16; m0..m0+15 and
  *            m0+16..m0+31 are 32 distinct banks -> 1 wavefront.
- *   swizzle: slot = (m/4 mod 8) ^ (r mod 8); m0..m0+15 are slots {s0..s0+3} (s0 = 0 mod 4) and the two
- *            rows differ in bit 2 of r mod 8 (k0 = 0 mod 8, i < 4), so the two rows' slot sets differ in
- *            bit 2: disjoint, 8 slots x 4 = 32 distinct banks -> 1 wavefront.
+ *   swizzle: m0..m0+15 is one 16-float half of a bank row (m0 = 0 mod 16); the two rows k0+i and
+ *            k0+4+i differ in bit 2 of r (k0 = 0 mod 8, i < 4), so one of them lands in the other
+ *            half: 32 distinct banks -> 1 wavefront.
  * B-tile store (float4 STS.128, B row-major as in global memory).  Lane l stores Bs[k][n0 + 4l'] for
  * 8 consecutive float4 per quarter warp, all in one tile row (BN/4 a multiple of 8).  A 16-byte access
  * is served per quarter warp (8 lanes = 128 bytes):
  *   naive / pad: 8 consecutive float4 of one row = 32 consecutive floats = 32 banks -> 4 wavefronts per
  *            warp (the minimum for 512 bytes).
- *   swizzle: XOR with the row's r mod 8 permutes the 8 slots of that 128-byte group -> still 32 banks.
+ *   swizzle: the XOR swaps the two 16-float halves of that 128-byte group (or not) -> still 32 banks.
  * A fragment load (LDS.128, inner loop).  All lanes read row k; lane (tr, tc) reads
  * As[k][wm*WM + i*WSUBM + tr*TM + 4j]; lanes with equal tr read the same float4 (broadcast).  With
  * TM = 4 and LANES_M = 4 the warp touches 4 distinct float4 = 16 consecutive floats, 64-byte aligned:
  *   naive / pad: 16 distinct banks, 4 addresses, broadcast to 8 lanes each -> no conflict.
- *   swizzle: the 4 slots are s..s+3 (s = 0 mod 4), XORed by the same r: still 4 distinct slots of one
- *            128-byte group -> no conflict.
+ *   swizzle: those 16 floats are one aligned 16-float half, moved whole to the other half or not
+ *            -> no conflict.
  * B fragment load (LDS.128).  Lane (tr, tc) reads Bs[k][wn*WN + i*WSUBN + tc*TN + 4j]; with TN = 4,
  * LANES_N = 8: 8 distinct float4 = 32 consecutive floats, 128-byte aligned, each broadcast to 4 lanes:
- *   naive / pad: 32 distinct banks -> no conflict.   swizzle: permutation of those 8 slots -> none.
+ *   naive / pad: 32 distinct banks -> no conflict.   swizzle: the halves swap or not -> none.
  * So: naive = 2-way on the transposed A store, everything else conflict-free; pad and swizzle are
- * conflict-free everywhere.  Pad costs BK*4 floats of shared memory per tile; swizzle costs one
- * LOP3 (XOR) per distinct (k, thread column) address in the inner loop (the address of a float4 at row
- * k depends on k mod 8 through the XOR, so it cannot fold into the LDS immediate as pad's does).
+ * conflict-free everywhere.  Pad costs BK*4 floats of shared memory per tile; swizzle costs no
+ * storage and, with its two XOR constants per thread (rows 0..3: 0, rows 4..7: 16), one LOP3 per
+ * thread column, hoisted out of the k loop (the automatic Swizzle<3,2,S> needs one per k: slower).
  *
  * Rules: the launcher validates params (cudaErrorInvalidValue), returns the first CUDA error, checks
  * cudaGetLastError after the launch, never exits, allocates nothing.
@@ -136,8 +137,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     constexpr int WMITER = Cfg::WMITER, WNITER = Cfg::WNITER;
     constexpr int WSUBM = Cfg::WSUBM, WSUBN = Cfg::WSUBN, TM = Cfg::TM, TN = Cfg::TN;
     constexpr int A_LOADS = Cfg::A_LOADS, B_LOADS = Cfg::B_LOADS;
-    constexpr smk_tile TA = {LAYOUT, Cfg::LOG2_BM, 2, 2}; /* As: BK rows (k) x BM cols (m), float4 */
-    constexpr smk_tile TB = {LAYOUT, Cfg::LOG2_BN, 2, 2}; /* Bs: BK rows (k) x BN cols (n), float4 */
+    constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM); /* As: BK rows (k) x BM cols (m) */
+    constexpr smk_tile TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN); /* Bs: BK rows (k) x BN cols (n) */
 
     extern __shared__ float4 smk_sgemm_smem[];
     float *const smem = reinterpret_cast<float *>(smk_sgemm_smem);
@@ -320,7 +321,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 template <class Cfg, int LAYOUT>
 inline size_t sgemm_smem_bytes()
 {
-    const smk_tile ta = {LAYOUT, Cfg::LOG2_BM, 2, 2}, tb = {LAYOUT, Cfg::LOG2_BN, 2, 2};
+    const smk_tile ta = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), tb = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
     return (size_t)Cfg::STAGES * (size_t)(smk_tile_elems(ta, Cfg::BK) + smk_tile_elems(tb, Cfg::BK)) *
            sizeof(float);
 }
