@@ -118,12 +118,14 @@ struct Variant {
      {SMK_LAUNCHERS(SMK_NAIVE, TILE, ROWS), SMK_LAUNCHERS(SMK_PAD, TILE, ROWS),                         \
       SMK_LAUNCHERS(SMK_SWIZZLE, TILE, ROWS)}}
 
-/* Variant 0 is what smk_transpose_launch ships; the others exist for the benchmark's tile sweep. */
+/* Variant 0 is what smk_transpose_launch ships; the others exist for the benchmark's tile sweep.
+ * 64x64 tiles with 64x8 threads (8 elements per thread) won on an H200 (2026-11-22, 8192^2 fp32):
+ * pad 95.0% / swizzle 93.9% of cudaMemcpy D2D, against 85% / 83% for the classic 32x32 / 32x8. */
 const Variant kVariants[] = {
+    SMK_VARIANT(64, 8),
     SMK_VARIANT(32, 8),
     SMK_VARIANT(64, 16),
     SMK_VARIANT(32, 4),
-    SMK_VARIANT(64, 8),
 };
 constexpr int kNumVariants = sizeof(kVariants) / sizeof(kVariants[0]);
 
