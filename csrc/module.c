@@ -751,6 +751,91 @@ static PyObject *py_bank_rule(PyObject *module, PyObject *args)
     return Py_BuildValue("ii", rule.pass_lanes, rule.phase_lanes);
 }
 
+/* ---- access plans (CPU) ----------------------------------------------------------------------- */
+
+PyDoc_STRVAR(plan_doc,
+"_plan(op, shape, layout, itemsize=4, sms=132)\n--\n\n"
+"The shared-memory instructions of one block of the kernel `op` ('transpose' or 'sgemm') for a\n"
+"problem of `shape` ((rows, cols) or (M, N, K)), replayed on the host by the kernel's own index\n"
+"code.  Returns a dict: config, blocks, threads, smem_bytes, accesses = [(name, width, kind,\n"
+"repeats, addresses int64 (n_instr, 32))].");
+
+static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", NULL};
+    const char *op = NULL;
+    PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
+    long long dims[3] = {0, 0, 0};
+    int layout = 0, itemsize = 4, sms = 132, i, rc, ndim = 0, is_sgemm;
+    smk_plan plan;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|ii:_plan", kwlist, &op, &shape, &layout_obj, &itemsize, &sms))
+        return NULL;
+    is_sgemm = strcmp(op, "sgemm") == 0;
+    if (!is_sgemm && strcmp(op, "transpose") != 0) {
+        PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op);
+        return NULL;
+    }
+    if (parse_layout(layout_obj, "explain", &layout) < 0)
+        return NULL;
+    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != (is_sgemm ? 3 : 2)) {
+        PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op, is_sgemm ? "(M, N, K)" : "(rows, cols)");
+        return NULL;
+    }
+    ndim = (int)PyTuple_GET_SIZE(shape);
+    for (i = 0; i < ndim; i++) {
+        dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (dims[i] == -1 && PyErr_Occurred())
+            return NULL;
+        if (dims[i] < 0 || dims[i] > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "shape entries must be in [0, 2**31); got %lld", dims[i]);
+            return NULL;
+        }
+    }
+    if (sms < 1) {
+        PyErr_SetString(PyExc_ValueError, "sms must be positive");
+        return NULL;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            memset(&plan, 0, sizeof plan);
+        rc = is_sgemm ? smk_sgemm_plan(dims[0], dims[1], dims[2], layout, sms, &plan)
+                      : smk_transpose_plan(dims[0], dims[1], itemsize, layout, &plan);
+        if (rc != 0) {
+            PyErr_Format(PyExc_ValueError, "no plan for %s with these arguments (itemsize must be 4 or 8 for "
+                         "transpose, sgemm is float32)", op);
+            goto fail;
+        }
+        if (pass == 0)
+            for (i = 0; i < plan.n; i++) {
+                npy_intp d[2] = {plan.acc[i].n_instr, 32};
+                arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64);
+                if (!arrays[i])
+                    goto fail;
+                plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
+            }
+    }
+    lst = PyList_New(plan.n);
+    if (!lst)
+        goto fail;
+    for (i = 0; i < plan.n; i++) {
+        PyObject *t = Py_BuildValue("sisLO", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
+                                    plan.acc[i].repeats, arrays[i]);
+        if (!t)
+            goto fail;
+        PyList_SET_ITEM(lst, i, t);
+    }
+    for (i = 0; i < SMK_PLAN_MAX; i++)
+        Py_CLEAR(arrays[i]);
+    return Py_BuildValue("{s:s,s:L,s:i,s:i,s:N}", "config", plan.config, "blocks", plan.blocks, "threads",
+                         plan.threads, "smem_bytes", plan.smem_bytes, "accesses", lst);
+fail:
+    for (i = 0; i < SMK_PLAN_MAX; i++)
+        Py_XDECREF(arrays[i]);
+    Py_XDECREF(lst);
+    return NULL;
+}
+
 /* ---- device info ------------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(device_count_doc,
@@ -996,6 +1081,7 @@ static PyMethodDef smk_methods[] = {
     {"sgemm", (PyCFunction)(void (*)(void))py_sgemm, METH_VARARGS | METH_KEYWORDS, sgemm_doc},
     {"_bank_replay", py_bank_replay, METH_VARARGS, bank_replay_doc},
     {"_bank_rule", py_bank_rule, METH_VARARGS, bank_rule_doc},
+    {"_plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS, plan_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},

@@ -114,6 +114,36 @@ typedef struct {
 
 int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
 
+/* ---- shared-memory access plans (CPU) -------------------------------------------------------
+ * The shared-memory instructions one block of a kernel issues, replayed on the host by the kernel's
+ * own index code (its thread map and smk_tile_offset), for the bank model.  Every block of a launch
+ * issues the same pattern, so a launch is the block pattern times `repeats`.
+ * Call once with every acc[i].addr == NULL to learn n and each n_instr; then point acc[i].addr at
+ * n_instr * 32 long longs and call again to get the byte offsets (lane-major per instruction). */
+#define SMK_PLAN_MAX 8
+typedef struct {
+    const char *name;  /* e.g. "tile row store" */
+    int width;         /* bytes per lane: 4, 8, 16 */
+    int is_store;
+    int n_instr;       /* warp instructions in one block per repeat */
+    long long repeats; /* per launch: blocks (x k-tiles for SGEMM) */
+    long long *addr;   /* NULL, or n_instr * 32 byte offsets to fill */
+} smk_access;
+
+typedef struct {
+    int n;                 /* accesses */
+    smk_access acc[SMK_PLAN_MAX];
+    char config[96];       /* the kernel configuration, in words */
+    long long blocks;      /* blocks per launch */
+    int threads;           /* threads per block */
+    int smem_bytes;        /* shared memory per block */
+} smk_plan;
+
+/* 0 on success, -1 for bad arguments.  SGEMM picks its configuration as smk_sgemm_launch does on a
+ * device with `sms` multiprocessors. */
+int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
+int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, smk_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif

@@ -59,6 +59,7 @@
  */
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <type_traits>
@@ -413,4 +414,103 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     if (smk::sgemm_grid_blocks<smk::SgemmBig>(q.M, q.N) >= sms)
         return smk::sgemm_launch_any<smk::SgemmBig>(q, vec, stream);
     return smk::sgemm_launch_any<smk::SgemmSmall>(q, vec, stream);
+}
+
+/* ---- host replay of one block's shared-memory instructions, for the bank model (runtime.h) ---- */
+namespace smk {
+
+template <class Cfg>
+int sgemm_block_plan(int layout, smk_plan *plan)
+{
+    using Map = SgemmMap<Cfg>;
+    const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
+    const int a_elems = smk_tile_elems(TA, Cfg::BK);
+    const int warps = Cfg::THREADS / 32;
+    /* Stage 1 sits stage_elems floats after stage 0; when that is a whole number of bank rows both
+     * stages see the same banks and one stage stands for all k-tiles. */
+    if ((a_elems + smk_tile_elems(TB, Cfg::BK)) % 32 != 0)
+        return -1;
+    const int n_a_frag = Cfg::WMITER * (Cfg::TM / 4), n_b_frag = Cfg::WNITER * (Cfg::TN / 4);
+    const struct { const char *name; int width, is_store, per_warp; } kinds[4] = {
+        {"A-tile store (transposed, 4 x STS.32 per float4)", 4, 1, Cfg::A_LOADS * 4},
+        {"B-tile store (STS.128)", 16, 1, Cfg::B_LOADS},
+        {"A fragment load (LDS.128)", 16, 0, Cfg::BK * n_a_frag},
+        {"B fragment load (LDS.128)", 16, 0, Cfg::BK * n_b_frag},
+    };
+    for (int a = 0; a < 4; a++) {
+        smk_access *acc = &plan->acc[a];
+        acc->name = kinds[a].name;
+        acc->width = kinds[a].width;
+        acc->is_store = kinds[a].is_store;
+        acc->n_instr = warps * kinds[a].per_warp;
+        if (!acc->addr)
+            continue;
+        for (int w = 0; w < warps; w++)
+            for (int lane = 0; lane < 32; lane++) {
+                const int tid = w * 32 + lane;
+                long long *out = acc->addr + (long long)w * kinds[a].per_warp * 32 + lane;
+                int i = 0;
+                if (a == 0) {
+                    for (int j = 0; j < Cfg::A_LOADS; j++) {
+                        int row = 0, kc = 0;
+                        Map::a_load(j, tid, &row, &kc);
+                        for (int e = 0; e < 4; e++, i++)
+                            out[i * 32] = 4LL * smk_tile_offset(TA, kc + e, row);
+                    }
+                } else if (a == 1) {
+                    for (int j = 0; j < Cfg::B_LOADS; j++, i++) {
+                        int row = 0, col = 0;
+                        Map::b_load(j, tid, &row, &col);
+                        out[i * 32] = 4LL * (a_elems + smk_tile_offset(TB, row, col));
+                    }
+                } else {
+                    for (int k = 0; k < Cfg::BK; k++)
+                        if (a == 2) {
+                            for (int f = 0; f < Cfg::WMITER; f++)
+                                for (int t = 0; t < Cfg::TM; t += 4, i++)
+                                    out[i * 32] = 4LL * smk_tile_offset(TA, k, Map::a_col(tid) + f * Cfg::WSUBM + t);
+                        } else {
+                            for (int f = 0; f < Cfg::WNITER; f++)
+                                for (int t = 0; t < Cfg::TN; t += 4, i++)
+                                    out[i * 32] = 4LL * (a_elems +
+                                                         smk_tile_offset(TB, k, Map::b_col(tid) + f * Cfg::WSUBN + t));
+                        }
+                }
+            }
+    }
+    plan->n = 4;
+    plan->threads = Cfg::THREADS;
+    plan->smem_bytes = (int)sgemm_smem_bytes<Cfg, SMK_NAIVE>();
+    if (layout == SMK_PAD)
+        plan->smem_bytes = (int)sgemm_smem_bytes<Cfg, SMK_PAD>();
+    snprintf(plan->config, sizeof plan->config, "%dx%dx%d block tile, %d threads, %dx%d per thread",
+             Cfg::BM, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::WMITER * Cfg::TM, Cfg::WNITER * Cfg::TN);
+    return 0;
+}
+
+} /* namespace smk */
+
+extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, smk_plan *plan)
+{
+    if (!plan || M < 0 || N < 0 || K < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX || layout < 0 ||
+        layout >= SMK_NUM_LAYOUTS || sms < 1)
+        return -1;
+    const bool big = smk::sgemm_grid_blocks<smk::SgemmBig>(M, N) >= sms; /* as smk_sgemm_launch */
+    int rc;
+    long long blocks, ktiles;
+    if (big) {
+        rc = smk::sgemm_block_plan<smk::SgemmBig>(layout, plan);
+        blocks = (M == 0 || N == 0) ? 0 : smk::sgemm_grid_blocks<smk::SgemmBig>(M, N);
+        ktiles = (K + smk::SgemmBig::BK - 1) / smk::SgemmBig::BK;
+    } else {
+        rc = smk::sgemm_block_plan<smk::SgemmSmall>(layout, plan);
+        blocks = (M == 0 || N == 0) ? 0 : smk::sgemm_grid_blocks<smk::SgemmSmall>(M, N);
+        ktiles = (K + smk::SgemmSmall::BK - 1) / smk::SgemmSmall::BK;
+    }
+    if (rc != 0)
+        return rc;
+    plan->blocks = blocks;
+    for (int a = 0; a < plan->n; a++)
+        plan->acc[a].repeats = blocks * ktiles;
+    return 0;
 }

@@ -25,12 +25,23 @@
  * indexing is 64-bit; the grid is 1-D (block id -> tile row/column) so tall and wide shapes work.
  */
 #include <cstdint>
+#include <cstdio>
 #include <cuda_runtime.h>
 
 #include "layout.h"
 #include "runtime.h"
 
 namespace {
+
+/* Which logical tile element thread (tx, ty) moves in its j-th step, for the row store and the column
+ * read.  Shared by the kernel and smk_transpose_plan (the bank model replays these). */
+template <int ROWS>
+struct TransposeMap {
+    SMK_HD static int store_row(int tx, int ty, int j) { return (void)tx, ty + j * ROWS; }
+    SMK_HD static int store_col(int tx, int ty, int j) { return (void)ty, (void)j, tx; }
+    SMK_HD static int load_row(int tx, int ty, int j) { return (void)ty, (void)j, tx; }
+    SMK_HD static int load_col(int tx, int ty, int j) { return (void)tx, ty + j * ROWS; }
+};
 
 /* tparams:
  *   L      smk_layout of the shared tile
@@ -72,14 +83,15 @@ transpose_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, in
     }
     // 2. row store into the tile: logical (ty + j*ROWS, tx); out-of-range slots hold zeros that
     //    step 4 never writes out
+    using Map = TransposeMap<ROWS>;
 #pragma unroll
     for (int j = 0; j < N; j++)
-        tile[smk_tile_offset(tl, ty + j * ROWS, tx)] = v[j];
+        tile[smk_tile_offset(tl, Map::store_row(tx, ty, j), Map::store_col(tx, ty, j))] = v[j];
     __syncthreads();
     // 3. column read of the tile: logical (tx, ty + j*ROWS) -- the access the layouts are about
 #pragma unroll
     for (int j = 0; j < N; j++)
-        v[j] = tile[smk_tile_offset(tl, tx, ty + j * ROWS)];
+        v[j] = tile[smk_tile_offset(tl, Map::load_row(tx, ty, j), Map::load_col(tx, ty, j))];
     // 4. output row = input column c0 + ty + j*ROWS, output column = input row r0 + tx (lane)
     T *dst = out + (c0 + ty) * rows + (r0 + tx);
     const int64_t dst_step = ROWS * rows;
@@ -121,8 +133,9 @@ struct Variant {
 /* Variant 0 is what smk_transpose_launch ships; the others exist for the benchmark's tile sweep.
  * 64x64 tiles with 64x8 threads (8 elements per thread) won on an H200 (2026-11-22, 8192^2 fp32):
  * pad 95.0% / swizzle 93.9% of cudaMemcpy D2D, against 85% / 83% for the classic 32x32 / 32x8. */
+constexpr int kShippedTile = 64, kShippedRows = 8;
 const Variant kVariants[] = {
-    SMK_VARIANT(64, 8),
+    SMK_VARIANT(kShippedTile, kShippedRows),
     SMK_VARIANT(32, 8),
     SMK_VARIANT(64, 16),
     SMK_VARIANT(32, 4),
@@ -130,6 +143,35 @@ const Variant kVariants[] = {
 constexpr int kNumVariants = sizeof(kVariants) / sizeof(kVariants[0]);
 
 } // namespace
+
+/* Host replay of one block's shared-memory instructions (see runtime.h). */
+template <int TILE, int ROWS>
+void transpose_block_plan(int layout, int esz, smk_plan *plan)
+{
+    using Map = TransposeMap<ROWS>;
+    const smk_tile tl = {layout, smk_ilog2(TILE), 0, smk_ilog2(esz)};
+    constexpr int N = TILE / ROWS, WARPS = TILE * ROWS / 32;
+    for (int a = 0; a < 2; a++) {
+        smk_access *acc = &plan->acc[a];
+        acc->name = a == 0 ? "tile row store" : "tile column load";
+        acc->width = esz;
+        acc->is_store = a == 0;
+        acc->n_instr = WARPS * N;
+        if (!acc->addr)
+            continue;
+        for (int w = 0; w < WARPS; w++)
+            for (int j = 0; j < N; j++)
+                for (int lane = 0; lane < 32; lane++) {
+                    const int tid = w * 32 + lane, tx = tid % TILE, ty = tid / TILE;
+                    const int r = a == 0 ? Map::store_row(tx, ty, j) : Map::load_row(tx, ty, j);
+                    const int c = a == 0 ? Map::store_col(tx, ty, j) : Map::load_col(tx, ty, j);
+                    acc->addr[(w * N + j) * 32 + lane] = (long long)smk_tile_offset(tl, r, c) * esz;
+                }
+    }
+    plan->n = 2;
+    plan->threads = TILE * ROWS;
+    plan->smem_bytes = smk_tile_elems(tl, TILE) * esz;
+}
 
 extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant,
                                              cudaStream_t stream)
@@ -162,6 +204,20 @@ extern "C" void smk_transpose_variant_geometry(int variant, int *tile, int *bloc
         variant = 0;
     *tile = kVariants[variant].tile;
     *block_rows = kVariants[variant].rows;
+}
+
+extern "C" int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan)
+{
+    if (!plan || rows < 0 || cols < 0 || (esz != 4 && esz != 8) || layout < 0 || layout >= SMK_NUM_LAYOUTS)
+        return -1;
+    const Variant &v = kVariants[0];
+    transpose_block_plan<kShippedTile, kShippedRows>(layout, esz, plan);
+    plan->blocks = ((rows + v.tile - 1) / v.tile) * ((cols + v.tile - 1) / v.tile);
+    for (int a = 0; a < plan->n; a++)
+        plan->acc[a].repeats = plan->blocks;
+    snprintf(plan->config, sizeof plan->config, "%dx%d tile, %dx%d threads, %d-byte elements", v.tile, v.tile,
+             v.tile, v.rows, esz);
+    return 0;
 }
 
 extern "C" void smk_transpose_geometry(int *tile, int *block_rows)

@@ -11,6 +11,7 @@ Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     Swizzle(b, m, s)                     CuTe's Swizzle<B,M,S> on offsets
     plot_bank_map(layout, ...)           the tile coloured by bank (needs matplotlib)
     bank_model.wavefronts(addresses, width, kind)   wavefronts of one warp access, as ncu counts
+    explain(op, shape, layout)           every shared-memory access of a kernel, predicted
 
 Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
 MemoryError naming the bytes.
@@ -25,6 +26,7 @@ from ._C import (
     transpose,
 )
 from . import bank_model
+from .explain import explain
 from .layouts import Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
 
@@ -39,6 +41,7 @@ __all__ = [
     "device_count",
     "device_name",
     "empty_cache",
+    "explain",
     "is_available",
     "plot_bank_map",
     "sgemm",
