@@ -34,6 +34,7 @@ def test_main_job_runs():
         assert "cudaMemcpy D2D" in p.stdout and "swizzle" in p.stdout
     else:
         assert "No usable GPU" in p.stdout and "32-way conflict" in p.stdout
+        assert "predicted shared-memory wavefronts" in p.stdout and "A-tile store" in p.stdout
 
 
 def test_main_job_bad_argument_exit_code():
