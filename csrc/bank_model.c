@@ -11,64 +11,72 @@
  *   degree(lanes) = max over slots of #distinct rows requested in that slot by the active lanes
  *                 = the classic "k-way bank conflict" of those lanes (1 = conflict-free, 0 = none active)
  *
- * RULES (hypothesis H1, fits every fact we have; tests/c/test_bank_model.c checks them):
+ * RULES AS MEASURED (tests/data/bank_probe_h200.csv: 454 patterns of bench/gen_bank_patterns.py,
+ * NVIDIA H200 / sm_90, Nsight Compute, 2026-11-22; the model reproduces every row):
  *
- *   The lanes of a warp are processed in PASSES of pass_lanes consecutive lanes (lane 0 first).
- *   A pass whose active lanes have degree <= 1 ("fits": every bank asked for one row at most) costs
- *   1 wavefront.  A pass that does not fit is split into PHASES of phase_lanes consecutive lanes,
- *   and costs the sum of the phases' degrees.  Passes with no active lane cost 0.
+ *   The warp is cut into GROUPS of consecutive lanes (lane 0 first); each group costs its degree,
+ *   and the instruction costs the sum (groups with no active lane cost 0).  A group is
  *
- *                  pass_lanes           phase_lanes
- *     width 4      32 (ld and st)       32             the textbook 32-bank rule
- *     width 8 ld   32                   16 (half-warp)
- *     width 8 st   16                   16
- *     width 16 ld  16                    8 (quarter-warp)
- *     width 16 st   8                    8
+ *     phase_lanes = 128 / w lanes (32 / 16 / 8 for width 4 / 8 / 16): at most 128 bytes of register
+ *         data per wavefront, i.e. one 32-bit register for all 32 lanes.  Stores always; loads
+ *         unless they pack:
+ *     pass_lanes = 256 / w lanes (capped at 32) for a load that PACKS: every lane pair (n, n^1) with
+ *         both lanes active reads one address, or every pair (n, n^2) with both lanes active does.
+ *         Such a group holds at most 128 / w distinct addresses, and the return path delivers its
+ *         data twice as densely (the same word serves both lanes of each pair).
  *
- *   i.e. phase_lanes = 128 / w (a phase can move at most one 128-byte bank row: 32 banks x 4 B), and
- *   for loads pass_lanes = 256 / w (at most 256 bytes of register data come back per wavefront, so a
- *   broadcast of 8 bytes reaches all 32 lanes at once but one of 16 bytes reaches only 16 lanes).
- *   Stores never combine phases: each phase is written in its own wavefront(s).
+ *                  packing load   otherwise (and every store)
+ *     width 4      32             32                the textbook 32-bank rule
+ *     width 8      32             16 (half-warps)
+ *     width 16     16 (halves)     8 (quarter-warps)
  *
- * Why (facts measured on H200 with Nsight Compute, wavefronts per instruction):
- *   8-byte broadcast load = 1      -> a load pass of 8-byte lanes spans the whole warp (not 2 halves)
- *   8-byte broadcast store = 2     -> stores do not merge the half-warps
- *   16-byte broadcast load = 2     -> a 16-byte load pass spans 16 lanes, not 32
- *   16-byte broadcast store = 4    -> 16-byte stores go quarter-warp by quarter-warp
- *   random permutation of 32 consecutive 8-byte words, load = 4 (!)
- *                                  -> a conflicted pass is split BY LANE (half-warps), not by
- *                                     address: a "unique 128-byte rows" or "per-bank distinct rows
- *                                     over the warp" model says 2; half-warps each holding ~8 words
- *                                     of both rows with slot collisions give 2 + 2 = 4
- *   full-warp minimums 1 / 2 / 4   -> consecutive 8-byte words: two half-warps, each conflict-free
+ *   Consequences: a full warp of consecutive words costs 1 / 2 / 4 (one register per wavefront); an
+ *   8-byte broadcast load costs 1 and a 16-byte one 2 (packing halves the register count, but only
+ *   once: 16-byte "share-quads", where n^1 and n^2 both hold, is still 2); a broadcast store costs
+ *   2 / 4.  The packing test is over the whole warp: one non-packing pair anywhere unpacks every
+ *   group (16-byte "half-conflictfree-half-bcast" = 4, not 1 + 1 + 1).  A lane whose partner is
+ *   inactive never blocks packing (8-byte "active-even-compact" = 1, 16-byte = 2).  Duplicate
+ *   addresses are free only inside a group: 8-byte "share-halves" (lanes l and l+16 read one of 16
+ *   conflict-free words) = 2.  This matches NVIDIA's description for sm_70..75 (developer forum,
+ *   "Unexpected shared memory bank conflict", forums.developer.nvidia.com/t/77228): the return
+ *   bandwidth is 128 B = one register per cycle, and uniform pairs Tn==Tn^1 or Tn==Tn^2 pack the
+ *   return registers 2x.
  *
- * Hypotheses the probe (bench/bank_patterns.txt, pattern names in quotes) tells apart; the numbers
- * are wavefronts per instruction under each hypothesis:
- *   H1  the rules above.
- *   H1b a load pass merges its phases only when they ask for the SAME address set:
- *       8-byte ld "share-pairs" (lanes 0-15 read words 0..7, lanes 16-31 words 8..15: 128 bytes,
- *       conflict-free): H1 1, H1b 2.  "halves-same-set-perm": both 1.
- *   H2  ANY phases with identical address sets merge, not only the phases of one pass:
- *       16-byte ld "quarters-ABBA": H1 4, H2 2;  "active-q0q3-same": H1 2, H2 1.
- *   H3  a phase costs the number of 128-byte LINES it touches, not its bank-conflict degree:
- *       "consec-base64" (consecutive, starting mid-row): H1 1 / 2 / 4 for width 4 / 8 / 16, H3 2 / 4 / 8
- *       (the textbook 4-byte rule already says 1 for width 4; widths 8 and 16 are the open question).
- *   H4  a conflicted pass is split BY ADDRESS (one wavefront per distinct row per bank over the whole
- *       pass) instead of by lane: 8-byte ld "interleave-rows" (even lanes words 0..15, odd lanes
- *       16..31): H1 4, H4 2.  "perm-within-halves": both 2; "perm-r0..2": H1 4, H4 2 (the H200
- *       measured 4, so H4 is already unlikely; the probe confirms it on more patterns).
- *   H5  stores merge phases like loads when the pass fits: 8-byte st "share-pairs", "bcast-*":
- *       H1 2, H5 1 (H200 broadcast store = 2 says no for broadcasts).
- *   Every pattern is measured for ld and st and for all three widths, and the k-way, stride,
- *   random-window and layout.h tile patterns check the degree arithmetic itself.
+ * HYPOTHESES THE MEASUREMENT RULED OUT (rows that contradict each; names are the generator's):
+ *   H1  (this file before the measurement) a load pass of 256 / w lanes costs 1 whenever all its
+ *       active lanes fit one wavefront, else the sum of its 128 / w-lane phases: 18 rows, e.g.
+ *       8-byte ld "share-halves" measured 2 (H1 1), "bcast-alt-samebank" (0,128,0,128..) 2 (H1 4),
+ *       16-byte ld "quarters-AABB" 4 (H1 2).  Fitting is not the merge criterion; lane pairing is.
+ *   H1b phases merge only when they ask for the same address set: "share-pairs" 8-byte ld = 1.
+ *   H2  any phases with identical address sets merge: 16-byte ld "quarters-ABBA" = 4 (H2 2),
+ *       "active-q0q3-same" = 2 (H2 1).
+ *   H3  a phase costs the 128-byte lines it touches: "consec-base64" = 1 / 2 / 4 (H3 2 / 4 / 8).
+ *   H4  a conflicted pass is split by address over the whole pass: 8-byte ld "interleave-rows" and
+ *       "perm-r0..2" = 4 (H4 2).
+ *   H5  stores merge like loads: 8-byte st "bcast-0" = 2, "share-pairs" = 2; packing stores
+ *       disagrees on 21 rows.
+ *   U   a load costs the degree of its UNIQUE addresses over the whole warp, at least one wavefront
+ *       per active 128 / w-lane group unless the whole warp reads one address: 47 rows (the 8-byte
+ *       permutations measure 4, U says 2).
+ *   and variants of the rule above: packing on n^1 only (4 rows: "bcast-alt-*"), on n^2 only
+ *   (6 rows: "share-pairs", "quarters-disjoint-fit", "active-even-compact"), also on n^4 / n^8
+ *   (10 rows: "share-quarters", "bcast-lane4-*", "quarters-AABB"...), requiring both lanes of each
+ *   pair active (2 rows: "active-even-compact"), deciding packing per 256 / w-lane group (2 rows:
+ *   16-byte "half-conflictfree-half-bcast*").
+ *
+ * NOT COVERED by the table (the rule extrapolates there): packing loads with many distinct
+ * conflicting addresses (the table's conflicted packing loads are "bcast-*-samebank", 2 to 4 words
+ * of one bank, and "active-even"); a warp where some pairs are half-inactive and the others agree
+ * (the table has all odd lanes inactive, or fully active warps); 4-byte loads, where packing could
+ * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe.sh
+ * there and replay).
  *
  * ---------------------------------------------------------------------------------------------
- * MEASURED TABLE: tests/data/bank_probe_h100.csv (bench/bank_probe.sh on an H100, ncu counters).
- * Built as in tests/c/test_bank_model.c's header, `/tmp/tbm tests/data/bank_probe_h100.csv` replays
+ * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
+ * Built as in tests/c/test_bank_model.c's header, `/tmp/tbm tests/data/bank_probe_h200.csv` replays
  * every row through this model, prints each row where model != measured and a per-width/kind tally,
- * and fails on any disagreement.  If rows disagree, adjust RULES
- * below (pass/phase lanes per width and kind) or, if no table entry fits, the cost function in
- * pass_cost(); the header comment above must then say which hypothesis the data chose.
+ * and fails on any disagreement.  For another GPU, measure its table the same way; if rows disagree,
+ * adjust RULES below or the packing test in packs(), and say here which hypothesis the data chose.
  * ---------------------------------------------------------------------------------------------
  */
 #include "bank_model.h"
@@ -77,13 +85,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* RULES[is_store][log2(width) - 2]: the table in the header comment.  Adjust here when refitting. */
+/* RULES[is_store][log2(width) - 2] = {pass_lanes, phase_lanes}: the group size of a packing load
+ * and of everything else (the table in the header comment).  Stores never pack, so their
+ * pass_lanes equals phase_lanes.  Adjust here when refitting. */
 static const smk_bank_rule RULES[2][3] = {
     /* load  */ {{32, 32}, {32, 16}, {16, 8}},
     /* store */ {{32, 32}, {16, 16}, {8, 8}},
 };
-
-#define SMK_ROW_BYTES (SMK_NUM_BANKS * SMK_BANK_BYTES) /* 128: one row of all banks */
 
 static int width_index(int width)
 {
@@ -183,88 +191,37 @@ static int decode(const long long *a, int width, decoded *d)
     return SMK_BANK_OK;
 }
 
-#define SMK_MAX_PHASES 4 /* phases per pass: pass_lanes / phase_lanes <= 4 in RULES */
-
 /*
- * One sweep over the lanes of a pass [lo, lo + pass_lanes) that yields the conflict degree of the
- * pass and of each of its phases (degree = max over slots of distinct rows; 0 = no active lane) and
- * the number of distinct addresses in the pass.  Each distinct (slot, row) is an entry that remembers
- * which phases asked for it; a slot holds at most 32 entries (one per lane).
+ * Does a load pack (header comment)?  Every lane pair (n, n^1) whose lanes are both active reads
+ * one address, or every pair (n, n^2) does.  Branch-free over the 16 pairs of each kind; a pair
+ * with an inactive lane never blocks.
  */
-typedef struct {
-    int deg, distinct;
-    int phase_deg[SMK_MAX_PHASES];
-} pass_info;
-
-static void analyze(const decoded *d, int lo, smk_bank_rule rule, int want_phases, pass_info *out)
+static int packs(const long long *a)
 {
-    int rows[SMK_NUM_BANKS][SMK_WARP_LANES];
-    unsigned char pmask[SMK_NUM_BANKS][SMK_WARP_LANES];
-    int cnt[SMK_NUM_BANKS];
-    unsigned seen = 0;
-    int lane, k, deg = 0, nd = 0, nph = rule.pass_lanes / rule.phase_lanes, pshift = 0;
-    while ((1 << pshift) < rule.phase_lanes) /* phase_lanes is a power of two: no division per lane */
-        pshift++;
-    for (lane = lo; lane < lo + rule.pass_lanes; lane++) {
-        int slot = d->slot[lane], row = d->row[lane];
-        unsigned char ph = (unsigned char)(1u << ((lane - lo) >> pshift));
-        if (row < 0)
-            continue;
-        if (!(seen >> slot & 1u)) {
-            seen |= 1u << slot;
-            rows[slot][0] = row;
-            pmask[slot][0] = ph;
-            cnt[slot] = 1;
-            nd++;
-            continue;
-        }
-        for (k = 0; k < cnt[slot] && rows[slot][k] != row; k++)
-            ;
-        if (k < cnt[slot]) {
-            pmask[slot][k] |= ph;
-        } else {
-            rows[slot][k] = row;
-            pmask[slot][k] = ph;
-            cnt[slot]++;
-            nd++;
-            if (cnt[slot] > deg)
-                deg = cnt[slot];
-        }
+    int n, bad1 = 0, bad2 = 0;
+    for (n = 0; n < SMK_WARP_LANES; n += 4) {
+        long long x0 = a[n], x1 = a[n + 1], x2 = a[n + 2], x3 = a[n + 3];
+        bad1 |= (x0 >= 0) & (x1 >= 0) & (x0 != x1);
+        bad1 |= (x2 >= 0) & (x3 >= 0) & (x2 != x3);
+        bad2 |= (x0 >= 0) & (x2 >= 0) & (x0 != x2);
+        bad2 |= (x1 >= 0) & (x3 >= 0) & (x1 != x3);
     }
-    out->deg = seen ? (deg > 1 ? deg : 1) : 0;
-    out->distinct = nd;
-    for (k = 0; k < SMK_MAX_PHASES; k++)
-        out->phase_deg[k] = 0;
-    if (!want_phases || out->deg == 0)
-        return;
-    while (seen) { /* per phase: max over slots of entries that phase asked for */
-        int slot = 0, p, e;
-        while (!(seen >> slot & 1u))
-            slot++;
-        seen &= ~(1u << slot);
-        for (p = 0; p < nph; p++) {
-            int c = 0;
-            for (e = 0; e < cnt[slot]; e++)
-                c += pmask[slot][e] >> p & 1u;
-            if (c > out->phase_deg[p])
-                out->phase_deg[p] = c;
-        }
-    }
+    return !bad1 || !bad2;
 }
 
 /*
  * Fast path, branch-free: 0 = no active lane, 1 = the lanes [lo, hi) fit one wavefront (every slot
- * asked for one row at most), 2 = they do not (then analyze() works out how much more).  Most
+ * asked for one row at most), 2 = they do not (then degree() works out how much more).  Most
  * instructions of a tuned kernel take only this.
  */
 static int fits(const decoded *d, int lo, int hi)
 {
-    int first[SMK_NUM_BANKS];
+    int first[SMK_NUM_BANKS + 1]; /* [SMK_NUM_BANKS]: a dump for inactive lanes */
     unsigned seen = 0, conflict = 0;
     int lane;
     for (lane = lo; lane < hi; lane++) {
-        int slot = d->slot[lane], row = d->row[lane];
-        unsigned bit = (row >= 0 ? 1u : 0u) << slot, was = seen & bit;
+        int row = d->row[lane], slot = row >= 0 ? d->slot[lane] : SMK_NUM_BANKS;
+        unsigned bit = row >= 0 ? 1u << slot : 0u, was = seen & bit;
         int prev = was ? first[slot] : row;
         conflict |= (unsigned)(prev != row);
         first[slot] = prev;
@@ -273,36 +230,47 @@ static int fits(const decoded *d, int lo, int hi)
     return seen ? 1 + (conflict != 0) : 0;
 }
 
-/* The rule of the header comment for one pass [lo, lo + rule.pass_lanes).  *ideal_out gets the
- * conflict-free cost of the same pass (see smk_bank_ideal). */
-static int pass_cost(const decoded *d, int lo, smk_bank_rule rule, int width, int *ideal_out)
+/* degree of the lanes [lo, hi): max over slots of distinct rows (0 = no active lane). */
+static int degree(const decoded *d, int lo, int hi)
 {
-    pass_info pi;
-    int p, cost = 0, ideal = 0, split = rule.phase_lanes < rule.pass_lanes;
-    int f = fits(d, lo, lo + rule.pass_lanes);
-    if (f < 2) {
-        *ideal_out = f;
+    int rows[SMK_NUM_BANKS][SMK_WARP_LANES];
+    int cnt[SMK_NUM_BANKS];
+    unsigned seen = 0;
+    int lane, k, deg = 0;
+    int f = fits(d, lo, hi);
+    if (f < 2)
         return f;
+    for (lane = lo; lane < hi; lane++) {
+        int slot = d->slot[lane], row = d->row[lane];
+        if (row < 0)
+            continue;
+        if (!(seen >> slot & 1u)) {
+            seen |= 1u << slot;
+            rows[slot][0] = row;
+            cnt[slot] = 1;
+            continue;
+        }
+        for (k = 0; k < cnt[slot] && rows[slot][k] != row; k++)
+            ;
+        if (k == cnt[slot]) {
+            rows[slot][k] = row;
+            if (++cnt[slot] > deg)
+                deg = cnt[slot];
+        }
     }
-    analyze(d, lo, rule, split, &pi);
-    if (pi.deg <= 1 || !split) {
-        *ideal_out = pi.deg > 0;
-        return pi.deg;
-    }
-    for (p = 0; p < rule.pass_lanes / rule.phase_lanes; p++) {
-        cost += pi.phase_deg[p];
-        ideal += pi.phase_deg[p] > 0;
-    }
-    /* Placed conflict-free, the distinct addresses fit one wavefront iff they total <= 128 bytes;
-     * otherwise each active phase (<= 128 bytes of distinct data) can be conflict-free on its own. */
-    *ideal_out = pi.distinct * width <= SMK_ROW_BYTES ? 1 : ideal;
-    return cost;
+    return deg > 1 ? deg : 1; /* fits() said some lane is active */
 }
 
-/* Both costs of one instruction; returns the validation code (costs are set only on success). */
+/*
+ * Both costs of one instruction; returns the validation code (costs are set only on success).
+ * wavefronts = sum over groups of their degree; ideal = the number of groups with an active lane:
+ * the group size depends only on which lanes are active and which share an address, and a group
+ * never holds more distinct addresses than one 128-byte row has slots (128 / w lanes, or pairs
+ * sharing one address when it packs), so placed in distinct banks each active group costs 1.
+ */
 static int costs(const long long *a, int width, int is_store, int *wf, int *ideal)
 {
-    int wi = width_index(width), lo, w = 0, i = 0, code;
+    int wi = width_index(width), lo, w = 0, i = 0, code, group;
     smk_bank_rule rule;
     decoded d;
     if (!a)
@@ -315,10 +283,11 @@ static int costs(const long long *a, int width, int is_store, int *wf, int *idea
     if (code)
         return code;
     rule = RULES[is_store][wi];
-    for (lo = 0; lo < SMK_WARP_LANES; lo += rule.pass_lanes) {
-        int pi;
-        w += pass_cost(&d, lo, rule, width, &pi);
-        i += pi;
+    group = rule.pass_lanes > rule.phase_lanes && packs(a) ? rule.pass_lanes : rule.phase_lanes;
+    for (lo = 0; lo < SMK_WARP_LANES; lo += group) {
+        int g = degree(&d, lo, lo + group);
+        w += g;
+        i += g > 0;
     }
     *wf = w;
     *ideal = i;

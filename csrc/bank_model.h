@@ -68,13 +68,17 @@ long long smk_bank_replay(const long long *byte_addr, long long n_instr, int wid
 
 /*
  * The rule table the model runs on, exposed so tests and the refit can print / compare it.
- * For a width and kind: lanes are processed in "passes" of pass_lanes consecutive lanes; a pass
- * whose active lanes fit in one wavefront costs 1, otherwise it is split into "phases" of
- * phase_lanes consecutive lanes, each costing its bank-conflict degree.  See bank_model.c.
+ * For a width and kind, the warp is cut into groups of consecutive lanes, each costing its
+ * bank-conflict degree: groups of pass_lanes lanes for a load that "packs" (every pair of active
+ * lanes n, n^1 reads one address, or every pair n, n^2 does), groups of phase_lanes lanes
+ * otherwise.  Stores never pack (pass_lanes == phase_lanes).  Measured on an H200; see
+ * bank_model.c.  (Before the measurement the same two numbers meant "a pass of pass_lanes lanes
+ * that fits one wavefront costs 1, else its phases of phase_lanes lanes are summed"; the values
+ * are unchanged, only the merge criterion is.)
  */
 typedef struct {
-    int pass_lanes;
-    int phase_lanes;
+    int pass_lanes;  /* lanes per group of a packing load */
+    int phase_lanes; /* lanes per group otherwise: 128 bytes of register data, 128 / width */
 } smk_bank_rule;
 
 /* Returns 0 and fills *rule, or an SMK_BANK_E_* code for a bad width/kind. */

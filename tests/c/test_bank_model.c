@@ -4,7 +4,7 @@
  * Build and run (from the repository root):
  *   gcc -std=c99 -Wall -Wextra -Werror -Icsrc tests/c/test_bank_model.c csrc/bank_model.c -o /tmp/tbm && /tmp/tbm
  * Against the measured table (bench/bank_probe.sh on a GPU, copied to tests/data/):
- *   /tmp/tbm tests/data/bank_probe_h100.csv
+ *   /tmp/tbm tests/data/bank_probe_h200.csv
  * which replays every measured row through the model and fails on any disagreement.
  *
  * Addresses of the tile cases come from layout.h's smk_tile_offset, like the kernels'.  Prints one
@@ -80,7 +80,7 @@ static void test_tiles(void)
     int lay, c, i, l;
     /* 32x32 fp32 transpose tile, column read (lane i reads (i, c)): naive 32-way, pad/swizzle free */
     for (lay = 0; lay < SMK_NUM_LAYOUTS; lay++) {
-        smk_tile t = {lay, 5, 0, 2};
+        smk_tile t = {lay, 5, 0, 2, 0, 0, 0}; /* 0,0,0: automatic swizzle */
         for (c = 0; c < 32; c++) {
             for (l = 0; l < SMK_WARP_LANES; l++)
                 a[l] = (long long)smk_tile_offset(t, l, c) << t.log2_esz;
@@ -92,7 +92,7 @@ static void test_tiles(void)
     /* 32x32 fp64 tile, column read: two half-warp phases; Swizzle<4,0,5> and the 8-byte pad keep
      * each half conflict-free, naive is 16-way in each half */
     for (lay = 0; lay < SMK_NUM_LAYOUTS; lay++) {
-        smk_tile t = {lay, 5, 0, 3};
+        smk_tile t = {lay, 5, 0, 3, 0, 0, 0}; /* 0,0,0: automatic swizzle */
         for (c = 0; c < 32; c += 5) {
             for (l = 0; l < SMK_WARP_LANES; l++)
                 a[l] = (long long)smk_tile_offset(t, l, c) << t.log2_esz;
@@ -103,7 +103,7 @@ static void test_tiles(void)
     /* BK x 32 fp32 tile read as float4 down a column (lane i reads (i, 4j)): four quarter-warp
      * phases; Swizzle<3,2,3> / 4-element pad: 4; naive: 8-way in each quarter */
     for (lay = 0; lay < SMK_NUM_LAYOUTS; lay++) {
-        smk_tile t = {lay, 5, 2, 2};
+        smk_tile t = {lay, 5, 2, 2, 0, 0, 0}; /* 0,0,0: automatic swizzle */
         for (c = 0; c < 32; c += 4) {
             for (l = 0; l < SMK_WARP_LANES; l++)
                 a[l] = (long long)smk_tile_offset(t, l, c) << t.log2_esz;
@@ -115,7 +115,7 @@ static void test_tiles(void)
      * lane l stores element i of its float4 to (k = (l%2)*4 + i, m = l/2).  Naive: lanes 2j and 2j+1
      * hit bank j in rows k and k+4 -> 2-way; pad and swizzle move the odd lanes 16 banks away. */
     for (lay = 0; lay < SMK_NUM_LAYOUTS; lay++) {
-        smk_tile t = {lay, 6, 2, 2};
+        smk_tile t = {lay, 6, 2, 2, 0, 0, 0}; /* 0,0,0: automatic swizzle */
         for (i = 0; i < 4; i++) {
             for (l = 0; l < SMK_WARP_LANES; l++)
                 a[l] = (long long)smk_tile_offset(t, (l % 2) * 4 + i, l / 2) << t.log2_esz;
@@ -203,17 +203,38 @@ static void test_basics(void)
         a[l] = l < 16 ? 8LL * l : -1;
     CHECK_EQ(wf(a, 8, 0), 1, "half-warp of consecutive 8-byte words");
     CHECK_EQ(wf(a, 8, 1), 1, "half-warp of consecutive 8-byte words stored");
-    /* H1 discriminators (see bank_model.c) */
+    /* discriminators between the pre-measurement hypotheses (see bank_model.c) */
     for (l = 0; l < SMK_WARP_LANES; l++)
         a[l] = l < 16 ? 8LL * (l / 2) : 8LL * (8 + (l - 16) / 2);
-    CHECK_EQ(wf(a, 8, 0), 1, "halves-disjoint-fit 8-byte load (H1: the pass fits)");
+    CHECK_EQ(wf(a, 8, 0), 1, "halves-disjoint-fit 8-byte load (lanes n, n^1 share: packs)");
     CHECK_EQ(wf(a, 8, 1), 2, "halves-disjoint-fit 8-byte store");
     for (l = 0; l < SMK_WARP_LANES; l++)
         a[l] = l % 2 == 0 ? 8LL * (l / 2) : 8LL * (16 + l / 2);
-    CHECK_EQ(wf(a, 8, 0), 4, "interleave-rows 8-byte load (H1: split by lane)");
+    CHECK_EQ(wf(a, 8, 0), 4, "interleave-rows 8-byte load (split by lane)");
     for (l = 0; l < SMK_WARP_LANES; l++)
         a[l] = 16LL * (8 * ((l / 8 == 1 || l / 8 == 2) ? 1 : 0) + l % 8);
     CHECK_EQ(wf(a, 16, 0), 4, "quarters-ABBA 16-byte load");
+    /* H200 measurements (tests/data/bank_probe_h200.csv) that decide the packing rule */
+    for (l = 0; l < SMK_WARP_LANES; l++)
+        a[l] = 8LL * (l % 16); /* both halves read the same 16 conflict-free words: no packing */
+    CHECK_EQ(wf(a, 8, 0), 2, "share-halves 8-byte load");
+    CHECK_EQ(smk_bank_ideal(a, 8, 0), 2, "share-halves 8-byte load ideal");
+    for (l = 0; l < SMK_WARP_LANES; l++)
+        a[l] = (l % 2) * 128; /* n == n^2: packs; 2 words of one bank over the whole warp */
+    CHECK_EQ(wf(a, 8, 0), 2, "bcast-alt-samebank 8-byte load");
+    CHECK_EQ(wf(a, 16, 0), 4, "bcast-alt-samebank 16-byte load");
+    CHECK_EQ(wf(a, 8, 1), 4, "bcast-alt-samebank 8-byte store");
+    for (l = 0; l < SMK_WARP_LANES; l++)
+        a[l] = 32LL * (l % 4); /* neither n^1 nor n^2 pairs agree */
+    CHECK_EQ(wf(a, 8, 0), 2, "bcast-lane4-diffbank 8-byte load");
+    CHECK_EQ(wf(a, 16, 0), 4, "bcast-lane4-diffbank 16-byte load");
+    for (l = 0; l < SMK_WARP_LANES; l++)
+        a[l] = l % 2 ? -1 : 8LL * (l / 2); /* partners inactive: packs */
+    CHECK_EQ(wf(a, 8, 0), 1, "active-even-compact 8-byte load");
+    for (l = 0; l < SMK_WARP_LANES; l++)
+        a[l] = 16LL * (l < 16 ? l : 16); /* lanes 16..31 pack, lanes 0..15 do not: the warp does not */
+    CHECK_EQ(wf(a, 16, 0), 4, "half-conflictfree-half-bcast 16-byte load");
+    CHECK_EQ(smk_bank_ideal(a, 16, 0), 4, "half-conflictfree-half-bcast 16-byte load ideal");
 }
 
 static void test_validation(void)
