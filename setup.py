@@ -88,6 +88,6 @@ ext = Extension(
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
                         "-Wno-missing-field-initializers"],
 )
-ext.cuda_sources = ["csrc/transpose.cu", "csrc/sgemm.cu"]
+ext.cuda_sources = ["csrc/transpose.cu", "csrc/sgemm.cu", "csrc/debug.cu"]
 
 setup(ext_modules=[ext], cmdclass={"build_ext": CudaBuildExt})

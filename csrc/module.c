@@ -429,8 +429,11 @@ static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "sgemm(): beta != 0 needs c (the matrix that beta scales)");
         goto fail;
     }
-    if (p.M > INT32_MAX || p.N > INT32_MAX || p.K > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "sgemm(): each of M, N, K must be below 2**31");
+    if (p.M > INT32_MAX - 256 || p.N > INT32_MAX - 256 || p.K > INT32_MAX - 256) {
+        /* checked before any copy or allocation: the kernel indexes within a matrix with 32-bit ints */
+        PyErr_Format(PyExc_ValueError,
+                     "sgemm(): M, N and K must each be at most 2**31 - 257; got M=%lld, N=%lld, K=%lld",
+                     (long long)p.M, (long long)p.N, (long long)p.K);
         goto fail;
     }
 
@@ -899,6 +902,45 @@ static PyObject *py_set_poison(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(mem_info_doc,
+"_mem_info()\n--\n\n"
+"(free, total) device memory in bytes.");
+
+static PyObject *py_mem_info(PyObject *module, PyObject *unused)
+{
+    size_t free_b = 0, total_b = 0;
+    smk_status st;
+    (void)unused;
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_rt_mem_info(&free_b, &total_b);
+    Py_END_ALLOW_THREADS
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    return Py_BuildValue("nn", (Py_ssize_t)free_b, (Py_ssize_t)total_b);
+}
+
+PyDoc_STRVAR(debug_fault_doc,
+"_debug_fault()\n--\n\n"
+"Testing aid: run a kernel that stores to an illegal address and synchronise.  Raises\n"
+"smemkit.CudaError (cudaErrorIllegalAddress) and leaves the CUDA context unusable: every later\n"
+"GPU call in this process raises too.  Only for tests, in a subprocess.");
+
+static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
+{
+    smk_status st = smk_rt_ready();
+    (void)unused;
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_rt_check_launch(smk_debug_fault_launch(smk_rt_stream()), "launching the fault kernel");
+    if (st.code == SMK_OK)
+        st = smk_rt_sync();
+    Py_END_ALLOW_THREADS
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    Py_RETURN_NONE;
+}
+
 /* ---- device-resident timing (the benchmark's engine) ------------------------------------------ */
 
 typedef struct {
@@ -1090,6 +1132,8 @@ static PyMethodDef smk_methods[] = {
     {"_swizzle", py_swizzle, METH_VARARGS, swizzle_doc},
     {"_bench_transpose", (PyCFunction)(void (*)(void))py_bench_transpose, METH_VARARGS | METH_KEYWORDS,
      bench_transpose_doc},
+    {"_mem_info", py_mem_info, METH_NOARGS, mem_info_doc},
+    {"_debug_fault", py_debug_fault, METH_NOARGS, debug_fault_doc},
     {"_set_poison", py_set_poison, METH_O, set_poison_doc},
     {"_transpose_variants", py_transpose_variants, METH_NOARGS, transpose_variants_doc},
     {NULL, NULL, 0, NULL},

@@ -207,6 +207,16 @@ smk_status smk_rt_trim(void)
     return e == cudaSuccess ? s : smk_rt_fail(e, "trimming the memory pool");
 }
 
+smk_status smk_rt_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    smk_status s = smk_rt_ready();
+    cudaError_t e;
+    if (s.code != SMK_OK)
+        return s;
+    e = cudaMemGetInfo(free_bytes, total_bytes);
+    return e == cudaSuccess ? s : smk_rt_fail(e, "querying device memory");
+}
+
 smk_status smk_rt_h2d(void *dst, const void *src, size_t bytes)
 {
     cudaError_t e;

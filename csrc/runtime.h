@@ -64,6 +64,10 @@ cudaStream_t smk_rt_stream(void);
 smk_status smk_rt_check_launch(int cuda_err, const char *where);
 /* Release the pool's cached device memory back to the driver. */
 smk_status smk_rt_trim(void);
+/* Free and total device memory in bytes (cudaMemGetInfo). */
+smk_status smk_rt_mem_info(size_t *free_bytes, size_t *total_bytes);
+/* Tests only: launch a kernel that stores to an illegal address (debug.cu). */
+int smk_debug_fault_launch(cudaStream_t stream);
 
 /* ---- timing ---------------------------------------------------------------------------------- */
 /* Something to time: enqueue one run on `stream`, return a cudaError_t. */
