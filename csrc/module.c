@@ -134,8 +134,10 @@ static int require_ndarray(PyObject *obj, const char *fname, const char *arg)
 {
     if (PyArray_Check(obj))
         return 0;
-    PyErr_Format(PyExc_TypeError, "%s(): %s must be a numpy.ndarray; got %.100s", fname, arg,
-                 Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): %s must be a numpy.ndarray or a CUDA array (CuPy, PyTorch, __cuda_array_interface__, "
+                 "__dlpack__); got %.100s",
+                 fname, arg, Py_TYPE(obj)->tp_name);
     return -1;
 }
 
@@ -287,6 +289,171 @@ fail:
     Py_XDECREF(src);
     Py_XDECREF(out);
     return NULL;
+}
+
+PyDoc_STRVAR(parse_layout_doc,
+"_parse_layout(layout, fname)\n--\n\n"
+"The C enum value of a layout name (None: the default), raising exactly as the kernels' entry\n"
+"points do for a bad one.");
+
+static PyObject *py_parse_layout(PyObject *module, PyObject *args)
+{
+    PyObject *obj = NULL;
+    const char *fname = NULL;
+    int layout = 0;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Os:_parse_layout", &obj, &fname) || parse_layout(obj, fname, &layout) < 0)
+        return NULL;
+    return PyLong_FromLong(layout);
+}
+
+/* ---- device pointers (CuPy / PyTorch / CUDA array interface; smemkit/_device.py unpacks them) -- */
+
+/* Check each non-NULL pointer lives on the current device.  0, or -1 with ValueError/CudaError set. */
+static int check_device_ptrs(PyObject *module, const char *fname, const void *const *ptrs, const char *const *names,
+                             int n, int known_device)
+{
+    int i, dev = -1, current = -1;
+    if (known_device >= 0) { /* the array library told us its device: one cheap comparison */
+        cudaError_t e = cudaGetDevice(&current);
+        if (e != cudaSuccess) {
+            raise_status(module, smk_rt_fail(e, "cudaGetDevice"));
+            return -1;
+        }
+        if (known_device != current) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): the arrays are on CUDA device %d but smemkit runs on device %d (the current "
+                         "device); make device %d current first (cupy.cuda.Device / torch.cuda.set_device)",
+                         fname, known_device, current, known_device);
+            return -1;
+        }
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        smk_status st;
+        if (!ptrs[i])
+            continue;
+        st = smk_rt_check_device_ptr(ptrs[i], &dev, &current);
+        if (st.code != SMK_OK && st.where && strcmp(st.where, "not device memory") == 0) {
+            PyErr_Format(PyExc_ValueError, "%s(): %s is not CUDA device memory", fname, names[i]);
+            return -1;
+        }
+        if (st.code != SMK_OK) {
+            raise_status(module, st);
+            return -1;
+        }
+        if (dev != current) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): %s is on CUDA device %d but smemkit runs on device %d (the current device); "
+                         "make device %d current first (cudaSetDevice / cupy.cuda.Device / torch.cuda.set_device)",
+                         fname, names[i], dev, current, dev);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(transpose_ptr_doc,
+"_transpose_ptr(src, dst, rows, cols, row_stride, col_stride, itemsize, layout, stream, device=-1)\n--\n\n"
+"Enqueue the transpose of device memory on `stream` (an int handle): dst (cols x rows, C order)\n"
+"= src (rows x cols, element strides row_stride/col_stride).  Asynchronous; no synchronisation.\n"
+"device: the arrays' device as their library reports it, or -1 to inspect the pointers.");
+
+static PyObject *py_transpose_ptr(PyObject *module, PyObject *args)
+{
+    unsigned long long src = 0, dst = 0, stream = 0;
+    long long rows = 0, cols = 0, rs = 0, cs = 0;
+    int esz = 0, layout = 0, device = -1;
+    PyObject *layout_obj = NULL;
+    smk_transpose_params p;
+    smk_status st;
+    const void *ptrs[2];
+    static const char *const names[2] = {"the input", "the output"};
+    if (!PyArg_ParseTuple(args, "KKLLLLiOK|i:_transpose_ptr", &src, &dst, &rows, &cols, &rs, &cs, &esz, &layout_obj,
+                          &stream, &device))
+        return NULL;
+    if (parse_layout(layout_obj, "transpose", &layout) < 0)
+        return NULL;
+    st = smk_rt_ready();
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    if (rows == 0 || cols == 0)
+        Py_RETURN_NONE;
+    ptrs[0] = (const void *)(uintptr_t)src;
+    ptrs[1] = (const void *)(uintptr_t)dst;
+    if (check_device_ptrs(module, "transpose", ptrs, names, 2, device) < 0)
+        return NULL;
+    memset(&p, 0, sizeof p);
+    p.in = ptrs[0];
+    p.out = (void *)(uintptr_t)dst;
+    p.rows = rows;
+    p.cols = cols;
+    p.in_rs = rs;
+    p.in_cs = cs;
+    p.esz = esz;
+    p.layout = layout;
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_rt_check_launch(smk_transpose_launch(&p, (cudaStream_t)(uintptr_t)stream), "launching the transpose kernel");
+    Py_END_ALLOW_THREADS
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(sgemm_ptr_doc,
+"_sgemm_ptr(a, lda, b, ldb, c, ldc, d, ldd, M, N, K, alpha, beta, layout, stream, device=-1)\n--\n\n"
+"Enqueue D = alpha*A@B + beta*C on device memory (row-major, leading dimensions in elements;\n"
+"c may be 0 when beta == 0) on `stream`.  Asynchronous.");
+
+static PyObject *py_sgemm_ptr(PyObject *module, PyObject *args)
+{
+    unsigned long long a = 0, b = 0, c = 0, d = 0, stream = 0;
+    long long lda = 0, ldb = 0, ldc = 0, ldd = 0, M = 0, N = 0, K = 0;
+    double alpha = 1.0, beta = 0.0;
+    int layout = 0, rc, device = -1;
+    PyObject *layout_obj = NULL;
+    smk_sgemm_params p;
+    smk_status st;
+    const void *ptrs[4];
+    static const char *const names[4] = {"a", "b", "c", "the output"};
+    if (!PyArg_ParseTuple(args, "KLKLKLKLLLLddOK|i:_sgemm_ptr", &a, &lda, &b, &ldb, &c, &ldc, &d, &ldd, &M, &N, &K,
+                          &alpha, &beta, &layout_obj, &stream, &device))
+        return NULL;
+    if (parse_layout(layout_obj, "sgemm", &layout) < 0)
+        return NULL;
+    st = smk_rt_ready();
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    if (M == 0 || N == 0)
+        Py_RETURN_NONE;
+    ptrs[0] = K ? (const void *)(uintptr_t)a : NULL;
+    ptrs[1] = K ? (const void *)(uintptr_t)b : NULL;
+    ptrs[2] = beta != 0.0 ? (const void *)(uintptr_t)c : NULL;
+    ptrs[3] = (const void *)(uintptr_t)d;
+    if (check_device_ptrs(module, "sgemm", ptrs, names, 4, device) < 0)
+        return NULL;
+    memset(&p, 0, sizeof p);
+    p.A = (const float *)ptrs[0];
+    p.B = (const float *)ptrs[1];
+    p.C = (const float *)ptrs[2];
+    p.D = (float *)(uintptr_t)d;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.lda = lda;
+    p.ldb = ldb;
+    p.ldc = ldc;
+    p.ldd = ldd;
+    p.alpha = (float)alpha;
+    p.beta = (float)beta;
+    p.layout = layout;
+    Py_BEGIN_ALLOW_THREADS
+    rc = smk_sgemm_launch(&p, (cudaStream_t)(uintptr_t)stream);
+    Py_END_ALLOW_THREADS
+    st = smk_rt_check_launch(rc, "launching the SGEMM kernel");
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    Py_RETURN_NONE;
 }
 
 /* ---- SGEMM ------------------------------------------------------------------------------------ */
@@ -1124,6 +1291,9 @@ static PyMethodDef smk_methods[] = {
     {"_bank_replay", py_bank_replay, METH_VARARGS, bank_replay_doc},
     {"_bank_rule", py_bank_rule, METH_VARARGS, bank_rule_doc},
     {"_plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS, plan_doc},
+    {"_parse_layout", py_parse_layout, METH_VARARGS, parse_layout_doc},
+    {"_transpose_ptr", py_transpose_ptr, METH_VARARGS, transpose_ptr_doc},
+    {"_sgemm_ptr", py_sgemm_ptr, METH_VARARGS, sgemm_ptr_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},

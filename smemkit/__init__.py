@@ -22,11 +22,10 @@ from ._C import (
     device_count,
     device_name,
     empty_cache,
-    sgemm,
-    transpose,
 )
 from . import bank_model
 from .explain import explain
+from .ops import sgemm, transpose
 from .layouts import Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
 

@@ -28,8 +28,10 @@ def pytest_runtest_setup(item):
 def poison():
     """Make every kernel output start as 0xFF bytes (NaN) on the device for this test."""
     smemkit._C._set_poison(True)
+    smemkit._device.POISON = True
     yield
     smemkit._C._set_poison(False)
+    smemkit._device.POISON = False
 
 
 @pytest.fixture
