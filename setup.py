@@ -83,7 +83,7 @@ class CudaBuildExt(build_ext):
 
 ext = Extension(
     "smemkit._C",
-    sources=["csrc/module.c", "csrc/runtime.c", "csrc/bank_model.c"],
+    sources=["csrc/module.c", "csrc/runtime.c", "csrc/bank_model.c", "csrc/ceiling.c"],
     libraries=["cudart_static", "dl", "rt", "pthread", "stdc++"],
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
                         "-Wno-missing-field-initializers"],

@@ -36,7 +36,8 @@ def check(rows, cols, dtype):
 
 
 def run(rows, cols, itemsize, variant, warmup, reps):
-    t = smemkit._C._bench_transpose(rows, cols, itemsize, variant, warmup, reps)
+    t = smemkit._C._bench("transpose", (rows, cols), smemkit.LAYOUTS, itemsize=itemsize, variant=variant,
+                          warmup=warmup, reps=reps)["times"]
     nbytes = 2 * rows * cols * itemsize
     res = {}
     for name, times in t.items():

@@ -1038,6 +1038,22 @@ static PyObject *py_device_name(PyObject *module, PyObject *unused)
     return PyUnicode_FromString(name);
 }
 
+PyDoc_STRVAR(device_info_doc,
+"_device_info()\n--\n\n"
+"{'name', 'sms', 'l2_bytes', 'cc'} of the current device.  Raises CudaError without one.");
+
+static PyObject *py_device_info(PyObject *module, PyObject *unused)
+{
+    char name[256];
+    int sms = 0, l2 = 0, major = 0, minor = 0;
+    smk_status st = smk_rt_device_info(&sms, &l2, &major, &minor);
+    (void)unused;
+    if (st.code != SMK_OK)
+        return raise_status(module, st);
+    smk_rt_device_name(name, sizeof name);
+    return Py_BuildValue("{s:s,s:i,s:i,s:(ii)}", "name", name, "sms", sms, "l2_bytes", l2, "cc", major, minor);
+}
+
 PyDoc_STRVAR(empty_cache_doc,
 "empty_cache()\n--\n\n"
 "Return the device memory smemkit's pool keeps between calls (up to 1 GiB) to the driver.");
@@ -1159,72 +1175,202 @@ static smk_status fill_random(void *dst, size_t bytes)
     return s;
 }
 
-PyDoc_STRVAR(bench_transpose_doc,
-"_bench_transpose(rows, cols, itemsize=4, variant=0, warmup=10, reps=50, flush_bytes=0)\n--\n\n"
-"Time the transpose kernel for each layout and a cudaMemcpy device-to-device of the same bytes,\n"
-"on device-resident data, with CUDA events, interleaved naive pad swizzle copy ... per rep.\n"
-"Returns {'naive': [ms...], 'pad': [...], 'swizzle': [...], 'copy': [...]}.");
+typedef struct {
+    smk_sgemm_params p;
+    int cublas;
+} sgemm_timed;
 
-static PyObject *py_bench_transpose(PyObject *module, PyObject *args, PyObject *kwds)
+static int launch_sgemm_timed(void *ctx, cudaStream_t s)
 {
-    static char *kwlist[] = {"rows", "cols", "itemsize", "variant", "warmup", "reps", "flush_bytes", NULL};
-    long long rows = 0, cols = 0, itemsize = 4, flush = 0;
-    int variant = 0, warmup = 10, reps = 50, i, r;
-    void *din = NULL, *dout = NULL;
+    sgemm_timed *t = (sgemm_timed *)ctx;
+    if (t->cublas) {
+        int rc = smk_cublas_sgemm(&t->p, s);
+        return rc == 0 ? (int)cudaGetLastError() : (int)cudaErrorUnknown;
+    }
+    return smk_sgemm_launch(&t->p, s);
+}
+
+/* Fill `n` floats of device memory with pseudo-random values in [-1, 1) (never time on zeros). */
+static smk_status fill_random_floats(float *dst, size_t n)
+{
+    size_t chunk = n < ((size_t)16 << 20) ? n : ((size_t)16 << 20), off, i;
+    uint32_t x = 0x9e3779b9u;
+    float *h = (float *)malloc(chunk * sizeof(float) + 4);
+    smk_status s = {SMK_OK, 0, 0, NULL};
+    if (!h) {
+        s.code = SMK_E_NOMEM;
+        s.where = "host staging memory";
+        return s;
+    }
+    for (i = 0; i < chunk; i++) {
+        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        h[i] = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    }
+    for (off = 0; off < n && s.code == SMK_OK; off += chunk) {
+        size_t m = n - off < chunk ? n - off : chunk;
+        s = smk_rt_h2d(dst + off, h, m * sizeof(float));
+        if (s.code == SMK_OK)
+            s = smk_rt_sync();
+    }
+    free(h);
+    return s;
+}
+
+PyDoc_STRVAR(bench_doc,
+"_bench(op, shape, layouts, *, itemsize=4, variant=0, ceiling=True, warmup=10, reps=50, flush_bytes=0)\n--\n\n"
+"Time `op` ('transpose' (rows, cols) or 'sgemm' (M, N, K)) for each layout name in `layouts` and,\n"
+"when `ceiling`, the ceiling (cudaMemcpy D2D of the same bytes, or cuBLAS fp32 SGEMM) on\n"
+"device-resident random data with CUDA events, interleaved per rep.  Returns\n"
+"{'times': {name: [ms, ...]}, 'ceiling': name or None, 'ceiling_why': str}.");
+
+static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"op", "shape", "layouts", "itemsize", "variant", "ceiling", "warmup", "reps",
+                             "flush_bytes", NULL};
+    const char *op = NULL, *why = "", *cpath = NULL;
+    PyObject *shape = NULL, *layouts = NULL, *seq = NULL, *times_d = NULL, *lst = NULL, *result = NULL;
+    long long dims[3] = {0, 0, 0}, flush = 0, itemsize = 4;
+    int variant = 0, ceiling = 1, warmup = 10, reps = 50, i, r, nl = 0, nops = 0, is_sgemm, have_ceiling = 0;
+    int lay[SMK_NUM_LAYOUTS];
+    void *buf[3] = {NULL, NULL, NULL};
     float *times = NULL;
     transpose_timed tt[SMK_NUM_LAYOUTS];
+    sgemm_timed sg[SMK_NUM_LAYOUTS + 1];
     copy_timed ct;
     smk_timed_op ops[SMK_NUM_LAYOUTS + 1];
+    const char *names[SMK_NUM_LAYOUTS + 1];
     smk_status st;
-    size_t bytes;
-    PyObject *result = NULL, *lst = NULL;
+    size_t lda = 0, ldb = 0, ldd = 0, bytes = 0;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LL|LiiiL:_bench_transpose", kwlist, &rows, &cols, &itemsize,
-                                     &variant, &warmup, &reps, &flush))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$LipiiL:_bench", kwlist, &op, &shape, &layouts, &itemsize,
+                                     &variant, &ceiling, &warmup, &reps, &flush))
         return NULL;
-    if (rows < 1 || cols < 1 || (itemsize != 4 && itemsize != 8) || variant < 0 ||
-        variant >= smk_transpose_num_variants() || warmup < 0 || reps < 1 || reps > 100000 || flush < 0) {
-        PyErr_SetString(PyExc_ValueError, "_bench_transpose(): bad arguments");
+    is_sgemm = strcmp(op, "sgemm") == 0;
+    if (!is_sgemm && strcmp(op, "transpose") != 0) {
+        PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op);
         return NULL;
     }
+    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != (is_sgemm ? 3 : 2)) {
+        PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op, is_sgemm ? "(M, N, K)" : "(rows, cols)");
+        return NULL;
+    }
+    for (i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (dims[i] == -1 && PyErr_Occurred())
+            return NULL;
+        if (dims[i] < 1 || dims[i] > (is_sgemm ? INT32_MAX - 256 : ((long long)1 << 40))) {
+            PyErr_Format(PyExc_ValueError, "%s shape entries must be positive (and below 2**31 for sgemm); got %lld",
+                         op, dims[i]);
+            return NULL;
+        }
+    }
+    if ((!is_sgemm && itemsize != 4 && itemsize != 8) || (is_sgemm && itemsize != 4) || variant < 0 ||
+        variant >= smk_transpose_num_variants() || warmup < 0 || reps < 1 || reps > 1000000 || flush < 0) {
+        PyErr_SetString(PyExc_ValueError, "_bench(): itemsize, variant, warmup, reps or flush_bytes out of range");
+        return NULL;
+    }
+    seq = PySequence_Fast(layouts, "layouts must be a sequence of layout names");
+    if (!seq)
+        return NULL;
+    nl = (int)PySequence_Fast_GET_SIZE(seq);
+    if (nl > SMK_NUM_LAYOUTS) {
+        PyErr_SetString(PyExc_ValueError, "layouts: at most one of each");
+        goto fail;
+    }
+    for (i = 0; i < nl; i++)
+        if (parse_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &lay[i]) < 0)
+            goto fail;
     st = smk_rt_ready();
-    if (st.code != SMK_OK)
-        return raise_status(module, st);
-    bytes = (size_t)rows * (size_t)cols * (size_t)itemsize;
-    times = (float *)PyMem_Calloc((size_t)(SMK_NUM_LAYOUTS + 1) * reps, sizeof(float));
-    if (!times)
-        return PyErr_NoMemory();
+    if (st.code != SMK_OK) {
+        raise_status(module, st);
+        goto fail;
+    }
+    if (ceiling) {
+        if (is_sgemm)
+            have_ceiling = smk_cublas_load(&why, &cpath);
+        else
+            have_ceiling = 1;
+    }
+    nops = nl + (have_ceiling ? 1 : 0);
+    if (nops == 0) {
+        PyErr_SetString(PyExc_ValueError, "_bench(): nothing to time");
+        goto fail;
+    }
+    times = (float *)PyMem_Calloc((size_t)nops * reps, sizeof(float));
+    if (!times) {
+        PyErr_NoMemory();
+        goto fail;
+    }
 
     Py_BEGIN_ALLOW_THREADS
-    st = smk_rt_alloc(&din, bytes);
-    if (st.code == SMK_OK)
-        st = smk_rt_alloc(&dout, bytes);
-    if (st.code == SMK_OK)
-        st = fill_random(din, bytes);
-    if (st.code == SMK_OK) {
-        for (i = 0; i < SMK_NUM_LAYOUTS; i++) {
+    if (!is_sgemm) {
+        bytes = (size_t)dims[0] * (size_t)dims[1] * (size_t)itemsize;
+        st = smk_rt_alloc(&buf[0], bytes);
+        if (st.code == SMK_OK)
+            st = smk_rt_alloc(&buf[1], bytes);
+        if (st.code == SMK_OK)
+            st = fill_random(buf[0], bytes);
+        for (i = 0; i < nl && st.code == SMK_OK; i++) {
             memset(&tt[i].p, 0, sizeof tt[i].p);
-            tt[i].p.in = din;
-            tt[i].p.out = dout;
-            tt[i].p.rows = rows;
-            tt[i].p.cols = cols;
-            tt[i].p.in_rs = cols;
+            tt[i].p.in = buf[0];
+            tt[i].p.out = buf[1];
+            tt[i].p.rows = dims[0];
+            tt[i].p.cols = dims[1];
+            tt[i].p.in_rs = dims[1];
             tt[i].p.in_cs = 1;
             tt[i].p.esz = (int)itemsize;
-            tt[i].p.layout = i;
+            tt[i].p.layout = lay[i];
             tt[i].variant = variant;
             ops[i].launch = launch_transpose_timed;
             ops[i].ctx = &tt[i];
+            names[i] = kLayoutNames[lay[i]];
         }
-        ct.dst = dout;
-        ct.src = din;
-        ct.bytes = bytes;
-        ops[SMK_NUM_LAYOUTS].launch = launch_copy_timed;
-        ops[SMK_NUM_LAYOUTS].ctx = &ct;
-        st = smk_rt_time(ops, SMK_NUM_LAYOUTS + 1, warmup, reps, (size_t)flush, times);
+        if (have_ceiling) {
+            ct.dst = buf[1];
+            ct.src = buf[0];
+            ct.bytes = bytes;
+            ops[nl].launch = launch_copy_timed;
+            ops[nl].ctx = &ct;
+            names[nl] = "copy";
+        }
+    } else {
+        lda = round4(dims[2]);
+        ldb = round4(dims[1]);
+        ldd = round4(dims[1]);
+        st = smk_rt_alloc(&buf[0], lda * (size_t)dims[0] * 4);
+        if (st.code == SMK_OK)
+            st = smk_rt_alloc(&buf[1], ldb * (size_t)dims[2] * 4);
+        if (st.code == SMK_OK)
+            st = smk_rt_alloc(&buf[2], ldd * (size_t)dims[0] * 4);
+        if (st.code == SMK_OK)
+            st = fill_random_floats((float *)buf[0], lda * (size_t)dims[0]);
+        if (st.code == SMK_OK)
+            st = fill_random_floats((float *)buf[1], ldb * (size_t)dims[2]);
+        for (i = 0; i < nops && st.code == SMK_OK; i++) {
+            memset(&sg[i], 0, sizeof sg[i]);
+            sg[i].p.A = (const float *)buf[0];
+            sg[i].p.B = (const float *)buf[1];
+            sg[i].p.D = (float *)buf[2];
+            sg[i].p.M = dims[0];
+            sg[i].p.N = dims[1];
+            sg[i].p.K = dims[2];
+            sg[i].p.lda = (int64_t)lda;
+            sg[i].p.ldb = (int64_t)ldb;
+            sg[i].p.ldc = (int64_t)ldd;
+            sg[i].p.ldd = (int64_t)ldd;
+            sg[i].p.alpha = 1.0f;
+            sg[i].p.beta = 0.0f;
+            sg[i].p.layout = i < nl ? lay[i] : SMK_SWIZZLE;
+            sg[i].cublas = i >= nl;
+            ops[i].launch = launch_sgemm_timed;
+            ops[i].ctx = &sg[i];
+            names[i] = i < nl ? kLayoutNames[lay[i]] : "cublas";
+        }
     }
-    smk_rt_free(din);
-    smk_rt_free(dout);
+    if (st.code == SMK_OK)
+        st = smk_rt_time(ops, nops, warmup, reps, (size_t)flush, times);
+    for (i = 0; i < 3; i++)
+        smk_rt_free(buf[i]);
     if (st.code == SMK_OK)
         st = smk_rt_sync();
     Py_END_ALLOW_THREADS
@@ -1232,10 +1378,10 @@ static PyObject *py_bench_transpose(PyObject *module, PyObject *args, PyObject *
         raise_status(module, st);
         goto fail;
     }
-    result = PyDict_New();
-    if (!result)
+    times_d = PyDict_New();
+    if (!times_d)
         goto fail;
-    for (i = 0; i <= SMK_NUM_LAYOUTS; i++) {
+    for (i = 0; i < nops; i++) {
         lst = PyList_New(reps);
         if (!lst)
             goto fail;
@@ -1245,17 +1391,21 @@ static PyObject *py_bench_transpose(PyObject *module, PyObject *args, PyObject *
                 goto fail;
             PyList_SET_ITEM(lst, r, f);
         }
-        if (PyDict_SetItemString(result, i < SMK_NUM_LAYOUTS ? kLayoutNames[i] : "copy", lst) < 0)
+        if (PyDict_SetItemString(times_d, names[i], lst) < 0)
             goto fail;
         Py_CLEAR(lst);
     }
-    PyMem_Free(times);
-    return result;
+    result = Py_BuildValue("{s:O,s:s,s:s}", "times", times_d, "ceiling",
+                           have_ceiling ? (is_sgemm ? "cublas" : "copy") : "", "ceiling_why",
+                           !ceiling ? "not asked for" : (have_ceiling ? (cpath ? cpath : "") : why));
+    if (result && !have_ceiling && PyDict_SetItemString(result, "ceiling", Py_None) < 0)
+        Py_CLEAR(result);
 fail:
     PyMem_Free(times);
+    Py_XDECREF(seq);
     Py_XDECREF(lst);
-    Py_XDECREF(result);
-    return NULL;
+    Py_XDECREF(times_d);
+    return result;
 }
 
 PyDoc_STRVAR(transpose_variants_doc,
@@ -1296,12 +1446,12 @@ static PyMethodDef smk_methods[] = {
     {"_sgemm_ptr", py_sgemm_ptr, METH_VARARGS, sgemm_ptr_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
+    {"_device_info", py_device_info, METH_NOARGS, device_info_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},
     {"_tile_offsets", (PyCFunction)(void (*)(void))py_tile_offsets, METH_VARARGS | METH_KEYWORDS, tile_offsets_doc},
     {"_tile_swizzle", (PyCFunction)(void (*)(void))py_tile_swizzle, METH_VARARGS | METH_KEYWORDS, tile_swizzle_doc},
     {"_swizzle", py_swizzle, METH_VARARGS, swizzle_doc},
-    {"_bench_transpose", (PyCFunction)(void (*)(void))py_bench_transpose, METH_VARARGS | METH_KEYWORDS,
-     bench_transpose_doc},
+    {"_bench", (PyCFunction)(void (*)(void))py_bench, METH_VARARGS | METH_KEYWORDS, bench_doc},
     {"_mem_info", py_mem_info, METH_NOARGS, mem_info_doc},
     {"_debug_fault", py_debug_fault, METH_NOARGS, debug_fault_doc},
     {"_set_poison", py_set_poison, METH_O, set_poison_doc},

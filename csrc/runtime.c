@@ -207,6 +207,46 @@ smk_status smk_rt_trim(void)
     return e == cudaSuccess ? s : smk_rt_fail(e, "trimming the memory pool");
 }
 
+smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current)
+{
+    struct cudaPointerAttributes attr;
+    cudaError_t e;
+    smk_status s = ok();
+    *dev = -1;
+    *current = -1;
+    e = cudaGetDevice(current);
+    if (e == cudaSuccess)
+        e = cudaPointerGetAttributes(&attr, ptr);
+    if (e != cudaSuccess)
+        return smk_rt_fail(e, "inspecting a device pointer");
+    *dev = attr.device;
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) {
+        s.code = SMK_E_CUDA;
+        s.cuda = cudaErrorInvalidValue;
+        s.where = "not device memory";
+    }
+    return s;
+}
+
+smk_status smk_rt_device_info(int *sms, int *l2_bytes, int *cc_major, int *cc_minor)
+{
+    int dev = 0;
+    cudaError_t e;
+    smk_status s = smk_rt_ready();
+    if (s.code != SMK_OK)
+        return s;
+    e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(l2_bytes, cudaDevAttrL2CacheSize, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(cc_major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(cc_minor, cudaDevAttrComputeCapabilityMinor, dev);
+    return e == cudaSuccess ? s : smk_rt_fail(e, "reading device attributes");
+}
+
 smk_status smk_rt_mem_info(size_t *free_bytes, size_t *total_bytes)
 {
     smk_status s = smk_rt_ready();
@@ -283,7 +323,7 @@ smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, 
     smk_status s = ok();
     cudaEvent_t *ev = NULL;
     void *flush = NULL;
-    cudaStream_t st = cudaStreamPerThread;
+    cudaStream_t st = NULL; /* an explicit stream: cuBLAS (its own runtime) sees the same one */
     cudaError_t e = cudaSuccess;
     int i, r, created = 0;
 
@@ -294,9 +334,16 @@ smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, 
         if (s.code != SMK_OK)
             return s;
     }
+    /* everything before (allocation, filling) is ordered on the per-thread stream: finish it */
+    if ((e = cudaStreamSynchronize(cudaStreamPerThread)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess) {
+        smk_rt_free(flush);
+        return smk_rt_fail(e, "creating the timing stream");
+    }
     /* two events per timed launch, all recorded before one final synchronisation */
     ev = (cudaEvent_t *)calloc((size_t)2 * nops * reps, sizeof(cudaEvent_t));
     if (!ev) {
+        (void)cudaStreamDestroy(st);
         smk_rt_free(flush);
         s.code = SMK_E_NOMEM;
         s.bytes = 0;
@@ -339,9 +386,12 @@ smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, 
 cuda_fail:
     s = smk_rt_fail(e, "timing a kernel");
 done:
+    if (s.code != SMK_OK && !smk_rt_is_sticky(s.cuda))
+        (void)cudaStreamSynchronize(st); /* nothing of ours may still run when the buffers are freed */
     for (i = 0; i < created; i++)
         (void)cudaEventDestroy(ev[i]);
     free(ev);
+    (void)cudaStreamDestroy(st);
     smk_rt_free(flush);
     return s;
 }

@@ -64,6 +64,9 @@ cudaStream_t smk_rt_stream(void);
 smk_status smk_rt_check_launch(int cuda_err, const char *where);
 /* Release the pool's cached device memory back to the driver. */
 smk_status smk_rt_trim(void);
+/* Check that ptr is device (or managed) memory on the current device; *dev gets its device.
+ * SMK_OK, or SMK_E_CUDA with .where saying what is wrong (host memory, other device). */
+smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current);
 /* Free and total device memory in bytes (cudaMemGetInfo). */
 smk_status smk_rt_mem_info(size_t *free_bytes, size_t *total_bytes);
 /* Tests only: launch a kernel that stores to an illegal address (debug.cu). */
@@ -117,6 +120,13 @@ typedef struct {
 } smk_sgemm_params;
 
 int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
+
+/* ---- the SGEMM ceiling: cuBLAS through dlopen (ceiling.c) ---------------------------------------- */
+int smk_cublas_load(const char **why, const char **path);
+int smk_cublas_sgemm(const smk_sgemm_params *p, cudaStream_t stream);
+
+/* ---- device facts ------------------------------------------------------------------------------ */
+smk_status smk_rt_device_info(int *sms, int *l2_bytes, int *cc_major, int *cc_minor);
 
 /* ---- shared-memory access plans (CPU) -------------------------------------------------------
  * The shared-memory instructions one block of a kernel issues, replayed on the host by the kernel's

@@ -13,6 +13,9 @@ Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     bank_model.wavefronts(addresses, width, kind)   wavefronts of one warp access, as ncu counts
     explain(op, shape, layout)           every shared-memory access of a kernel, predicted
 
+Timing (GPU): bench(op, shape, layout=None, ...) -> BenchResult(s), format_table(results).
+CuPy arrays and PyTorch CUDA tensors are accepted as well, zero copy (device in, device out).
+
 Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
 MemoryError naming the bytes.
 """
@@ -24,6 +27,7 @@ from ._C import (
     empty_cache,
 )
 from . import bank_model
+from .bench import BenchResult, bench, format_table
 from .explain import explain
 from .ops import sgemm, transpose
 from .layouts import Swizzle, bank_map, tile_offsets
@@ -32,15 +36,18 @@ from .plot import plot_bank_map
 __version__ = "0.1.0"
 
 __all__ = [
+    "BenchResult",
     "LAYOUTS",
     "CudaError",
     "Swizzle",
     "bank_map",
     "bank_model",
+    "bench",
     "device_count",
     "device_name",
     "empty_cache",
     "explain",
+    "format_table",
     "is_available",
     "plot_bank_map",
     "sgemm",

@@ -1,16 +1,19 @@
 """python -m smemkit: the A/B of the three shared-memory layouts.
 
-With a GPU: times the transpose in each layout against cudaMemcpy D2D of the same bytes (the
-ceiling) on device-resident data, beside the wavefronts the bank model predicts.  Without one: says
-so, prints the bank tables of a 32x32 tile and, per layout, the predicted wavefronts of every
-shared-memory access of both kernels (smemkit.explain).  Exit status 0 on success, 1 with a one-line
-error otherwise.
+With a GPU: times the transpose and the SGEMM in each layout on device-resident data (smemkit.bench)
+against the ceiling measured in the same run (cudaMemcpy D2D; cuBLAS fp32), beside the wavefronts the
+bank model predicts.  Without one: says so on one line, then prints the bank tables of a 32x32 tile
+and, per layout, the predicted wavefronts of every shared-memory access of both kernels.
+Exit status 0 on success, 1 with a one-line error otherwise.
 """
 import argparse
-import statistics
+import json
 import sys
 
 import smemkit
+
+DEFAULT_SIZE = {"transpose": 8192, "sgemm": 4096}
+SWEEP = {"transpose": [1024, 2048, 4096, 8192, 16384], "sgemm": [1024, 2048, 4096, 8192]}
 
 
 def bank_tables(out):
@@ -26,51 +29,108 @@ def bank_tables(out):
             out.write(f"r{r:2d}  " + " ".join(f"{b:2d}" for b in bm[r]) + "\n")
 
 
-def analysis(size, out):
-    """Per layout, the bank model's prediction for every shared-memory access of both kernels."""
-    for op, shape in (("transpose", (size, size)), ("sgemm", (size, size, size))):
+def shape_of(op, n):
+    return (n, n) if op == "transpose" else (n, n, n)
+
+
+def analysis(ops, layouts, size, out):
+    """Per layout, the bank model's prediction for every shared-memory access of the kernels."""
+    for op in ops:
+        shape = shape_of(op, size or min(DEFAULT_SIZE[op], 4096))
         out.write(f"\n{op} {'x'.join(map(str, shape))}: predicted shared-memory wavefronts per launch "
                   f"(bank model; ideal = conflict-free)\n")
         out.write(f"{'layout':<9}{'access':<50}{'instr':>11}{'wavefronts':>12}{'ideal':>11}{'ways':>6}\n")
-        for layout in smemkit.LAYOUTS:
-            e = smemkit.explain(op, shape, layout)
-            for a in e.accesses:
+        for layout in layouts:
+            for a in smemkit.explain(op, shape, layout).accesses:
                 out.write(f"{layout:<9}{a.name:<50}{a.instructions:>11}{a.wavefronts:>12}{a.ideal:>11}"
                           f"{a.worst_ways:>6.1f}\n")
 
 
-def time_transpose(size, reps, out):
-    t = smemkit._C._bench_transpose(size, size, 4, 0, 10, reps)
-    nbytes = 2 * size * size * 4
-    copy = nbytes / statistics.median(t["copy"]) / 1e6
-    out.write(f"transpose {size}x{size} float32 on {smemkit.device_name()}, median of {reps}, "
-              f"GB/s = (read + write) / time\n")
-    out.write(f"{'layout':<16}{'ms':>10}{'GB/s':>10}{'of copy':>10}{'predicted ld wavefronts':>26}\n")
-    for name in (*smemkit.LAYOUTS, "copy"):
-        med = statistics.median(t[name])
-        gbs = nbytes / med / 1e6
-        label = "cudaMemcpy D2D" if name == "copy" else name
-        pred = "" if name == "copy" else f"{smemkit.explain('transpose', (size, size), name).total('load'):>26}"
-        out.write(f"{label:<16}{med:>10.4f}{gbs:>10.0f}{100 * gbs / copy:>9.1f}%{pred}\n")
+def progress(i, n, label):
+    width = 30
+    done = int(width * i / n)
+    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n} {label:<28}")
+    sys.stderr.flush()
+    if i == n:
+        sys.stderr.write("\n")
+
+
+def plot(results, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise RuntimeError("--plot needs matplotlib: pip install 'smemkit[plot]'") from None
+    groups = []
+    for r in results:
+        key = f"{r.op}\n{'x'.join(map(str, r.shape))}"
+        if key not in groups:
+            groups.append(key)
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(groups)), 4))
+    w = 0.8 / len(smemkit.LAYOUTS)
+    for j, layout in enumerate(smemkit.LAYOUTS):
+        xs, ys = [], []
+        for i, g in enumerate(groups):
+            for r in results:
+                if r.layout == layout and f"{r.op}\n{'x'.join(map(str, r.shape))}" == g and r.ratio is not None:
+                    xs.append(i + (j - 1) * w)
+                    ys.append(100 * r.ratio)
+        ax.bar(xs, ys, w, label=layout)
+    ax.axhline(100, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylabel("% of ceiling (D2D copy / cuBLAS fp32)")
+    ax.set_title(f"smemkit layouts on {results[0].device}")
+    ax.legend()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m smemkit", description=__doc__.split("\n")[0])
-    ap.add_argument("--size", type=int, default=8192, help="matrix edge for the timing (default 8192)")
-    ap.add_argument("--reps", type=int, default=50, help="timed repetitions (default 50)")
+    ap.add_argument("--op", choices=("transpose", "sgemm", "all"), default="all")
+    ap.add_argument("--layout", choices=smemkit.LAYOUTS, action="append",
+                    help="layout(s) to time (repeatable; default all three)")
+    ap.add_argument("--size", type=int, help="matrix edge (default 8192 transpose, 4096 sgemm)")
+    ap.add_argument("--sweep", action="store_true", help="time a range of sizes (progress bar on stderr)")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    ap.add_argument("--plot", metavar="PNG", help="draw %% of ceiling per layout (needs matplotlib)")
+    ap.add_argument("--rep-ms", type=float, default=100, help="timing budget per size in ms (default 100)")
     ap.add_argument("--cpu", action="store_true", help="print the CPU analysis even with a GPU")
     args = ap.parse_args(argv)
-    if args.size < 1 or args.reps < 1:
-        ap.error("--size and --reps must be positive")
+    if args.size is not None and args.size < 1 or args.rep_ms <= 0:
+        ap.error("--size and --rep-ms must be positive")
+    ops = ["transpose", "sgemm"] if args.op == "all" else [args.op]
+    layouts = args.layout or list(smemkit.LAYOUTS)
     try:
         if args.cpu or not smemkit.is_available():
+            if args.json:
+                print(json.dumps([smemkit.explain(op, shape_of(op, args.size or min(DEFAULT_SIZE[op], 4096)), l)
+                                  .to_dict() for op in ops for l in layouts], indent=1))
+                return 0
             if not args.cpu:
-                print("No usable GPU found: printing the bank model's tables instead.")
+                print("No usable GPU found: printing the bank model's analysis instead (it needs none).")
             bank_tables(sys.stdout)
-            analysis(min(args.size, 4096), sys.stdout)
+            analysis(ops, layouts, args.size, sys.stdout)
+            return 0
+        plan = [(op, n) for op in ops for n in (SWEEP[op] if args.sweep else [args.size or DEFAULT_SIZE[op]])]
+        results = []
+        for i, (op, n) in enumerate(plan):
+            if args.sweep:
+                progress(i, len(plan), f"{op} {n}")
+            results += smemkit.bench(op, shape_of(op, n), layout=layouts, rep_ms=args.rep_ms)
+        if args.sweep:
+            progress(len(plan), len(plan), "done")
+        if args.json:
+            print(json.dumps([r.to_dict() for r in results], indent=1))
         else:
-            time_transpose(args.size, args.reps, sys.stdout)
-    except (smemkit.CudaError, MemoryError, ValueError) as e:
+            print(f"{results[0].device}: median of device-side CUDA-event timings, L2 flushed, layouts "
+                  f"interleaved; ceilings measured in the same run")
+            print(smemkit.format_table(results))
+        if args.plot:
+            plot(results, args.plot)
+            print(f"wrote {args.plot}", file=sys.stderr)
+    except (smemkit.CudaError, MemoryError, ValueError, TypeError, RuntimeError) as e:
         print(f"smemkit: error: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `python -m smemkit | head`

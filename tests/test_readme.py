@@ -27,14 +27,24 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_main_job_runs():
-    args = [sys.executable, "-m", "smemkit"] + ([] if smemkit.is_available() else [])
-    p = subprocess.run(args + ["--size", "1024", "--reps", "5"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run([sys.executable, "-m", "smemkit", "--size", "1024", "--rep-ms", "20"], capture_output=True,
+                       text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     if smemkit.is_available():
-        assert "cudaMemcpy D2D" in p.stdout and "swizzle" in p.stdout
+        assert "cudaMemcpy D2D" in p.stdout and "swizzle" in p.stdout and "sgemm" in p.stdout
+        assert "cuBLAS" in p.stdout
     else:
         assert "No usable GPU" in p.stdout and "32-way conflict" in p.stdout
         assert "predicted shared-memory wavefronts" in p.stdout and "A-tile store" in p.stdout
+
+
+def test_main_job_json_and_options():
+    import json
+    p = subprocess.run([sys.executable, "-m", "smemkit", "--op", "sgemm", "--layout", "pad", "--size", "512",
+                        "--json", "--rep-ms", "10"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert len(rows) == 1 and rows[0]["layout"] == "pad" and rows[0]["op"] == "sgemm"
 
 
 def test_main_job_bad_argument_exit_code():

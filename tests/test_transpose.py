@@ -150,7 +150,7 @@ def test_default_layout_is_swizzle_and_positional_layout(rng):
 def test_device_out_of_memory_is_memory_error_and_next_call_works(rng):
     huge = 1 << 38  # 256 GiB per buffer: more than any current GPU holds
     with pytest.raises(MemoryError, match=str(huge)):
-        smemkit._C._bench_transpose(1 << 19, 1 << 17, 4, 0, 0, 1)
+        smemkit._C._bench("transpose", (1 << 19, 1 << 17), ["pad"], warmup=0, reps=1)
     a = random_bits((100, 100), "float32", rng)
     assert_bits_equal(smemkit.transpose(a), a.T)
 
@@ -158,6 +158,8 @@ def test_device_out_of_memory_is_memory_error_and_next_call_works(rng):
 @pytest.mark.gpu
 def test_device_name_and_bench_engine():
     assert smemkit.device_name()
-    t = smemkit._C._bench_transpose(512, 512, 4, 0, 1, 3)
+    r = smemkit._C._bench("transpose", (512, 512), smemkit.LAYOUTS, warmup=1, reps=3)
+    assert r["ceiling"] == "copy"
+    t = r["times"]
     assert set(t) == {"naive", "pad", "swizzle", "copy"}
     assert all(len(v) == 3 and all(x > 0 for x in v) for v in t.values())

@@ -1,0 +1,90 @@
+/*
+ * ceiling.c -- cuBLAS SGEMM as the benchmark's ceiling, loaded at run time with dlopen so that
+ * importing smemkit never needs cuBLAS.  Plain C; cuBLAS's few entry points are declared here by
+ * their documented C signatures (cublas_api.h), so the build needs no cuBLAS headers either.
+ */
+#include "runtime.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*create_fn)(void **handle);
+typedef int (*setstream_fn)(void *handle, cudaStream_t stream);
+typedef int (*setmath_fn)(void *handle, int mode);
+typedef int (*sgemm_fn)(void *handle, int transa, int transb, int m, int n, int k, const float *alpha,
+                        const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
+
+enum { CUBLAS_OP_N = 0, CUBLAS_DEFAULT_MATH = 0 };
+
+static struct {
+    int tried, ok;
+    void *lib, *handle;
+    setstream_fn set_stream;
+    sgemm_fn sgemm;
+    char why[256];
+    char path[256];
+} g;
+
+/* Load cuBLAS once (call with the GIL held).  1 if usable; otherwise 0 and *why says why. */
+int smk_cublas_load(const char **why, const char **path)
+{
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+    const char *home = getenv("CUDA_HOME");
+    char buf[512];
+    create_fn create;
+    setmath_fn set_math;
+    int i, rc;
+    if (!g.tried) {
+        g.tried = 1;
+        for (i = 0; names[i] && !g.lib; i++) {
+            g.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+            if (!g.lib && home) {
+                snprintf(buf, sizeof buf, "%s/lib64/%s", home, names[i]);
+                g.lib = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+            }
+            if (!g.lib) {
+                snprintf(buf, sizeof buf, "/usr/local/cuda/lib64/%s", names[i]);
+                g.lib = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+            }
+            if (g.lib)
+                snprintf(g.path, sizeof g.path, "%s", names[i]);
+        }
+        if (!g.lib) {
+            snprintf(g.why, sizeof g.why, "cuBLAS not found (dlopen libcublas.so.13/.12: %s)", dlerror());
+        } else {
+            create = (create_fn)dlsym(g.lib, "cublasCreate_v2");
+            set_math = (setmath_fn)dlsym(g.lib, "cublasSetMathMode");
+            g.set_stream = (setstream_fn)dlsym(g.lib, "cublasSetStream_v2");
+            g.sgemm = (sgemm_fn)dlsym(g.lib, "cublasSgemm_v2");
+            if (!create || !set_math || !g.set_stream || !g.sgemm) {
+                snprintf(g.why, sizeof g.why, "cuBLAS found but an entry point is missing");
+            } else if ((rc = create(&g.handle)) != 0) {
+                snprintf(g.why, sizeof g.why, "cublasCreate failed with status %d", rc);
+            } else if ((rc = set_math(g.handle, CUBLAS_DEFAULT_MATH)) != 0) { /* full fp32, no TF32 */
+                snprintf(g.why, sizeof g.why, "cublasSetMathMode failed with status %d", rc);
+            } else {
+                g.ok = 1;
+            }
+        }
+    }
+    if (why)
+        *why = g.ok ? "" : g.why;
+    if (path)
+        *path = g.path;
+    return g.ok;
+}
+
+/* Row-major D = alpha*A@B + beta*D through column-major cuBLAS (D^T = B^T A^T).  cuBLAS status. */
+int smk_cublas_sgemm(const smk_sgemm_params *p, cudaStream_t stream)
+{
+    int rc;
+    if (!g.ok)
+        return -1;
+    rc = g.set_stream(g.handle, stream);
+    if (rc != 0)
+        return rc;
+    return g.sgemm(g.handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)p->N, (int)p->M, (int)p->K, &p->alpha, p->B, (int)p->ldb,
+                   p->A, (int)p->lda, &p->beta, p->D, (int)p->ldd);
+}

@@ -1,0 +1,137 @@
+"""smemkit.bench: honest device-side A/B timing of the layouts.
+
+Device-resident random data, CUDA events, warm-up, L2 flushed before every timed launch, the layouts
+(and the ceiling) interleaved A B C ceiling A B C ... so clock drift hits all of them alike, medians.
+The ceiling is measured in the same run: cudaMemcpy device-to-device of the same bytes for the
+transpose, cuBLAS fp32 SGEMM (loaded at run time; 'n/a' without it) for SGEMM.
+"""
+import math
+import statistics
+from dataclasses import dataclass
+
+from . import _C
+from .explain import explain
+
+_ITEMSIZE = {"transpose": {"float32": 4, "int32": 4, "uint32": 4, "float64": 8, "int64": 8, "uint64": 8,
+                           "complex64": 8},
+             "sgemm": {"float32": 4}}
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """One layout's timing.  Times in milliseconds; rate in GB/s (transpose: bytes read + written) or
+    GFLOP/s (sgemm: 2*M*N*K); ceiling in the same unit, None when unavailable ('n/a')."""
+    op: str
+    layout: str
+    shape: tuple
+    dtype: str
+    n: int
+    median_ms: float
+    min_ms: float
+    p20_ms: float
+    p80_ms: float
+    times_ms: tuple
+    rate: float
+    unit: str
+    ceiling_name: str
+    ceiling: object  # float or None
+    ratio: object    # rate / ceiling, or None
+    device: str
+    predicted_wavefronts: int
+    predicted_excess: int
+
+    @property
+    def gbps(self):
+        return self.rate if self.unit == "GB/s" else None
+
+    @property
+    def gflops(self):
+        return self.rate if self.unit == "GFLOP/s" else None
+
+    def __repr__(self):
+        ceil = "n/a" if self.ceiling is None else f"{self.ratio:.1%} of {self.ceiling_name} {self.ceiling:.0f}"
+        return (f"<{self.op} {'x'.join(map(str, self.shape))} {self.dtype} {self.layout}: median "
+                f"{self.median_ms:.4f} ms ({self.rate:.0f} {self.unit}, {ceil}), n={self.n}, "
+                f"predicted wavefronts {self.predicted_wavefronts} (excess {self.predicted_excess}), "
+                f"{self.device}>")
+
+    def to_dict(self):
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["shape"], d["times_ms"] = list(self.shape), list(self.times_ms)
+        return d
+
+
+def format_table(results):
+    """A text table of BenchResults (one row each), the ceiling's own row after each op/shape group."""
+    rows = [f"{'op':<10}{'shape':<17}{'layout':<9}{'median ms':>11}{'p20':>9}{'p80':>9}{'rate':>10} "
+            f"{'unit':<8}{'of ceiling':>11}  {'pred. wavefronts':>17}{'excess':>12}"]
+    for r in results:
+        ratio = "n/a" if r.ratio is None else f"{r.ratio:.1%}"
+        rows.append(f"{r.op:<10}{'x'.join(map(str, r.shape)):<17}{r.layout:<9}{r.median_ms:>11.4f}"
+                    f"{r.p20_ms:>9.4f}{r.p80_ms:>9.4f}{r.rate:>10.0f} {r.unit:<8}{ratio:>11}  "
+                    f"{r.predicted_wavefronts:>17}{r.predicted_excess:>12}")
+    seen = []
+    for r in results:
+        key = (r.op, r.shape, r.ceiling_name)
+        if key not in seen:
+            seen.append(key)
+            c = "n/a" if r.ceiling is None else f"{r.ceiling:.0f} {r.unit}"
+            rows.append(f"{r.op:<10}{'x'.join(map(str, r.shape)):<17}ceiling: {r.ceiling_name} = {c}")
+    return "\n".join(rows)
+
+
+def _quantile(sorted_times, q):
+    i = (len(sorted_times) - 1) * q
+    lo, hi = math.floor(i), math.ceil(i)
+    return sorted_times[lo] + (sorted_times[hi] - sorted_times[lo]) * (i - lo)
+
+
+def bench(op, shape, *, layout=None, dtype="float32", warmup_ms=25, rep_ms=100, flush_l2=True):
+    """bench(op, shape, *, layout=None, dtype="float32", warmup_ms=25, rep_ms=100, flush_l2=True)
+
+    Time smemkit's kernel `op` ("transpose" with shape (rows, cols), "sgemm" with (M, N, K)) on the
+    GPU.  ``layout`` None times all three layouts interleaved and returns a list of BenchResult;
+    a layout name returns one BenchResult.  ``warmup_ms`` / ``rep_ms`` are budgets in milliseconds
+    (at least 10 timed repetitions).  Raises CudaError without a GPU.
+    """
+    if op not in _ITEMSIZE:
+        raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
+    if dtype not in _ITEMSIZE[op]:
+        raise TypeError(f"{op} does not support dtype {dtype!r}; supported: {', '.join(_ITEMSIZE[op])}")
+    single = isinstance(layout, str)
+    layouts = [layout] if single else list(_C.LAYOUTS if layout is None else layout)
+    for name in layouts:
+        _C._parse_layout(name, "bench")
+    if warmup_ms < 0 or rep_ms <= 0:
+        raise ValueError("warmup_ms must be >= 0 and rep_ms > 0")
+    shape = tuple(int(s) for s in shape)
+    itemsize = _ITEMSIZE[op][dtype]
+    info = _C._device_info()
+    flush = 2 * info["l2_bytes"] if flush_l2 else 0
+    # calibrate: a few launches of each to size the warm-up and the repetitions
+    probe = _C._bench(op, shape, layouts, itemsize=itemsize, warmup=1, reps=3, flush_bytes=0)
+    per_round = sum(statistics.median(t) for t in probe["times"].values())
+    reps = max(10, min(100000, math.ceil(rep_ms / max(per_round, 1e-4))))
+    warmup = math.ceil(warmup_ms / max(per_round, 1e-4))
+    run = _C._bench(op, shape, layouts, itemsize=itemsize, warmup=warmup, reps=reps, flush_bytes=flush)
+    work = (2 * shape[0] * shape[1] * itemsize / 1e6) if op == "transpose" else (2 * math.prod(shape) / 1e6)
+    unit = "GB/s" if op == "transpose" else "GFLOP/s"
+    ceiling_name = run["ceiling"] or "n/a"
+    ceiling = None
+    if run["ceiling"]:
+        ceiling = work / statistics.median(run["times"][run["ceiling"]])
+    if op == "sgemm" and not run["ceiling"]:
+        ceiling_name = f"cuBLAS n/a ({run['ceiling_why']})"
+    results = []
+    for name in layouts:
+        t = sorted(run["times"][name])
+        med = statistics.median(t)
+        rate = work / med
+        e = explain(op, shape, name, dtype, sms=info["sms"])
+        results.append(BenchResult(op, name, shape, dtype, len(t), med, t[0], _quantile(t, 0.2), _quantile(t, 0.8),
+                                   tuple(run["times"][name]), rate, unit,
+                                   "cudaMemcpy D2D" if run["ceiling"] == "copy" else
+                                   ("cuBLAS fp32" if run["ceiling"] else ceiling_name),
+                                   ceiling, None if ceiling is None else rate / ceiling, info["name"],
+                                   e.total(), e.total(what="excess")))
+    return results[0] if single else results

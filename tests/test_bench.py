@@ -1,0 +1,51 @@
+"""smemkit.bench and BenchResult (timing on the GPU; argument errors everywhere)."""
+import pytest
+
+import smemkit
+
+
+@pytest.mark.parametrize("args,kw,exc", [
+    (("gemm", (4, 4)), {}, ValueError),
+    (("transpose", (4, 4)), {"dtype": "float16"}, TypeError),
+    (("sgemm", (4, 4, 4)), {"dtype": "float64"}, TypeError),
+    (("transpose", (4, 4)), {"layout": "xor"}, ValueError),
+    (("transpose", (4, 4)), {"rep_ms": 0}, ValueError),
+])
+def test_argument_errors_come_first(args, kw, exc):
+    with pytest.raises(exc):
+        smemkit.bench(*args, **kw)
+
+
+@pytest.mark.skipif(smemkit.is_available(), reason="this machine has a GPU")
+def test_bench_without_gpu_is_cuda_error():
+    with pytest.raises(smemkit.CudaError, match="no usable GPU"):
+        smemkit.bench("transpose", (64, 64))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,shape,unit,ceiling", [("transpose", (2048, 1000), "GB/s", "cudaMemcpy D2D"),
+                                                   ("sgemm", (512, 384, 256), "GFLOP/s", "cuBLAS fp32")])
+def test_bench_all_layouts(op, shape, unit, ceiling):
+    rs = smemkit.bench(op, shape, rep_ms=20, warmup_ms=5)
+    assert [r.layout for r in rs] == list(smemkit.LAYOUTS)
+    for r in rs:
+        assert r.op == op and r.shape == shape and r.unit == unit and r.n >= 10
+        assert r.min_ms <= r.p20_ms <= r.median_ms <= r.p80_ms
+        assert len(r.times_ms) == r.n and all(t > 0 for t in r.times_ms)
+        assert r.ceiling_name == ceiling and r.ceiling > 0 and r.ratio == pytest.approx(r.rate / r.ceiling)
+        assert r.device == smemkit.device_name()
+        assert r.predicted_wavefronts == smemkit.explain(op, shape, r.layout).total()
+        assert op in repr(r) and r.layout in repr(r)
+    naive = rs[0]
+    assert naive.predicted_excess > 0 and rs[1].predicted_excess == rs[2].predicted_excess == 0
+    table = smemkit.format_table(rs)
+    assert table.count("\n") >= 4 and ceiling in table
+    with pytest.raises(Exception):
+        rs[0].median_ms = 1.0  # frozen
+
+
+@pytest.mark.gpu
+def test_bench_single_layout_returns_one_result():
+    r = smemkit.bench("transpose", (256, 256), layout="pad", dtype="float64", rep_ms=10)
+    assert isinstance(r, smemkit.BenchResult) and r.layout == "pad" and r.dtype == "float64"
+    assert r.to_dict()["layout"] == "pad"
