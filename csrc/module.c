@@ -163,8 +163,27 @@ static int transpose_dtype_ok(PyArray_Descr *d)
            (PyDataType_ELSIZE(d) == 4 || PyDataType_ELSIZE(d) == 8);
 }
 
+/* How a NumPy transpose moves its bytes (tests and benchmarks may force one):
+ *   0  pageable: cudaMemcpy from / to the caller's memory as it is (the driver stages it)
+ *   1  registered: the caller's buffers are page-locked in place (cudaHostRegister) for the copies
+ *   2  pipelined: registered, and the matrix goes in column bands over 3 streams, so the upload of
+ *      band j+1, the kernel on band j and the download of band j-1 overlap (both copy engines busy)
+ *  -1  automatic: 2 for C-contiguous inputs of at least 16 MiB, else 0 */
+static volatile int g_host_mode = -1;
+#define SMK_PIPELINE_MIN_BYTES ((size_t)16 << 20)
+#define SMK_PIPELINE_STREAMS 3
+
+/* Page-lock [p, p+n) for the copies; 1 if registered (unregister later), 0 if not (fall back). */
+static int try_register(void *p, size_t n, unsigned flags)
+{
+    if (cudaHostRegister(p, n, flags) == cudaSuccess)
+        return 1;
+    (void)cudaGetLastError(); /* e.g. read-only pages the driver will not lock: stay pageable */
+    return 0;
+}
+
 /* Host in, host out: upload, launch, download, free.  Runs without the GIL. */
-static smk_status host_transpose(const void *host_in, void *host_out, smk_transpose_params p, size_t bytes)
+static smk_status host_transpose_simple(const void *host_in, void *host_out, smk_transpose_params p, size_t bytes)
 {
     void *din = NULL, *dout = NULL;
     smk_status s = smk_rt_alloc(&din, bytes);
@@ -186,6 +205,113 @@ static smk_status host_transpose(const void *host_in, void *host_out, smk_transp
     smk_rt_free(din);
     smk_rt_free(dout);
     return s;
+}
+
+/* Column bands of a C-contiguous input, three streams deep (mode 2).  Runs without the GIL. */
+static smk_status host_transpose_pipelined(const void *host_in, void *host_out, smk_transpose_params p)
+{
+    const size_t esz = (size_t)p.esz, rows = (size_t)p.rows, cols = (size_t)p.cols;
+    size_t band = ((size_t)32 << 20) / (rows * esz) / 64 * 64; /* ~32 MiB bands, whole 64-wide tiles */
+    cudaStream_t st[SMK_PIPELINE_STREAMS] = {NULL};
+    void *bin[SMK_PIPELINE_STREAMS] = {NULL}, *bout[SMK_PIPELINE_STREAMS] = {NULL};
+    smk_status s = {SMK_OK, 0, 0, NULL};
+    cudaError_t e = cudaSuccess;
+    size_t c0;
+    int i, j;
+    if (band < 64)
+        band = 64;
+    if (band > cols)
+        band = cols;
+    for (i = 0; i < SMK_PIPELINE_STREAMS && s.code == SMK_OK; i++) {
+        s = smk_rt_alloc(&bin[i], rows * band * esz);
+        if (s.code == SMK_OK)
+            s = smk_rt_alloc(&bout[i], rows * band * esz);
+        if (s.code == SMK_OK && (e = cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking)) != cudaSuccess)
+            s = smk_rt_fail(e, "creating a copy stream");
+    }
+    if (s.code == SMK_OK)
+        s = smk_rt_sync(); /* the allocations are ordered on the per-thread stream */
+    for (c0 = 0, j = 0; c0 < cols && s.code == SMK_OK; c0 += band, j++) {
+        const size_t w = cols - c0 < band ? cols - c0 : band;
+        const int k = j % SMK_PIPELINE_STREAMS;
+        smk_transpose_params q = p;
+        e = cudaMemcpy2DAsync(bin[k], w * esz, (const char *)host_in + c0 * esz, cols * esz, w * esz, rows,
+                              cudaMemcpyHostToDevice, st[k]);
+        if (e != cudaSuccess) {
+            s = smk_rt_fail(e, "copying host to device");
+            break;
+        }
+        if (smk_rt_poisoning() && (e = cudaMemsetAsync(bout[k], 0xff, w * rows * esz, st[k])) != cudaSuccess) {
+            s = smk_rt_fail(e, "poisoning an output buffer");
+            break;
+        }
+        q.in = bin[k];
+        q.out = bout[k];
+        q.cols = (int64_t)w;
+        q.in_rs = (int64_t)w;
+        q.in_cs = 1;
+        s = smk_rt_check_launch(smk_transpose_launch(&q, st[k]), "launching the transpose kernel");
+        if (s.code != SMK_OK)
+            break;
+        e = cudaMemcpyAsync((char *)host_out + c0 * rows * esz, bout[k], w * rows * esz, cudaMemcpyDeviceToHost, st[k]);
+        if (e != cudaSuccess)
+            s = smk_rt_fail(e, "copying device to host");
+    }
+    for (i = 0; i < SMK_PIPELINE_STREAMS; i++)
+        if (st[i]) {
+            e = cudaStreamSynchronize(st[i]);
+            if (e != cudaSuccess && s.code == SMK_OK)
+                s = smk_rt_fail(e, "synchronising a copy stream");
+            (void)cudaStreamDestroy(st[i]);
+        }
+    for (i = 0; i < SMK_PIPELINE_STREAMS; i++) {
+        smk_rt_free(bin[i]);
+        smk_rt_free(bout[i]);
+    }
+    return s;
+}
+
+static smk_status host_transpose(const void *host_in, void *host_out, smk_transpose_params p, size_t bytes,
+                                 int c_contiguous)
+{
+    int mode = g_host_mode, reg_in = 0, reg_out = 0;
+    smk_status s;
+    cudaError_t e;
+    if (mode < 0)
+        mode = (c_contiguous && bytes >= SMK_PIPELINE_MIN_BYTES) ? 2 : 0;
+    if (mode == 2 && !c_contiguous)
+        mode = 1;
+    if (mode >= 1) {
+        reg_in = try_register((void *)host_in, bytes, cudaHostRegisterReadOnly);
+        reg_out = try_register(host_out, bytes, cudaHostRegisterDefault);
+        if (!reg_in || !reg_out)
+            mode = 1; /* no overlap without page-locked memory on both ends */
+    }
+    s = mode == 2 ? host_transpose_pipelined(host_in, host_out, p) : host_transpose_simple(host_in, host_out, p, bytes);
+    if (reg_in && (e = cudaHostUnregister((void *)host_in)) != cudaSuccess && s.code == SMK_OK)
+        s = smk_rt_fail(e, "unregistering host memory");
+    if (reg_out && (e = cudaHostUnregister(host_out)) != cudaSuccess && s.code == SMK_OK)
+        s = smk_rt_fail(e, "unregistering host memory");
+    return s;
+}
+
+PyDoc_STRVAR(set_host_mode_doc,
+"_set_host_mode(mode)\n--\n\n"
+"Benchmarks and tests: how NumPy transposes move bytes.  -1 automatic (default), 0 pageable copies,\n"
+"1 page-locked in place, 2 page-locked and pipelined in column bands over 3 streams.");
+
+static PyObject *py_set_host_mode(PyObject *module, PyObject *arg)
+{
+    long m = PyLong_AsLong(arg);
+    (void)module;
+    if (m == -1 && PyErr_Occurred())
+        return NULL;
+    if (m < -1 || m > 2) {
+        PyErr_SetString(PyExc_ValueError, "host mode must be -1, 0, 1 or 2");
+        return NULL;
+    }
+    g_host_mode = (int)m;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(transpose_doc,
@@ -276,7 +402,7 @@ static PyObject *py_transpose(PyObject *module, PyObject *args, PyObject *kwds)
     }
     if (bytes) {
         Py_BEGIN_ALLOW_THREADS
-        st = host_transpose(PyArray_DATA(src), PyArray_DATA(out), p, bytes);
+        st = host_transpose(PyArray_DATA(src), PyArray_DATA(out), p, bytes, p.in_cs == 1);
         Py_END_ALLOW_THREADS
         if (st.code != SMK_OK) {
             raise_status(module, st);
@@ -1454,6 +1580,7 @@ static PyMethodDef smk_methods[] = {
     {"_bench", (PyCFunction)(void (*)(void))py_bench, METH_VARARGS | METH_KEYWORDS, bench_doc},
     {"_mem_info", py_mem_info, METH_NOARGS, mem_info_doc},
     {"_debug_fault", py_debug_fault, METH_NOARGS, debug_fault_doc},
+    {"_set_host_mode", py_set_host_mode, METH_O, set_host_mode_doc},
     {"_set_poison", py_set_poison, METH_O, set_poison_doc},
     {"_transpose_variants", py_transpose_variants, METH_NOARGS, transpose_variants_doc},
     {NULL, NULL, 0, NULL},

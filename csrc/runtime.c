@@ -300,6 +300,7 @@ smk_status smk_rt_sync(void)
 }
 
 void smk_rt_set_poison(int on) { g_poison = on != 0; }
+int smk_rt_poisoning(void) { return g_poison; }
 
 smk_status smk_rt_poison(void *dst, size_t bytes)
 {

@@ -57,6 +57,7 @@ smk_status smk_rt_d2h_2d(void *dst, size_t dpitch, const void *src, size_t spitc
 /* Tests set this: every kernel output buffer is filled with 0xFF bytes (NaN for floats) first, so
  * an element the kernel forgets to write cannot pass a bit-exact comparison. */
 void smk_rt_set_poison(int on);
+int smk_rt_poisoning(void);
 /* Fill `bytes` of an output buffer with 0xFF if poisoning is on; SMK_OK otherwise. */
 smk_status smk_rt_poison(void *dst, size_t bytes);
 cudaStream_t smk_rt_stream(void);

@@ -163,3 +163,25 @@ def test_device_name_and_bench_engine():
     t = r["times"]
     assert set(t) == {"naive", "pad", "swizzle", "copy"}
     assert all(len(v) == 3 and all(x > 0 for x in v) for v in t.values())
+
+
+@pytest.fixture
+def host_mode():
+    yield smemkit._C._set_host_mode
+    smemkit._C._set_host_mode(-1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("shape,dtype", [((4096, 9000), "float32"), ((3000, 4100), "float64"), ((33, 31), "int32"),
+                                         ((70001, 3), "float32")])
+@pytest.mark.parametrize("readonly", [False, True])
+def test_host_transfer_modes_are_bit_exact(mode, shape, dtype, readonly, rng, poison, host_mode):
+    host_mode(mode)
+    a = random_bits(shape, dtype, rng)
+    a.flags.writeable = not readonly
+    assert_bits_equal(smemkit.transpose(a, layout="swizzle"), a.T)
+    assert_bits_equal(smemkit.transpose(np.asfortranarray(a[:, : shape[1] // 2]), layout="pad"),
+                      a[:, : shape[1] // 2].T)
+    with pytest.raises(ValueError):
+        smemkit._C._set_host_mode(3)
