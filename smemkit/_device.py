@@ -56,7 +56,7 @@ def is_device_array(x):
         return False
     mod = type(x).__module__
     if mod.startswith("torch"):
-        return getattr(x, "is_cuda", False)
+        return hasattr(x, "is_cuda")  # CPU tensors too: view() explains what to pass instead
     if hasattr(x, "__cuda_array_interface__"):
         return True
     dev = getattr(x, "__dlpack_device__", None)
