@@ -31,6 +31,28 @@ def main():
                 d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
                 ref = alpha * (a.astype(np.float64) @ b) + beta * c
                 bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
+    # the host transfer modes (pageable, page-locked, pipelined in column bands)
+    for mode in (0, 1, 2):
+        smemkit._C._set_host_mode(mode)
+        a = rng.standard_normal((300, 700)).astype(np.float32)
+        bad += not np.array_equal(smemkit.transpose(a), a.T)
+    smemkit._C._set_host_mode(-1)
+    # device arrays, where a framework is installed (strided SGEMM operands take the device copy path)
+    for lib in ("cupy", "torch"):
+        try:
+            mod = __import__(lib)
+        except ImportError:
+            continue
+        h = rng.standard_normal((65, 33)).astype(np.float32)
+        x = mod.asarray(h) if lib == "cupy" else mod.from_numpy(h).cuda()
+        xt = x.T if lib == "cupy" else x.t()
+        for layout in smemkit.LAYOUTS:
+            t = smemkit.transpose(xt, layout=layout)
+            d = smemkit.sgemm(xt, x, layout=layout)
+            t_h = mod.asnumpy(t) if lib == "cupy" else t.cpu().numpy()
+            d_h = mod.asnumpy(d) if lib == "cupy" else d.cpu().numpy()
+            bad += not np.array_equal(t_h, h)
+            bad += not np.allclose(d_h, h.T.astype(np.float64) @ h, rtol=1e-4, atol=1e-4)
     print(f"sanitize cases: {bad} wrong results")
     return 1 if bad else 0
 
