@@ -1047,6 +1047,31 @@ static PyObject *py_bank_rule(PyObject *module, PyObject *args)
     return Py_BuildValue("ii", rule.pass_lanes, rule.phase_lanes);
 }
 
+/* op ("transpose" or "sgemm") and its shape tuple ((rows, cols) or (M, N, K)) into dims[]; entries in
+ * [lo, hi].  Returns 1 for sgemm, 0 for transpose, -1 with ValueError set. */
+static int parse_op_shape(const char *op, PyObject *shape, long long lo, long long hi, long long dims[3])
+{
+    int is_sgemm = strcmp(op, "sgemm") == 0, i;
+    if (!is_sgemm && strcmp(op, "transpose") != 0) {
+        PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op);
+        return -1;
+    }
+    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != (is_sgemm ? 3 : 2)) {
+        PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op, is_sgemm ? "(M, N, K)" : "(rows, cols)");
+        return -1;
+    }
+    for (i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (dims[i] == -1 && PyErr_Occurred())
+            return -1;
+        if (dims[i] < lo || dims[i] > hi) {
+            PyErr_Format(PyExc_ValueError, "%s shape entries must be in [%lld, %lld]; got %lld", op, lo, hi, dims[i]);
+            return -1;
+        }
+    }
+    return is_sgemm;
+}
+
 /* ---- access plans (CPU) ----------------------------------------------------------------------- */
 
 PyDoc_STRVAR(plan_doc,
@@ -1067,27 +1092,11 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
     (void)module;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|ii:_plan", kwlist, &op, &shape, &layout_obj, &itemsize, &sms))
         return NULL;
-    is_sgemm = strcmp(op, "sgemm") == 0;
-    if (!is_sgemm && strcmp(op, "transpose") != 0) {
-        PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op);
-        return NULL;
-    }
     if (parse_layout(layout_obj, "explain", &layout) < 0)
         return NULL;
-    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != (is_sgemm ? 3 : 2)) {
-        PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op, is_sgemm ? "(M, N, K)" : "(rows, cols)");
+    is_sgemm = parse_op_shape(op, shape, 0, INT32_MAX, dims);
+    if (is_sgemm < 0)
         return NULL;
-    }
-    ndim = (int)PyTuple_GET_SIZE(shape);
-    for (i = 0; i < ndim; i++) {
-        dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-        if (dims[i] == -1 && PyErr_Occurred())
-            return NULL;
-        if (dims[i] < 0 || dims[i] > INT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "shape entries must be in [0, 2**31); got %lld", dims[i]);
-            return NULL;
-        }
-    }
     if (sms < 1) {
         PyErr_SetString(PyExc_ValueError, "sms must be positive");
         return NULL;
@@ -1275,21 +1284,27 @@ static int launch_copy_timed(void *ctx, cudaStream_t s)
     return (int)cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s);
 }
 
-/* Fill device memory with non-zero pseudo-random bits (timing never runs on zeros). */
-static smk_status fill_random(void *dst, size_t bytes)
+/* Fill device memory with pseudo-random data, never zeros (timing never runs on zeros): random bits,
+ * or with `floats`, float32 values in [-1, 1). */
+static smk_status fill_random(void *dst, size_t bytes, int floats)
 {
     size_t chunk = bytes < ((size_t)64 << 20) ? bytes : ((size_t)64 << 20), off, i;
-    uint64_t x = 0x9e3779b97f4a7c15ULL;
-    uint64_t *h = (uint64_t *)malloc(chunk + 8);
+    uint32_t x = 0x9e3779b9u;
+    uint32_t *h = (uint32_t *)malloc(chunk + 8);
     smk_status s = {SMK_OK, 0, 0, NULL};
     if (!h) {
         s.code = SMK_E_NOMEM;
         s.where = "host staging memory";
         return s;
     }
-    for (i = 0; i < chunk / 8 + 1; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        h[i] = x;
+    for (i = 0; i < chunk / 4 + 2; i++) {
+        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        if (floats) {
+            float f = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+            memcpy(&h[i], &f, 4);
+        } else {
+            h[i] = x;
+        }
     }
     for (off = 0; off < bytes && s.code == SMK_OK; off += chunk) {
         size_t n = bytes - off < chunk ? bytes - off : chunk;
@@ -1316,31 +1331,6 @@ static int launch_sgemm_timed(void *ctx, cudaStream_t s)
     return smk_sgemm_launch(&t->p, s);
 }
 
-/* Fill `n` floats of device memory with pseudo-random values in [-1, 1) (never time on zeros). */
-static smk_status fill_random_floats(float *dst, size_t n)
-{
-    size_t chunk = n < ((size_t)16 << 20) ? n : ((size_t)16 << 20), off, i;
-    uint32_t x = 0x9e3779b9u;
-    float *h = (float *)malloc(chunk * sizeof(float) + 4);
-    smk_status s = {SMK_OK, 0, 0, NULL};
-    if (!h) {
-        s.code = SMK_E_NOMEM;
-        s.where = "host staging memory";
-        return s;
-    }
-    for (i = 0; i < chunk; i++) {
-        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
-        h[i] = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
-    }
-    for (off = 0; off < n && s.code == SMK_OK; off += chunk) {
-        size_t m = n - off < chunk ? n - off : chunk;
-        s = smk_rt_h2d(dst + off, h, m * sizeof(float));
-        if (s.code == SMK_OK)
-            s = smk_rt_sync();
-    }
-    free(h);
-    return s;
-}
 
 PyDoc_STRVAR(bench_doc,
 "_bench(op, shape, layouts, *, itemsize=4, variant=0, ceiling=True, warmup=10, reps=50, flush_bytes=0)\n--\n\n"
@@ -1371,24 +1361,12 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$LipiiL:_bench", kwlist, &op, &shape, &layouts, &itemsize,
                                      &variant, &ceiling, &warmup, &reps, &flush))
         return NULL;
-    is_sgemm = strcmp(op, "sgemm") == 0;
-    if (!is_sgemm && strcmp(op, "transpose") != 0) {
-        PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op);
+    is_sgemm = parse_op_shape(op, shape, 1, ((long long)1 << 40), dims);
+    if (is_sgemm < 0)
         return NULL;
-    }
-    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != (is_sgemm ? 3 : 2)) {
-        PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op, is_sgemm ? "(M, N, K)" : "(rows, cols)");
+    if (is_sgemm && (dims[0] > INT32_MAX - 256 || dims[1] > INT32_MAX - 256 || dims[2] > INT32_MAX - 256)) {
+        PyErr_SetString(PyExc_ValueError, "sgemm shape entries must be at most 2**31 - 257");
         return NULL;
-    }
-    for (i = 0; i < PyTuple_GET_SIZE(shape); i++) {
-        dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-        if (dims[i] == -1 && PyErr_Occurred())
-            return NULL;
-        if (dims[i] < 1 || dims[i] > (is_sgemm ? INT32_MAX - 256 : ((long long)1 << 40))) {
-            PyErr_Format(PyExc_ValueError, "%s shape entries must be positive (and below 2**31 for sgemm); got %lld",
-                         op, dims[i]);
-            return NULL;
-        }
     }
     if ((!is_sgemm && itemsize != 4 && itemsize != 8) || (is_sgemm && itemsize != 4) || variant < 0 ||
         variant >= smk_transpose_num_variants() || warmup < 0 || reps < 1 || reps > 1000000 || flush < 0) {
@@ -1435,7 +1413,7 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
         if (st.code == SMK_OK)
             st = smk_rt_alloc(&buf[1], bytes);
         if (st.code == SMK_OK)
-            st = fill_random(buf[0], bytes);
+            st = fill_random(buf[0], bytes, 0);
         for (i = 0; i < nl && st.code == SMK_OK; i++) {
             memset(&tt[i].p, 0, sizeof tt[i].p);
             tt[i].p.in = buf[0];
@@ -1469,9 +1447,9 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
         if (st.code == SMK_OK)
             st = smk_rt_alloc(&buf[2], ldd * (size_t)dims[0] * 4);
         if (st.code == SMK_OK)
-            st = fill_random_floats((float *)buf[0], lda * (size_t)dims[0]);
+            st = fill_random(buf[0], lda * (size_t)dims[0] * 4, 1);
         if (st.code == SMK_OK)
-            st = fill_random_floats((float *)buf[1], ldb * (size_t)dims[2]);
+            st = fill_random(buf[1], ldb * (size_t)dims[2] * 4, 1);
         for (i = 0; i < nops && st.code == SMK_OK; i++) {
             memset(&sg[i], 0, sizeof sg[i]);
             sg[i].p.A = (const float *)buf[0];

@@ -275,22 +275,24 @@ smk_status smk_rt_d2h(void *dst, const void *src, size_t bytes)
     return e == cudaSuccess ? ok() : smk_rt_fail(e, "copying device to host");
 }
 
-smk_status smk_rt_h2d_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes, size_t rows)
+static smk_status copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes, size_t rows,
+                          enum cudaMemcpyKind kind, const char *where)
 {
     cudaError_t e;
     if (row_bytes == 0 || rows == 0)
         return ok();
-    e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, row_bytes, rows, cudaMemcpyHostToDevice, cudaStreamPerThread);
-    return e == cudaSuccess ? ok() : smk_rt_fail(e, "copying host to device");
+    e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, row_bytes, rows, kind, cudaStreamPerThread);
+    return e == cudaSuccess ? ok() : smk_rt_fail(e, where);
+}
+
+smk_status smk_rt_h2d_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes, size_t rows)
+{
+    return copy_2d(dst, dpitch, src, spitch, row_bytes, rows, cudaMemcpyHostToDevice, "copying host to device");
 }
 
 smk_status smk_rt_d2h_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes, size_t rows)
 {
-    cudaError_t e;
-    if (row_bytes == 0 || rows == 0)
-        return ok();
-    e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, row_bytes, rows, cudaMemcpyDeviceToHost, cudaStreamPerThread);
-    return e == cudaSuccess ? ok() : smk_rt_fail(e, "copying device to host");
+    return copy_2d(dst, dpitch, src, spitch, row_bytes, rows, cudaMemcpyDeviceToHost, "copying device to host");
 }
 
 smk_status smk_rt_sync(void)
