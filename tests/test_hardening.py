@@ -106,6 +106,24 @@ def test_no_leaks_over_10000_calls():
     assert abs(free1 - free0) <= 4 << 20, f"device free memory moved by {free0 - free1} bytes"
 
 
+@pytest.mark.gpu
+def test_device_array_calls_keep_no_references_and_no_memory():
+    torch = pytest.importorskip("torch")
+    a = torch.randn(33, 65, device="cuda")
+    b = torch.randn(65, 17, device="cuda").t().contiguous().t()  # strided: takes the device copy path
+    c = torch.randn(33, 17, device="cuda")
+    fns = [lambda: smemkit.transpose(a, layout="pad"), lambda: smemkit.sgemm(a, b, c, beta=0.5),
+           lambda: smemkit.transpose(a, layout="x"), lambda: smemkit.sgemm(a, a)]
+    _calls(100, fns)
+    torch.cuda.synchronize()
+    refs = [sys.getrefcount(x) for x in (a, b, c)]
+    used = torch.cuda.memory_allocated()
+    _calls(10_000, fns)
+    torch.cuda.synchronize()
+    assert [sys.getrefcount(x) for x in (a, b, c)] == refs
+    assert torch.cuda.memory_allocated() == used
+
+
 # ---- threads ------------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
