@@ -180,3 +180,35 @@ def test_host_pointer_through_the_interface_is_rejected(poison):
     pytest.importorskip("cupy")
     with pytest.raises(ValueError, match="not CUDA device memory"):
         smemkit.transpose(Fake())
+
+
+@pytest.mark.gpu
+def test_unsupported_strides_are_a_clear_error(cupy):
+    base = cupy.zeros(64, dtype=cupy.uint8)
+
+    class OddStrides:  # float32 elements 6 bytes apart: not expressible in elements
+        __cuda_array_interface__ = {"shape": (4, 4), "typestr": "<f4", "data": (base.data.ptr, False),
+                                    "version": 3, "strides": (24, 6), "stream": None}
+
+    with pytest.raises(ValueError, match="not multiples of its itemsize"):
+        smemkit.transpose(OddStrides())
+
+
+@pytest.mark.gpu
+def test_arrays_on_another_device_are_a_clear_error(torch):
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two GPUs")
+    x = torch.ones(8, 8, device="cuda:1")
+    with pytest.raises(ValueError, match="device 1 but smemkit runs on device 0"):
+        smemkit.transpose(x)
+    with pytest.raises(ValueError, match="device 1 but smemkit runs on device 0"):
+        smemkit.sgemm(x, x)
+    cupy = pytest.importorskip("cupy")
+    with cupy.cuda.Device(1):
+        y = cupy.ones((8, 8), dtype=cupy.float32)
+
+    class CAI:  # a generic producer: the pointer itself is inspected
+        __cuda_array_interface__ = y.__cuda_array_interface__
+
+    with pytest.raises(ValueError, match="on CUDA device 1 but smemkit runs on device 0"):
+        smemkit.transpose(CAI())

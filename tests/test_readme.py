@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import smemkit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,3 +52,14 @@ def test_main_job_json_and_options():
 def test_main_job_bad_argument_exit_code():
     p = subprocess.run([sys.executable, "-m", "smemkit", "--size", "0"], capture_output=True, text=True)
     assert p.returncode != 0
+
+
+@pytest.mark.gpu
+def test_main_job_sweep_and_plot(tmp_path):
+    png = tmp_path / "ab.png"
+    p = subprocess.run([sys.executable, "-m", "smemkit", "--op", "transpose", "--sweep", "--rep-ms", "5",
+                        "--plot", str(png)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "16384x16384" in p.stdout and "1024x1024" in p.stdout
+    assert "5/5" in p.stderr  # the progress bar reached the end
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
