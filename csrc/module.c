@@ -14,6 +14,7 @@
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -170,6 +171,10 @@ static int transpose_dtype_ok(PyArray_Descr *d)
  *      band j+1, the kernel on band j and the download of band j-1 overlap (both copy engines busy)
  *  -1  automatic: 2 for C-contiguous inputs of at least 16 MiB, else 0 */
 static volatile int g_host_mode = -1;
+/* Page-locking is per address range and process-wide: two threads transposing the same array would
+ * otherwise unregister its pages under each other's copies.  The page-locked paths (which are bound
+ * by the host link anyway) take this lock, without the GIL. */
+static pthread_mutex_t g_register_lock = PTHREAD_MUTEX_INITIALIZER;
 #define SMK_PIPELINE_MIN_BYTES ((size_t)16 << 20)
 #define SMK_PIPELINE_STREAMS 3
 
@@ -281,17 +286,19 @@ static smk_status host_transpose(const void *host_in, void *host_out, smk_transp
         mode = (c_contiguous && bytes >= SMK_PIPELINE_MIN_BYTES) ? 2 : 0;
     if (mode == 2 && !c_contiguous)
         mode = 1;
-    if (mode >= 1) {
-        reg_in = try_register((void *)host_in, bytes, cudaHostRegisterReadOnly);
-        reg_out = try_register(host_out, bytes, cudaHostRegisterDefault);
-        if (!reg_in || !reg_out)
-            mode = 1; /* no overlap without page-locked memory on both ends */
-    }
+    if (mode == 0)
+        return host_transpose_simple(host_in, host_out, p, bytes);
+    pthread_mutex_lock(&g_register_lock);
+    reg_in = try_register((void *)host_in, bytes, cudaHostRegisterReadOnly);
+    reg_out = try_register(host_out, bytes, cudaHostRegisterDefault);
+    if (!reg_in || !reg_out)
+        mode = 1; /* no overlap without page-locked memory on both ends */
     s = mode == 2 ? host_transpose_pipelined(host_in, host_out, p) : host_transpose_simple(host_in, host_out, p, bytes);
     if (reg_in && (e = cudaHostUnregister((void *)host_in)) != cudaSuccess && s.code == SMK_OK)
         s = smk_rt_fail(e, "unregistering host memory");
     if (reg_out && (e = cudaHostUnregister(host_out)) != cudaSuccess && s.code == SMK_OK)
         s = smk_rt_fail(e, "unregistering host memory");
+    pthread_mutex_unlock(&g_register_lock);
     return s;
 }
 

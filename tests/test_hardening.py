@@ -124,6 +124,24 @@ def test_device_array_calls_keep_no_references_and_no_memory():
     assert torch.cuda.memory_allocated() == used
 
 
+@pytest.mark.gpu
+def test_threads_transposing_one_large_array_at_once():
+    # every thread page-locks the same input for its copies: they must not unpin it under each other
+    a = np.random.default_rng(5).standard_normal((3000, 2900)).astype(np.float32)  # 33 MiB: pipelined
+    want = np.ascontiguousarray(a.T)
+    results = [None] * 8
+
+    def worker(i):
+        results[i] = all(np.array_equal(smemkit.transpose(a, layout=LAYOUTS[i % 3]), want) for _ in range(3))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 8
+
+
 # ---- threads ------------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
