@@ -99,8 +99,6 @@ typedef struct {
 /* Enqueue the transpose on `stream`.  Returns a cudaError_t (cudaErrorInvalidValue for a bad esz
  * or layout).  rows == 0 or cols == 0 launches nothing. */
 int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream);
-/* Tile geometry of the shipped transpose kernel (for the bank model / explain). */
-void smk_transpose_geometry(int *tile, int *block_rows);
 /* The benchmark's tile sweep: variant 0 is the shipped kernel, the others differ only in tile and
  * thread shape (each still runs all three layouts). */
 int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream);

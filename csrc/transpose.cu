@@ -219,8 +219,3 @@ extern "C" int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layou
              v.tile, v.rows, esz);
     return 0;
 }
-
-extern "C" void smk_transpose_geometry(int *tile, int *block_rows)
-{
-    smk_transpose_variant_geometry(0, tile, block_rows);
-}
