@@ -172,3 +172,26 @@ def test_eight_threads_at_once_give_correct_results():
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+# ---- past 32-bit indexing (device arrays, so the host need not hold it) ----------------------------------
+
+@pytest.mark.gpu
+def test_transpose_and_sgemm_past_2_31_elements():
+    torch = pytest.importorskip("torch")
+    free, _ = torch.cuda.mem_get_info()
+    if free < 60 * 2**30:
+        pytest.skip("needs 60 GiB of free device memory")
+    rows, cols = 2**16 + 3, 2**15 + 5  # 2.1e9 elements: offsets beyond 2**31 in elements and bytes
+    x = torch.randn(rows, cols, device="cuda")
+    y = smemkit.transpose(x, layout="swizzle")
+    assert torch.equal(y, x.t().contiguous())
+    del y
+    b = torch.randn(cols, 8, device="cuda")
+    d = smemkit.sgemm(x, b, layout="pad")
+    ref = x.double() @ b.double()
+    scale = x.abs().double() @ b.abs().double()
+    g = (cols + 2) * 2.0**-24 / (1 - (cols + 2) * 2.0**-24)
+    assert bool(((d.double() - ref).abs() <= g * scale).all())
+    del x, b, d, ref, scale
+    torch.cuda.empty_cache()
