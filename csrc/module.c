@@ -15,6 +15,7 @@
 #include <numpy/arrayobject.h>
 
 #include <pthread.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -178,6 +179,14 @@ static pthread_mutex_t g_register_lock = PTHREAD_MUTEX_INITIALIZER;
 #define SMK_PIPELINE_MIN_BYTES ((size_t)16 << 20)
 #define SMK_PIPELINE_STREAMS 3
 
+/* Do [a, a+n) and [b, b+n) touch a common page?  (Registration is per page.) */
+static int pages_overlap(const void *a, const void *b, size_t n)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), pa = (uintptr_t)a, pb = (uintptr_t)b;
+    const uintptr_t a0 = pa / page, a1 = (pa + n - 1) / page, b0 = pb / page, b1 = (pb + n - 1) / page;
+    return a0 <= b1 && b0 <= a1;
+}
+
 /* Page-lock [p, p+n) for the copies; 1 if registered (unregister later), 0 if not (fall back). */
 static int try_register(void *p, size_t n, unsigned flags)
 {
@@ -289,8 +298,13 @@ static smk_status host_transpose(const void *host_in, void *host_out, smk_transp
     if (mode == 0)
         return host_transpose_simple(host_in, host_out, p, bytes);
     pthread_mutex_lock(&g_register_lock);
-    reg_in = try_register((void *)host_in, bytes, cudaHostRegisterReadOnly);
-    reg_out = try_register(host_out, bytes, cudaHostRegisterDefault);
+    /* Read-write first.  Read-only registration (for read-only memory, e.g. a read-only mmap) only when
+     * the output shares no page with the input: the device may not DMA into a page it holds read-only
+     * (found on an H200: two small arrays on one page made the download fault). */
+    reg_in = try_register((void *)host_in, bytes, cudaHostRegisterDefault);
+    if (!reg_in && !pages_overlap(host_in, host_out, bytes))
+        reg_in = try_register((void *)host_in, bytes, cudaHostRegisterReadOnly);
+    reg_out = try_register(host_out, bytes, cudaHostRegisterDefault); /* fails, harmlessly, on a shared page */
     if (!reg_in || !reg_out)
         mode = 1; /* no overlap without page-locked memory on both ends */
     s = mode == 2 ? host_transpose_pipelined(host_in, host_out, p) : host_transpose_simple(host_in, host_out, p, bytes);

@@ -185,3 +185,17 @@ def test_host_transfer_modes_are_bit_exact(mode, shape, dtype, readonly, rng, po
                       a[:, : shape[1] // 2].T)
     with pytest.raises(ValueError):
         smemkit._C._set_host_mode(3)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("readonly", [False, True])
+def test_host_modes_with_input_and_output_on_one_page(mode, readonly, host_mode, poison):
+    # many small arrays: some input/output pairs share a host page; page-locking must cope with that
+    host_mode(mode)
+    rng = np.random.default_rng(7)
+    for i in range(300):
+        a = random_bits((1 + i % 9, 1 + (i * 7) % 13), "int32", rng)
+        a.flags.writeable = not readonly
+        assert_bits_equal(smemkit.transpose(a), a.T)
+        assert_bits_equal(smemkit.transpose(np.asfortranarray(a)), a.T)
