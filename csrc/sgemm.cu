@@ -406,11 +406,18 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     if (st < 0) return (int)cudaErrorInvalidValue;
     if (st > 0) return (int)cudaSuccess;
 
+    /* The SM count sizes the tile choice; it is cached per device (a launch is on the per-call path). */
+    static int sms_of[64];
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return (int)e;
-    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e != cudaSuccess) return (int)e;
+    if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
+        sms = sms_of[dev];
+    } else {
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e != cudaSuccess) return (int)e;
+        if (dev >= 0 && dev < 64) sms_of[dev] = sms; /* benign race: every writer stores the same value */
+    }
     if (smk::sgemm_grid_blocks<smk::SgemmBig>(q.M, q.N) >= sms)
         return smk::sgemm_launch_any<smk::SgemmBig>(q, vec, stream);
     return smk::sgemm_launch_any<smk::SgemmSmall>(q, vec, stream);

@@ -48,6 +48,7 @@ def _torch_dtype(t):
 
 
 _torch_dtype.table = None
+_torch_dtype.reverse = None  # numpy dtype -> torch dtype, built once (empty() is on the per-call path)
 
 
 def is_device_array(x):
@@ -131,8 +132,9 @@ def empty(like, shape, dtype):
 def _empty(like, shape, dtype):
     if like.lib == "torch":
         torch = sys.modules["torch"]
-        tdt = {v: k for k, v in _torch_dtype.table.items()}[np.dtype(dtype)]
-        return torch.empty(shape, dtype=tdt, device=like.obj.device)
+        if _torch_dtype.reverse is None:
+            _torch_dtype.reverse = {v: k for k, v in _torch_dtype.table.items()}
+        return torch.empty(shape, dtype=_torch_dtype.reverse[np.dtype(dtype)], device=like.obj.device)
     if like.lib == "cupy":
         return sys.modules["cupy"].empty(shape, dtype=dtype)
     try:
