@@ -6,7 +6,9 @@ Environment:
   SMEMKIT_CUDA_ARCH    SASS targets, e.g. "90" or "80;90" (default: 80;86;89;90 plus compute_90 PTX)
   SMEMKIT_NVCC_FLAGS   extra nvcc flags (e.g. "-lineinfo" is already on; "-G" for debugging)
 
-Importing this file never touches CUDA; the toolkit is looked up only when a build is asked for.
+Every csrc/*.c and csrc/*.cu is built (a new file needs no edit here; MANIFEST.in ships csrc whole).
+Importing this file never touches CUDA and never runs setup(); the toolkit is looked up only when a
+build is asked for (tests/test_packaging.py imports it to test find_cuda_home).
 """
 import os
 import re
@@ -23,21 +25,28 @@ HERE = Path(__file__).resolve().parent
 CSRC = HERE / "csrc"
 DEFAULT_ARCHS = ["80", "86", "89", "90"]
 PTX_ARCH = "90"
+# Last resort of find_cuda_home; a module attribute so that tests can point it at an empty directory.
+DEFAULT_CUDA_HOME = Path("/usr/local/cuda")
+
+
+def csrc_files(pattern):
+    """Sorted paths relative to this file (setuptools wants relative source paths)."""
+    return sorted(p.relative_to(HERE).as_posix() for p in CSRC.glob(pattern))
 
 
 def find_cuda_home():
-    """Toolkit root: CUDA_HOME, then the nvcc on PATH, then /usr/local/cuda."""
+    """Toolkit root: CUDA_HOME (or CUDA_PATH), then the nvcc on PATH, then DEFAULT_CUDA_HOME."""
     env = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
     if env and (Path(env) / "bin" / "nvcc").exists():
         return Path(env)
     nvcc = shutil.which("nvcc")
     if nvcc:
         return Path(nvcc).resolve().parent.parent
-    if Path("/usr/local/cuda/bin/nvcc").exists():
-        return Path("/usr/local/cuda")
+    if (DEFAULT_CUDA_HOME / "bin" / "nvcc").exists():
+        return DEFAULT_CUDA_HOME
     raise RuntimeError(
         "smemkit needs the CUDA Toolkit to build: set CUDA_HOME, put nvcc on PATH, or install it in "
-        "/usr/local/cuda"
+        f"{DEFAULT_CUDA_HOME}"
     )
 
 
@@ -56,7 +65,11 @@ def gencode_flags():
 
 
 class CudaBuildExt(build_ext):
-    """Compile the .cu sources with nvcc to objects, then let setuptools build and link the rest."""
+    """Compile the .cu sources with nvcc to objects, then let setuptools build and link the rest.
+
+    An object is rebuilt when its .cu, any csrc header or the nvcc command line changed (the command
+    is kept next to the object), so switching SMEMKIT_CUDA_ARCH recompiles and an edit of a header
+    that only the host code includes does not."""
 
     def build_extension(self, ext):
         import numpy
@@ -71,23 +84,32 @@ class CudaBuildExt(build_ext):
         objdir = Path(self.build_temp) / "cuda"
         objdir.mkdir(parents=True, exist_ok=True)
         extra = shlex.split(os.environ.get("SMEMKIT_NVCC_FLAGS", ""))
+        headers = [HERE / h for h in csrc_files("*.h")]
         for cu in getattr(ext, "cuda_sources", []):
             obj = objdir / (Path(cu).stem + ".o")
             cmd = [str(nvcc), "-c", str(HERE / cu), "-o", str(obj), "-std=c++17", "-O3", "-lineinfo",
                    "--threads", "0", "-Xcompiler", "-fPIC", "-I", str(CSRC), *gencode_flags(), *extra]
-            print(" ".join(shlex.quote(c) for c in cmd), flush=True)
-            subprocess.check_call(cmd)
+            line = " ".join(shlex.quote(c) for c in cmd)
+            stamp = obj.with_suffix(".cmd")
+            if (self.force or not obj.exists() or not stamp.exists() or stamp.read_text() != line
+                    or any(p.stat().st_mtime > obj.stat().st_mtime for p in [HERE / cu, *headers])):
+                print(line, flush=True)
+                subprocess.check_call(cmd)
+                stamp.write_text(line)
             ext.extra_objects.append(str(obj))
+            ext.depends.append(str(obj))  # a fresh object relinks the module
         super().build_extension(ext)
 
 
 ext = Extension(
     "smemkit._C",
-    sources=["csrc/module.c", "csrc/runtime.c", "csrc/bank_model.c", "csrc/ceiling.c"],
+    sources=csrc_files("*.c"),
+    depends=csrc_files("*.h"),
     libraries=["cudart_static", "dl", "rt", "pthread", "stdc++"],
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
                         "-Wno-missing-field-initializers"],
 )
-ext.cuda_sources = ["csrc/transpose.cu", "csrc/sgemm.cu", "csrc/debug.cu"]
+ext.cuda_sources = csrc_files("*.cu")
 
-setup(ext_modules=[ext], cmdclass={"build_ext": CudaBuildExt})
+if __name__ == "__main__":  # also how setuptools.build_meta and `python setup.py` run this file
+    setup(ext_modules=[ext], cmdclass={"build_ext": CudaBuildExt})
