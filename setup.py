@@ -5,6 +5,8 @@ Environment:
   CUDA_HOME            toolkit root (else nvcc on PATH, else /usr/local/cuda)
   SMEMKIT_CUDA_ARCH    SASS targets, e.g. "90" or "80;90" (default: 80;86;89;90 plus compute_90 PTX)
   SMEMKIT_NVCC_FLAGS   extra nvcc flags (e.g. "-lineinfo" is already on; "-G" for debugging)
+  SMEMKIT_SGEMM_CANDIDATES=1  also compile the SGEMM candidate tile configs that
+                       smemkit.bench(..., config=...) can time (doubles the SGEMM build time)
 
 Every csrc/*.c and csrc/*.cu is built (a new file needs no edit here; MANIFEST.in ships csrc whole).
 Importing this file never touches CUDA and never runs setup(); the toolkit is looked up only when a
@@ -84,6 +86,8 @@ class CudaBuildExt(build_ext):
         objdir = Path(self.build_temp) / "cuda"
         objdir.mkdir(parents=True, exist_ok=True)
         extra = shlex.split(os.environ.get("SMEMKIT_NVCC_FLAGS", ""))
+        if os.environ.get("SMEMKIT_SGEMM_CANDIDATES", "") not in ("", "0"):
+            extra.append("-DSMK_SGEMM_CANDIDATES")
         headers = [HERE / h for h in csrc_files("*.h")]
         for cu in getattr(ext, "cuda_sources", []):
             obj = objdir / (Path(cu).stem + ".o")

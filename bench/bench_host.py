@@ -41,11 +41,11 @@ def main():
     modes = {0: "pageable copies", 1: "page-locked in place", 2: "page-locked, 3-stream column-band pipeline",
              -1: "automatic (shipped default)"}
     for mode, label in modes.items():
-        smemkit._C._set_host_mode(mode)
+        smemkit._C._set_knob("host_mode", mode)
         assert np.array_equal(smemkit.transpose(h), want)
         med, mn = wall(lambda: smemkit.transpose(h, layout="swizzle"), args.reps)
         lines.append(f"| smemkit.transpose(h), {label} | {med:.1f} | {mn:.1f} |")
-    smemkit._C._set_host_mode(-1)
+    smemkit._C._set_knob("host_mode", -1)
     try:
         import torch
         assert np.array_equal(torch.from_numpy(h).cuda().t().contiguous().cpu().numpy(), want)

@@ -17,7 +17,7 @@ SGEMM_SHAPES = [(1, 1, 1), (7, 13, 5), (33, 31, 17), (63, 65, 7), (64, 64, 0), (
 
 def main(frameworks=True):
     rng = np.random.default_rng(0)
-    smemkit._C._set_poison(True)
+    smemkit._C._set_knob("poison", 1)
     bad = 0
     for layout in smemkit.LAYOUTS:
         for dtype in ("float32", "float64"):
@@ -34,10 +34,10 @@ def main(frameworks=True):
                 bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
     # the host transfer modes (pageable, page-locked, pipelined in column bands)
     for mode in (0, 1, 2):
-        smemkit._C._set_host_mode(mode)
+        smemkit._C._set_knob("host_mode", mode)
         a = rng.standard_normal((300, 700)).astype(np.float32)
         bad += not np.array_equal(smemkit.transpose(a), a.T)
-    smemkit._C._set_host_mode(-1)
+    smemkit._C._set_knob("host_mode", -1)
     # device arrays, where a framework is installed (strided SGEMM operands take the device copy path)
     for lib in ("cupy", "torch") if frameworks else ():
         try:

@@ -155,14 +155,16 @@ void smk_rt_device_name(char *buf, size_t n)
 
 cudaStream_t smk_rt_stream(void) { return cudaStreamPerThread; }
 
-smk_status smk_rt_alloc(void **p, size_t bytes)
+smk_status smk_rt_alloc(void **p, size_t bytes) { return smk_rt_alloc_on(p, bytes, cudaStreamPerThread); }
+
+smk_status smk_rt_alloc_on(void **p, size_t bytes, cudaStream_t stream)
 {
     smk_status s = ok();
     cudaError_t e;
     *p = NULL;
     if (bytes == 0)
         return s;
-    e = g_pool_ok ? cudaMallocAsync(p, bytes, cudaStreamPerThread) : cudaMalloc(p, bytes);
+    e = g_pool_ok ? cudaMallocAsync(p, bytes, stream) : cudaMalloc(p, bytes);
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
         *p = NULL;
@@ -179,12 +181,14 @@ smk_status smk_rt_alloc(void **p, size_t bytes)
     return s;
 }
 
-void smk_rt_free(void *p)
+void smk_rt_free(void *p) { smk_rt_free_on(p, cudaStreamPerThread); }
+
+void smk_rt_free_on(void *p, cudaStream_t stream)
 {
     cudaError_t e;
     if (!p)
         return;
-    e = g_pool_ok ? cudaFreeAsync(p, cudaStreamPerThread) : cudaFree(p);
+    e = g_pool_ok ? cudaFreeAsync(p, stream) : cudaFree(p);
     if (e != cudaSuccess)
         (void)smk_rt_fail(e, "freeing device memory");
 }
@@ -304,97 +308,18 @@ smk_status smk_rt_sync(void)
 void smk_rt_set_poison(int on) { g_poison = on != 0; }
 int smk_rt_poisoning(void) { return g_poison; }
 
-smk_status smk_rt_poison(void *dst, size_t bytes)
+smk_status smk_rt_poison(void *dst, size_t bytes) { return smk_rt_poison_on(dst, bytes, cudaStreamPerThread); }
+
+smk_status smk_rt_poison_on(void *dst, size_t bytes, cudaStream_t stream)
 {
     cudaError_t e;
     if (!g_poison || bytes == 0)
         return ok();
-    e = cudaMemsetAsync(dst, 0xff, bytes, cudaStreamPerThread);
+    e = cudaMemsetAsync(dst, 0xff, bytes, stream);
     return e == cudaSuccess ? ok() : smk_rt_fail(e, "poisoning an output buffer");
 }
 
 smk_status smk_rt_check_launch(int e, const char *where)
 {
     return e == cudaSuccess ? ok() : smk_rt_fail(e, where);
-}
-
-/* ---- timing ---------------------------------------------------------------------------------- */
-
-smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
-                       float *times_ms)
-{
-    smk_status s = ok();
-    cudaEvent_t *ev = NULL;
-    void *flush = NULL;
-    cudaStream_t st = NULL; /* an explicit stream: cuBLAS (its own runtime) sees the same one */
-    cudaError_t e = cudaSuccess;
-    int i, r, created = 0;
-
-    if (nops <= 0 || reps <= 0 || warmup < 0)
-        return smk_rt_fail(cudaErrorInvalidValue, "timing arguments");
-    if (flush_bytes) {
-        s = smk_rt_alloc(&flush, flush_bytes);
-        if (s.code != SMK_OK)
-            return s;
-    }
-    /* everything before (allocation, filling) is ordered on the per-thread stream: finish it */
-    if ((e = cudaStreamSynchronize(cudaStreamPerThread)) != cudaSuccess ||
-        (e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess) {
-        smk_rt_free(flush);
-        return smk_rt_fail(e, "creating the timing stream");
-    }
-    /* two events per timed launch, all recorded before one final synchronisation */
-    ev = (cudaEvent_t *)calloc((size_t)2 * nops * reps, sizeof(cudaEvent_t));
-    if (!ev) {
-        (void)cudaStreamDestroy(st);
-        smk_rt_free(flush);
-        s.code = SMK_E_NOMEM;
-        s.bytes = 0;
-        s.where = "host memory for events";
-        return s;
-    }
-    for (created = 0; created < 2 * nops * reps; created++) {
-        e = cudaEventCreate(&ev[created]);
-        if (e != cudaSuccess)
-            goto cuda_fail;
-    }
-    for (r = 0; r < warmup; r++)
-        for (i = 0; i < nops; i++) {
-            e = (cudaError_t)ops[i].launch(ops[i].ctx, st);
-            if (e != cudaSuccess)
-                goto cuda_fail;
-        }
-    /* interleaved A B C A B C ..., each preceded by an L2 flush when asked: drift hits all alike */
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < nops; i++) {
-            cudaEvent_t *pair = &ev[2 * (r * nops + i)];
-            if (flush && (e = cudaMemsetAsync(flush, r & 0xff, flush_bytes, st)) != cudaSuccess)
-                goto cuda_fail;
-            if ((e = cudaEventRecord(pair[0], st)) != cudaSuccess)
-                goto cuda_fail;
-            if ((e = (cudaError_t)ops[i].launch(ops[i].ctx, st)) != cudaSuccess)
-                goto cuda_fail;
-            if ((e = cudaEventRecord(pair[1], st)) != cudaSuccess)
-                goto cuda_fail;
-        }
-    if ((e = cudaStreamSynchronize(st)) != cudaSuccess)
-        goto cuda_fail;
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < nops; i++) {
-            cudaEvent_t *pair = &ev[2 * (r * nops + i)];
-            if ((e = cudaEventElapsedTime(&times_ms[i * reps + r], pair[0], pair[1])) != cudaSuccess)
-                goto cuda_fail;
-        }
-    goto done;
-cuda_fail:
-    s = smk_rt_fail(e, "timing a kernel");
-done:
-    if (s.code != SMK_OK && !smk_rt_is_sticky(s.cuda))
-        (void)cudaStreamSynchronize(st); /* nothing of ours may still run when the buffers are freed */
-    for (i = 0; i < created; i++)
-        (void)cudaEventDestroy(ev[i]);
-    free(ev);
-    (void)cudaStreamDestroy(st);
-    smk_rt_free(flush);
-    return s;
 }

@@ -45,9 +45,18 @@ int smk_rt_device_count(void);
 /* Device name of the current device into buf (empty on failure). */
 void smk_rt_device_name(char *buf, size_t n);
 
+static inline smk_status smk_ok(void)
+{
+    smk_status s = {0, 0, 0, 0};
+    return s;
+}
+
 /* Device memory on the calling thread's per-thread stream (stream-ordered pool allocator). */
 smk_status smk_rt_alloc(void **p, size_t bytes);
 void smk_rt_free(void *p); /* NULL is fine; never fails visibly (errors are recorded) */
+/* The same, ordered on a caller's stream (device arrays: temporaries live on the caller's stream). */
+smk_status smk_rt_alloc_on(void **p, size_t bytes, cudaStream_t stream);
+void smk_rt_free_on(void *p, cudaStream_t stream);
 smk_status smk_rt_h2d(void *dst, const void *src, size_t bytes);
 smk_status smk_rt_d2h(void *dst, const void *src, size_t bytes);
 smk_status smk_rt_sync(void);
@@ -60,6 +69,7 @@ void smk_rt_set_poison(int on);
 int smk_rt_poisoning(void);
 /* Fill `bytes` of an output buffer with 0xFF if poisoning is on; SMK_OK otherwise. */
 smk_status smk_rt_poison(void *dst, size_t bytes);
+smk_status smk_rt_poison_on(void *dst, size_t bytes, cudaStream_t stream);
 cudaStream_t smk_rt_stream(void);
 /* Map a launcher's cudaError_t to a status (SMK_OK for cudaSuccess). */
 smk_status smk_rt_check_launch(int cuda_err, const char *where);
@@ -73,28 +83,20 @@ smk_status smk_rt_mem_info(size_t *free_bytes, size_t *total_bytes);
 /* Tests only: launch a kernel that stores to an illegal address (debug.cu). */
 int smk_debug_fault_launch(cudaStream_t stream);
 
-/* ---- timing ---------------------------------------------------------------------------------- */
-/* Something to time: enqueue one run on `stream`, return a cudaError_t. */
-typedef struct {
-    int (*launch)(void *ctx, cudaStream_t stream);
-    void *ctx;
-} smk_timed_op;
-
-/* Time `nops` operations with CUDA events: `warmup` untimed rounds, then `reps` rounds of
- * op0 op1 ... interleaved (so clock drift hits all of them alike), each op optionally preceded by a
- * write of `flush_bytes` (0: none) that evicts L2.  times_ms[i*reps + r] is op i's r-th time. */
-smk_status smk_rt_time(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
-                       float *times_ms);
-
 /* ---- transpose ------------------------------------------------------------------------------ */
 typedef struct {
-    const void *in;    /* rows x cols elements, element (r, c) at in[r*in_rs + c*in_cs] */
-    void *out;         /* cols x rows, C-contiguous: out[c*rows + r] */
+    const void *in;    /* batch x rows x cols elements, (b, r, c) at in[b*in_bs + r*in_rs + c*in_cs] */
+    void *out;         /* batch x cols x rows, C-contiguous: out[(b*cols + c)*rows + r] */
     int64_t rows, cols;
     int64_t in_rs, in_cs; /* element strides of the input */
-    int esz;           /* element size in bytes: 4 or 8 */
+    int esz;           /* element size in bytes (smk_transpose_supports) */
     int layout;        /* smk_layout */
+    int64_t batch;     /* matrices (0 is taken as 1, so a zeroed struct is one matrix) */
+    int64_t in_bs;     /* element stride between the input's matrices */
 } smk_transpose_params;
+
+/* 1 if the transpose moves elements of `esz` bytes. */
+int smk_transpose_supports(int esz);
 
 /* Enqueue the transpose on `stream`.  Returns a cudaError_t (cudaErrorInvalidValue for a bad esz
  * or layout).  rows == 0 or cols == 0 launches nothing. */
@@ -116,9 +118,13 @@ typedef struct {
     int64_t lda, ldb, ldc, ldd;
     float alpha, beta;
     int layout; /* smk_layout */
+    int config; /* tile config: 0 = chosen per shape and SM count, else smk_sgemm_config_name(config) */
 } smk_sgemm_params;
 
 int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
+/* The tile configs compiled in: index 0 is "auto"; the others can be forced (benchmarks, tests). */
+int smk_sgemm_num_configs(void);
+const char *smk_sgemm_config_name(int config);
 
 /* ---- the SGEMM ceiling: cuBLAS through dlopen (ceiling.c) ---------------------------------------- */
 int smk_cublas_load(const char **why, const char **path);
@@ -155,7 +161,7 @@ typedef struct {
 /* 0 on success, -1 for bad arguments.  SGEMM picks its configuration as smk_sgemm_launch does on a
  * device with `sms` multiprocessors. */
 int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
-int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, smk_plan *plan);
+int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, smk_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -396,14 +396,66 @@ inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *v
 
 } /* namespace smk */
 
-/* Enqueue D = alpha*A@B + beta*C on `stream`.  BIG tiles when their grid fills at least one wave of
- * one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle). */
+/* The tile configs a launch can be forced to (benchmarks, tests); 0 = chosen per shape.  BIG and
+ * SMALL ship; the candidates the tile sweep compares them with are compiled in only when the build
+ * asks for them (SMEMKIT_SGEMM_CANDIDATES=1: they double the SGEMM build time). */
+namespace smk {
+/*                           BM   BN  BK  WM  WN WNITER TM TN THREADS MINB */
+using C128x128x16 = SgemmCfg<128, 128, 16, 32, 64, 2, 4, 4, 256, 1>; /* BIG with BK 16 */
+using C128x256x8 = SgemmCfg<128, 256, 8, 64, 64, 2, 4, 4, 256, 1>;  /* 16x8 per thread, 1 block/SM */
+using C128x128t128 = SgemmCfg<128, 128, 8, 64, 64, 2, 4, 4, 128, 2>; /* 16x8 per thread, 128 threads */
+using C64x128 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 3>;       /* small-problem alternative */
+
+typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, cudaStream_t);
+typedef int (*cfg_plan_fn)(int layout, smk_plan *plan);
+typedef long long (*cfg_blocks_fn)(int64_t M, int64_t N);
+template <class Cfg> int sgemm_block_plan(int layout, smk_plan *plan);
+
+struct SgemmConfigEntry {
+    const char *name;
+    cfg_launch_fn launch;
+    cfg_plan_fn plan;
+    cfg_blocks_fn blocks;
+    int bk;
+};
+#define SMK_SGEMM_ENTRY(NAME, CFG) {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BK}
+const SgemmConfigEntry kConfigs[] = {
+    {"auto", nullptr, nullptr, nullptr, 0},
+    SMK_SGEMM_ENTRY("128x128x8", SgemmBig),
+    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall),
+#ifdef SMK_SGEMM_CANDIDATES
+    SMK_SGEMM_ENTRY("128x128x16", C128x128x16),
+    SMK_SGEMM_ENTRY("128x256x8", C128x256x8),
+    SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128),
+    SMK_SGEMM_ENTRY("64x128x8", C64x128),
+#endif
+};
+constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
+constexpr int kBig = 1, kSmall = 2;
+
+/* The config a launch on a device with `sms` SMs uses: BIG tiles when their grid fills at least one
+ * wave of one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle). */
+inline int sgemm_pick(int64_t M, int64_t N, int sms, int forced)
+{
+    if (forced > 0) return forced;
+    return sgemm_grid_blocks<SgemmBig>(M, N) >= sms ? kBig : kSmall;
+}
+} /* namespace smk */
+
+extern "C" int smk_sgemm_num_configs(void) { return smk::kNumConfigs; }
+
+extern "C" const char *smk_sgemm_config_name(int config)
+{
+    return config >= 0 && config < smk::kNumConfigs ? smk::kConfigs[config].name : NULL;
+}
+
+/* Enqueue D = alpha*A@B + beta*C on `stream` with the config smk::sgemm_pick chooses. */
 extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
 {
     smk_sgemm_params q;
     bool vec = false;
     const int st = smk::sgemm_prepare(p, &q, &vec);
-    if (st < 0) return (int)cudaErrorInvalidValue;
+    if (st < 0 || q.config < 0 || q.config >= smk::kNumConfigs) return (int)cudaErrorInvalidValue;
     if (st > 0) return (int)cudaSuccess;
 
     /* The SM count sizes the tile choice; it is cached per device (a launch is on the per-call path). */
@@ -418,9 +470,7 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
         if (e != cudaSuccess) return (int)e;
         if (dev >= 0 && dev < 64) sms_of[dev] = sms; /* benign race: every writer stores the same value */
     }
-    if (smk::sgemm_grid_blocks<smk::SgemmBig>(q.M, q.N) >= sms)
-        return smk::sgemm_launch_any<smk::SgemmBig>(q, vec, stream);
-    return smk::sgemm_launch_any<smk::SgemmSmall>(q, vec, stream);
+    return smk::kConfigs[smk::sgemm_pick(q.M, q.N, sms, q.config)].launch(q, vec, stream);
 }
 
 /* ---- host replay of one block's shared-memory instructions, for the bank model (runtime.h) ---- */
@@ -497,27 +547,17 @@ int sgemm_block_plan(int layout, smk_plan *plan)
 
 } /* namespace smk */
 
-extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, smk_plan *plan)
+extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, smk_plan *plan)
 {
     if (!plan || M < 0 || N < 0 || K < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX || layout < 0 ||
-        layout >= SMK_NUM_LAYOUTS || sms < 1)
+        layout >= SMK_NUM_LAYOUTS || sms < 1 || config < 0 || config >= smk::kNumConfigs)
         return -1;
-    const bool big = smk::sgemm_grid_blocks<smk::SgemmBig>(M, N) >= sms; /* as smk_sgemm_launch */
-    int rc;
-    long long blocks, ktiles;
-    if (big) {
-        rc = smk::sgemm_block_plan<smk::SgemmBig>(layout, plan);
-        blocks = (M == 0 || N == 0) ? 0 : smk::sgemm_grid_blocks<smk::SgemmBig>(M, N);
-        ktiles = (K + smk::SgemmBig::BK - 1) / smk::SgemmBig::BK;
-    } else {
-        rc = smk::sgemm_block_plan<smk::SgemmSmall>(layout, plan);
-        blocks = (M == 0 || N == 0) ? 0 : smk::sgemm_grid_blocks<smk::SgemmSmall>(M, N);
-        ktiles = (K + smk::SgemmSmall::BK - 1) / smk::SgemmSmall::BK;
-    }
+    const smk::SgemmConfigEntry &c = smk::kConfigs[smk::sgemm_pick(M, N, sms, config)]; /* as the launch */
+    const int rc = c.plan(layout, plan);
     if (rc != 0)
         return rc;
-    plan->blocks = blocks;
+    plan->blocks = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
     for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = blocks * ktiles;
+        plan->acc[a].repeats = plan->blocks * ((K + c.bk - 1) / c.bk);
     return 0;
 }

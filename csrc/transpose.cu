@@ -173,9 +173,22 @@ void transpose_block_plan(int layout, int esz, smk_plan *plan)
     plan->smem_bytes = smk_tile_elems(tl, TILE) * esz;
 }
 
+extern "C" int smk_transpose_supports(int esz) { return esz == 4 || esz == 8; }
+
 extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant,
                                              cudaStream_t stream)
 {
+    if (p && p->batch > 1) { /* one launch per matrix (for now) */
+        smk_transpose_params q = *p;
+        q.batch = 1;
+        for (int64_t b = 0; b < p->batch; b++) {
+            q.in = (const char *)p->in + b * p->in_bs * p->esz;
+            q.out = (char *)p->out + b * p->rows * p->cols * p->esz;
+            const int e = smk_transpose_launch_variant(&q, variant, stream);
+            if (e != cudaSuccess) return e;
+        }
+        return cudaSuccess;
+    }
     if (!p || variant < 0 || variant >= kNumVariants || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS ||
         (p->esz != 4 && p->esz != 8) || p->rows < 0 || p->cols < 0)
         return cudaErrorInvalidValue;

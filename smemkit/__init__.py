@@ -2,6 +2,7 @@
 
 Kernels (need a CUDA GPU):
     transpose(a, layout="swizzle")       bit-exact a.T, tiled through shared memory
+    matrix_transpose(a, layout="swizzle")  bit-exact a.mT (the last two axes of a stack of matrices)
     sgemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout="swizzle")   warp-tiled float32 GEMM
 
 Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
@@ -27,9 +28,9 @@ from ._C import (
     empty_cache,
 )
 from . import bank_model
-from .bench import BenchResult, bench, format_table
+from .bench import BenchResult, bench, bench_configs, format_table
 from .explain import explain
-from .ops import sgemm, transpose
+from .ops import matrix_transpose, sgemm, transpose
 from .layouts import Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
 
@@ -43,12 +44,14 @@ __all__ = [
     "bank_map",
     "bank_model",
     "bench",
+    "bench_configs",
     "device_count",
     "device_name",
     "empty_cache",
     "explain",
     "format_table",
     "is_available",
+    "matrix_transpose",
     "plot_bank_map",
     "sgemm",
     "tile_offsets",

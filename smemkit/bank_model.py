@@ -15,7 +15,33 @@ KINDS = ("load", "store")
 def _check_width(width):
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
         raise TypeError(f"width must be an int (4, 8 or 16 bytes per lane); got {type(width).__name__}")
+    if int(width) not in WIDTHS:
+        raise ValueError(f"width must be 4, 8 or 16 (bytes per lane); got {int(width)}")
     return int(width)
+
+
+def _check_kind(kind):
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"kind must be 'load' or 'store'; got {kind!r}")
+    return kind
+
+
+def _batch(addresses):
+    """addresses -> a C-contiguous int64 array (n, 32) for the C model (1-D input of 32 gives n = 1)."""
+    if isinstance(addresses, np.ndarray) and addresses.dtype.kind not in "iu":
+        raise TypeError(f"addresses must be integers (byte offsets); got dtype {addresses.dtype}")
+    try:
+        a = np.asarray(addresses)
+        if a.dtype.kind not in "iu":
+            raise TypeError
+        a = np.ascontiguousarray(a, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("addresses must be an integer array of shape (n, 32)") from None
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2 or a.shape[1] != 32:
+        raise ValueError(f"addresses must have shape (n, 32): 32 entries (one per lane); got shape {a.shape}")
+    return a
 
 
 def replay(addresses, width=4, kind="load"):
@@ -24,7 +50,7 @@ def replay(addresses, width=4, kind="load"):
     Batch form of :func:`wavefronts`: ``addresses`` is an integer array of shape (n, 32), one row
     per warp instruction.  Returns two int32 arrays of length n.
     """
-    return _C._bank_replay(addresses, _check_width(width), kind)
+    return _C._bank_replay(_batch(addresses), _check_width(width), _check_kind(kind))
 
 
 def wavefronts(addresses, width=4, kind="load"):
@@ -40,7 +66,7 @@ def wavefronts(addresses, width=4, kind="load"):
 
     Raises ValueError for a wrong lane count, width, kind or an unaligned address.
     """
-    wf, _ = _C._bank_replay(_one(addresses), _check_width(width), kind)
+    wf, _ = _C._bank_replay(_batch(_one(addresses)), _check_width(width), _check_kind(kind))
     return int(wf[0])
 
 
@@ -52,7 +78,7 @@ def ideal(addresses, width=4, kind="load"):
     address.  A full warp of distinct addresses: 1, 2, 4 for width 4, 8, 16; a broadcast: what a
     broadcast costs.  ``wavefronts(...) - ideal(...)`` is the cost of bank conflicts.
     """
-    _, idl = _C._bank_replay(_one(addresses), _check_width(width), kind)
+    _, idl = _C._bank_replay(_batch(_one(addresses)), _check_width(width), _check_kind(kind))
     return int(idl[0])
 
 
@@ -65,4 +91,4 @@ def _one(addresses):
 
 def rule(width, kind="load"):
     """rule(width, kind="load") -> (pass_lanes, phase_lanes): the model's grouping of lanes."""
-    return _C._bank_rule(_check_width(width), kind)
+    return _C._bank_rule(_check_width(width), _check_kind(kind))

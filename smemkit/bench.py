@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from . import _C
 from .explain import explain
 
+__all__ = ["BenchResult", "bench", "bench_configs", "format_table"]
+
 _ITEMSIZE = {"transpose": {"float32": 4, "int32": 4, "uint32": 4, "float64": 8, "int64": 8, "uint64": 8,
                            "complex64": 8},
              "sgemm": {"float32": 4}}
@@ -39,6 +41,7 @@ class BenchResult:
     device: str
     predicted_wavefronts: int
     predicted_excess: int
+    config: str = "shipped"
 
     @property
     def gbps(self):
@@ -86,13 +89,52 @@ def _quantile(sorted_times, q):
     return sorted_times[lo] + (sorted_times[hi] - sorted_times[lo]) * (i - lo)
 
 
-def bench(op, shape, *, layout=None, dtype="float32", warmup_ms=25, rep_ms=100, flush_l2=True):
-    """bench(op, shape, *, layout=None, dtype="float32", warmup_ms=25, rep_ms=100, flush_l2=True)
+def bench_configs(op):
+    """bench_configs(op) -> list of str: the tile configurations of `op` compiled into this build, for
+    ``bench(..., config=...)``.  Index 0 is what the op ships ("auto" for sgemm: chosen per shape
+    and SM count).  SGEMM's candidate tiles are compiled in only with SMEMKIT_SGEMM_CANDIDATES=1."""
+    if op not in _ITEMSIZE:
+        raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
+    if op == "sgemm":
+        return list(_C._configs("sgemm"))
+    return [f"{t}x{t}/{t}x{r}" for t, r in _C._configs("transpose")]
 
-    Time smemkit's kernel `op` ("transpose" with shape (rows, cols), "sgemm" with (M, N, K)) on the
-    GPU.  ``layout`` None times all three layouts interleaved and returns a list of BenchResult;
-    a layout name returns one BenchResult.  ``warmup_ms`` / ``rep_ms`` are budgets in milliseconds
-    (at least 10 timed repetitions).  Raises CudaError without a GPU.
+
+def _config_index(op, config):
+    if config is None:
+        return 0
+    names = bench_configs(op)
+    if isinstance(config, str) and config in names:
+        return names.index(config)
+    if isinstance(config, (int,)) and not isinstance(config, bool) and 0 <= config < len(names):
+        return config
+    raise ValueError(f"bench(): no {op} config {config!r}; this build has {names}")
+
+
+def _shape(op, shape):
+    try:
+        shape = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise TypeError(f"bench(): shape must be a tuple of ints; got {shape!r}") from None
+    if op == "sgemm" and len(shape) != 3:
+        raise ValueError(f"bench(): sgemm shape must be (M, N, K); got {shape}")
+    if op == "transpose" and len(shape) not in (2, 3):
+        raise ValueError(f"bench(): transpose shape must be (rows, cols) or (batch, rows, cols); got {shape}")
+    return shape
+
+
+def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, warmup_ms=25, rep_ms=100,
+          flush_l2=True):
+    """bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, warmup_ms=25, rep_ms=100, flush_l2=True)
+
+    Time smemkit's kernel `op` ("transpose" with shape (rows, cols) or (batch, rows, cols) -- the
+    kernel of transpose / matrix_transpose --, "sgemm" with (M, N, K)) on the GPU, beside its ceiling
+    measured in the same run (cudaMemcpy D2D of the same bytes / cuBLAS fp32).  ``layout`` None times
+    all three layouts interleaved and returns a list of BenchResult; a layout name returns one.
+    ``config`` forces a tile configuration (a name or index of ``bench_configs(op)``; None: what the op
+    ships).  ``reps`` fixes the number of timed repetitions; otherwise ``warmup_ms`` / ``rep_ms`` are
+    budgets in milliseconds (at least 10 repetitions).  This is the one timing path: every figure in
+    bench/RESULTS.md comes from it.  Raises CudaError without a GPU.
     """
     if op not in _ITEMSIZE:
         raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
@@ -101,20 +143,31 @@ def bench(op, shape, *, layout=None, dtype="float32", warmup_ms=25, rep_ms=100, 
     single = isinstance(layout, str)
     layouts = [layout] if single else list(_C.LAYOUTS if layout is None else layout)
     for name in layouts:
-        _C._parse_layout(name, "bench")
+        if not isinstance(name, str):
+            raise TypeError(f"bench(): layout must be a str, one of 'naive', 'pad', 'swizzle'; got "
+                            f"{type(name).__name__}")
+        if name not in _C.LAYOUTS:
+            raise ValueError(f"bench(): unknown layout {name!r}; expected one of 'naive', 'pad', 'swizzle'")
     if warmup_ms < 0 or rep_ms <= 0:
         raise ValueError("warmup_ms must be >= 0 and rep_ms > 0")
-    shape = tuple(int(s) for s in shape)
+    if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or reps < 1):
+        raise ValueError(f"bench(): reps must be a positive int or None; got {reps!r}")
+    shape = _shape(op, shape)
+    cfg = _config_index(op, config)
+    cshape = (shape[1], shape[2], shape[0]) if op == "transpose" and len(shape) == 3 else shape
     itemsize = _ITEMSIZE[op][dtype]
     info = _C._device_info()
     flush = 2 * info["l2_bytes"] if flush_l2 else 0
-    # calibrate: a few launches of each to size the warm-up and the repetitions
-    probe = _C._bench(op, shape, layouts, itemsize=itemsize, warmup=1, reps=3, flush_bytes=0)
-    per_round = sum(statistics.median(t) for t in probe["times"].values())
-    reps = max(10, min(100000, math.ceil(rep_ms / max(per_round, 1e-4))))
-    warmup = math.ceil(warmup_ms / max(per_round, 1e-4))
-    run = _C._bench(op, shape, layouts, itemsize=itemsize, warmup=warmup, reps=reps, flush_bytes=flush)
-    work = (2 * shape[0] * shape[1] * itemsize / 1e6) if op == "transpose" else (2 * math.prod(shape) / 1e6)
+    kw = dict(itemsize=itemsize, config=cfg)
+    if reps is None:  # calibrate: a few launches of each to size the warm-up and the repetitions
+        probe = _C._bench(op, cshape, layouts, warmup=1, reps=3, flush_bytes=0, **kw)
+        per_round = sum(statistics.median(t) for t in probe["times"].values())
+        reps = max(10, min(100000, math.ceil(rep_ms / max(per_round, 1e-4))))
+        warmup = math.ceil(warmup_ms / max(per_round, 1e-4))
+    else:
+        warmup = max(1, reps // 10)
+    run = _C._bench(op, cshape, layouts, warmup=warmup, reps=reps, flush_bytes=flush, **kw)
+    work = (2 * math.prod(shape) * itemsize / 1e6) if op == "transpose" else (2 * math.prod(shape) / 1e6)
     unit = "GB/s" if op == "transpose" else "GFLOP/s"
     ceiling_name = run["ceiling"] or "n/a"
     ceiling = None
@@ -127,11 +180,13 @@ def bench(op, shape, *, layout=None, dtype="float32", warmup_ms=25, rep_ms=100, 
         t = sorted(run["times"][name])
         med = statistics.median(t)
         rate = work / med
-        e = explain(op, shape, name, dtype, sms=info["sms"])
+        e = explain(op, shape if op == "sgemm" else shape[-2:], name, dtype, sms=info["sms"],
+                    **({"config": cfg} if op == "sgemm" else {}))
+        batch = shape[0] if op == "transpose" and len(shape) == 3 else 1
         results.append(BenchResult(op, name, shape, dtype, len(t), med, t[0], _quantile(t, 0.2), _quantile(t, 0.8),
                                    tuple(run["times"][name]), rate, unit,
                                    "cudaMemcpy D2D" if run["ceiling"] == "copy" else
                                    ("cuBLAS fp32" if run["ceiling"] else ceiling_name),
                                    ceiling, None if ceiling is None else rate / ceiling, info["name"],
-                                   e.total(), e.total(what="excess")))
+                                   e.total() * batch, e.total(what="excess") * batch, bench_configs(op)[cfg]))
     return results[0] if single else results

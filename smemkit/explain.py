@@ -77,15 +77,16 @@ class Explanation:
     __str__ = __repr__
 
 
-def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132):
-    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132) -> Explanation
+def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
+    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0) -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape
     (rows, cols), or "sgemm" with shape (M, N, K)): its name, width, warp instructions per launch,
     the wavefronts the bank model predicts, the conflict-free ideal, the excess, and launch totals
     (which Nsight Compute's ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum`` should
     read).  `sms` is the multiprocessor count the SGEMM launcher sizes its tiles for (132 on
-    H100 / H200 SXM).  Needs no GPU.
+    H100 / H200 SXM); `config` a forced SGEMM tile config (smemkit.bench_configs("sgemm"); 0: the
+    one chosen per shape).  Needs no GPU.
     """
     if op not in _DTYPES:
         raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
@@ -93,7 +94,7 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132):
     if dt not in _DTYPES[op]:
         raise TypeError(f"{op} does not support dtype {dt!r}; supported: {', '.join(_DTYPES[op])}")
     shape = tuple(int(s) for s in shape)
-    plan = _C._plan(op, shape, layout, _DTYPES[op][dt], sms)
+    plan = _C._plan(op, shape, layout, _DTYPES[op][dt], sms, config)
     accesses = []
     for name, width, kind, repeats, addr in plan["accesses"]:
         wf, idl = replay(addr, width, kind)

@@ -44,8 +44,13 @@ class Swizzle:
         for name, v in (("b", b), ("m", m), ("s", s)):
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
                 raise TypeError(f"Swizzle: {name} must be an int; got {type(v).__name__}")
-        self.b, self.m, self.s = int(b), int(m), int(s)
-        _C._swizzle(0, self.b, self.m, self.s)  # validates the parameters
+        b, m, s = int(b), int(m), int(s)
+        if not (0 <= b <= 24 and 0 <= m <= 24 and -24 <= s <= 24) or (s < 0 and -s > m):
+            raise ValueError(f"Swizzle(b={b}, m={m}, s={s}): need 0 <= b, m <= 24 and |s| <= 24 (and -s <= m for "
+                             "s < 0)")
+        if abs(s) < b:
+            raise ValueError(f"Swizzle(b={b}, m={m}, s={s}): |s| must be >= b, or the yyy and zzz bit fields overlap")
+        self.b, self.m, self.s = b, m, s
 
     def __call__(self, offsets):
         """Apply the swizzle to an int or an array of non-negative ints."""

@@ -27,11 +27,9 @@ def pytest_runtest_setup(item):
 @pytest.fixture
 def poison():
     """Make every kernel output start as 0xFF bytes (NaN) on the device for this test."""
-    smemkit._C._set_poison(True)
-    smemkit._device.POISON = True
+    smemkit._C._set_knob("poison", 1)
     yield
-    smemkit._C._set_poison(False)
-    smemkit._device.POISON = False
+    smemkit._C._set_knob("poison", 0)
 
 
 @pytest.fixture

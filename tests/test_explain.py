@@ -10,7 +10,7 @@ def test_transpose_accesses(layout, dtype, width):
     e = smemkit.explain("transpose", (1000, 1000), layout, dtype)
     names = [a.name for a in e.accesses]
     assert names == ["tile row store", "tile column load"]
-    tile, _ = smemkit._C._transpose_variants()[0]
+    tile, _ = smemkit._C._configs("transpose")[0]
     blocks = (-(-1000 // tile)) ** 2
     assert e.blocks == blocks
     for a in e.accesses:

@@ -6,7 +6,7 @@ import pytest
 import smemkit
 from smemkit import Swizzle, bank_map, tile_offsets
 
-TILE, _ = smemkit._C._transpose_variants()[0]
+TILE, _ = smemkit._C._configs("transpose")[0]
 
 
 def test_layout_names():

@@ -167,8 +167,8 @@ def test_device_name_and_bench_engine():
 
 @pytest.fixture
 def host_mode():
-    yield smemkit._C._set_host_mode
-    smemkit._C._set_host_mode(-1)
+    yield lambda mode: smemkit._C._set_knob("host_mode", mode)
+    smemkit._C._set_knob("host_mode", -1)
 
 
 @pytest.mark.gpu
@@ -184,7 +184,7 @@ def test_host_transfer_modes_are_bit_exact(mode, shape, dtype, readonly, rng, po
     assert_bits_equal(smemkit.transpose(np.asfortranarray(a[:, : shape[1] // 2]), layout="pad"),
                       a[:, : shape[1] // 2].T)
     with pytest.raises(ValueError):
-        smemkit._C._set_host_mode(3)
+        smemkit._C._set_knob("host_mode", 3)
 
 
 @pytest.mark.gpu

@@ -1,0 +1,327 @@
+/*
+ * bench.c -- the one timing path (see bench.h): a table of launchers over device-resident random
+ * data, timed by one event loop.  Everything a benchmark reports is reproducible with
+ * smemkit.bench(), which is a thin conversion layer over smk_bench_run.
+ */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+static smk_status ok(void)
+{
+    smk_status s = {SMK_OK, 0, 0, NULL};
+    return s;
+}
+
+static size_t round4(int64_t n) { return (size_t)((n + 3) & ~(int64_t)3); }
+
+/* ---- the kernels a run can time ---------------------------------------------------------------- */
+
+typedef struct {
+    smk_transpose_params p;
+    int variant;
+} transpose_timed;
+
+static int launch_transpose(void *ctx, cudaStream_t s)
+{
+    transpose_timed *t = (transpose_timed *)ctx;
+    return smk_transpose_launch_variant(&t->p, t->variant, s);
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} copy_timed;
+
+static int launch_copy(void *ctx, cudaStream_t s)
+{
+    copy_timed *c = (copy_timed *)ctx;
+    return (int)cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s);
+}
+
+typedef struct {
+    smk_sgemm_params p;
+    int cublas;
+} sgemm_timed;
+
+static int launch_sgemm(void *ctx, cudaStream_t s)
+{
+    sgemm_timed *t = (sgemm_timed *)ctx;
+    if (t->cublas) {
+        int rc = smk_cublas_sgemm(&t->p, s);
+        return rc == 0 ? (int)cudaGetLastError() : (int)cudaErrorUnknown;
+    }
+    return smk_sgemm_launch(&t->p, s);
+}
+
+/* ---- data ---------------------------------------------------------------------------------------- */
+
+/* Fill device memory with pseudo-random data, never zeros (timing never runs on zeros): random bits,
+ * or with `floats`, float32 values in [-1, 1). */
+static smk_status fill_random(void *dst, size_t bytes, int floats)
+{
+    size_t chunk = bytes < ((size_t)64 << 20) ? bytes : ((size_t)64 << 20), off, i;
+    uint32_t x = 0x9e3779b9u;
+    uint32_t *h = (uint32_t *)malloc(chunk + 8);
+    smk_status s = ok();
+    if (!h) {
+        s.code = SMK_E_NOMEM;
+        s.where = "host staging memory";
+        return s;
+    }
+    for (i = 0; i < chunk / 4 + 2; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        if (floats) {
+            float f = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+            memcpy(&h[i], &f, 4);
+        } else {
+            h[i] = x;
+        }
+    }
+    for (off = 0; off < bytes && s.code == SMK_OK; off += chunk) {
+        size_t n = bytes - off < chunk ? bytes - off : chunk;
+        s = smk_rt_h2d((char *)dst + off, h, n);
+        if (s.code == SMK_OK)
+            s = smk_rt_sync();
+    }
+    free(h);
+    return s;
+}
+
+/* ---- sizes and checks ----------------------------------------------------------------------------- */
+
+static int64_t batch_of(const smk_bench_spec *s) { return s->dims[2] > 0 ? s->dims[2] : 1; }
+
+/* The three buffers of a run: transpose in / out; sgemm A / B / D (rows padded to 16 bytes). */
+static void buffer_bytes(const smk_bench_spec *s, size_t b[3])
+{
+    if (s->op == SMK_OP_TRANSPOSE) {
+        b[0] = b[1] = (size_t)s->dims[0] * (size_t)s->dims[1] * (size_t)batch_of(s) * (size_t)s->esz;
+        b[2] = 0;
+    } else {
+        b[0] = round4(s->dims[2]) * (size_t)s->dims[0] * 4;
+        b[1] = round4(s->dims[1]) * (size_t)s->dims[2] * 4;
+        b[2] = round4(s->dims[1]) * (size_t)s->dims[0] * 4;
+    }
+}
+
+size_t smk_bench_device_bytes(const smk_bench_spec *spec)
+{
+    size_t b[3];
+    buffer_bytes(spec, b);
+    return b[0] + b[1] + b[2] + spec->flush_bytes;
+}
+
+const char *smk_bench_check(const smk_bench_spec *s)
+{
+    const int64_t big = (int64_t)1 << 40, lim = (int64_t)INT32_MAX - 256;
+    int i;
+    if (s->op != SMK_OP_TRANSPOSE && s->op != SMK_OP_SGEMM)
+        return "unknown op";
+    for (i = 0; i < (s->op == SMK_OP_SGEMM ? 3 : 2); i++)
+        if (s->dims[i] < 1 || s->dims[i] > (s->op == SMK_OP_SGEMM ? lim : big))
+            return s->op == SMK_OP_SGEMM ? "shape entries must be in [1, 2**31 - 257]"
+                                         : "shape entries must be in [1, 2**40]";
+    if (s->op == SMK_OP_TRANSPOSE) {
+        if (s->dims[2] < 0 || s->dims[2] > big)
+            return "batch must be in [1, 2**40]";
+        if (!smk_transpose_supports(s->esz))
+            return "the transpose does not support this element size";
+        if ((double)s->dims[0] * (double)s->dims[1] * (double)batch_of(s) * s->esz > 9.0e18)
+            return "the shape's byte size overflows 64 bits";
+        if (s->config < 0 || s->config >= smk_transpose_num_variants())
+            return "no such transpose tile variant";
+    } else if (s->config < 0 || s->config >= smk_sgemm_num_configs()) {
+        return "no such sgemm tile config";
+    }
+    if (s->nlayouts < 0 || s->nlayouts > SMK_BENCH_MAX_LAYOUTS)
+        return "too many layouts";
+    for (i = 0; i < s->nlayouts; i++)
+        if (s->layouts[i] < 0 || s->layouts[i] >= SMK_NUM_LAYOUTS)
+            return "unknown layout";
+    if (s->nlayouts == 0 && !s->ceiling)
+        return "nothing to time";
+    if (s->warmup < 0 || s->reps < 1 || s->reps > 1000000)
+        return "warmup must be >= 0 and reps in [1, 1000000]";
+    return NULL;
+}
+
+/* ---- one run ------------------------------------------------------------------------------------- */
+
+typedef struct {
+    transpose_timed tt[SMK_BENCH_MAX_LAYOUTS];
+    sgemm_timed sg[SMK_BENCH_MAX_LAYOUTS + 1];
+    copy_timed ct;
+    smk_timed_op ops[SMK_BENCH_MAX_LAYOUTS + 1];
+} op_table;
+
+static void table_transpose(const smk_bench_spec *s, void *const buf[3], size_t bytes, int ceiling, op_table *t)
+{
+    int i;
+    for (i = 0; i < s->nlayouts; i++) {
+        smk_transpose_params *p = &t->tt[i].p;
+        memset(p, 0, sizeof *p);
+        p->in = buf[0];
+        p->out = buf[1];
+        p->rows = s->dims[0];
+        p->cols = s->dims[1];
+        p->batch = batch_of(s);
+        p->in_rs = s->dims[1];
+        p->in_cs = 1;
+        p->in_bs = s->dims[0] * s->dims[1];
+        p->esz = s->esz;
+        p->layout = s->layouts[i];
+        t->tt[i].variant = s->config;
+        t->ops[i].launch = launch_transpose;
+        t->ops[i].ctx = &t->tt[i];
+    }
+    if (ceiling) {
+        t->ct.dst = buf[1];
+        t->ct.src = buf[0];
+        t->ct.bytes = bytes;
+        t->ops[i].launch = launch_copy;
+        t->ops[i].ctx = &t->ct;
+    }
+}
+
+static void table_sgemm(const smk_bench_spec *s, void *const buf[3], int ceiling, op_table *t)
+{
+    const int n = s->nlayouts + (ceiling ? 1 : 0);
+    int i;
+    for (i = 0; i < n; i++) {
+        smk_sgemm_params *p = &t->sg[i].p;
+        memset(&t->sg[i], 0, sizeof t->sg[i]);
+        p->A = (const float *)buf[0];
+        p->B = (const float *)buf[1];
+        p->D = (float *)buf[2];
+        p->M = s->dims[0];
+        p->N = s->dims[1];
+        p->K = s->dims[2];
+        p->lda = (int64_t)round4(s->dims[2]);
+        p->ldb = p->ldc = p->ldd = (int64_t)round4(s->dims[1]);
+        p->alpha = 1.0f;
+        p->layout = i < s->nlayouts ? s->layouts[i] : SMK_SWIZZLE;
+        p->config = s->config;
+        t->sg[i].cublas = i >= s->nlayouts;
+        t->ops[i].launch = launch_sgemm;
+        t->ops[i].ctx = &t->sg[i];
+    }
+}
+
+smk_status smk_bench_run(const smk_bench_spec *s, float *times_ms, smk_bench_info *info)
+{
+    void *buf[3] = {NULL, NULL, NULL};
+    size_t bytes[3];
+    op_table *t = (op_table *)calloc(1, sizeof *t);
+    smk_status st = smk_rt_ready();
+    int i;
+    memset(info, 0, sizeof *info);
+    if (!t) {
+        st.code = SMK_E_NOMEM;
+        st.where = "host memory for the launch table";
+        return st;
+    }
+    info->why = s->ceiling ? "" : "not asked for";
+    if (st.code == SMK_OK && s->ceiling) {
+        info->have_ceiling = s->op == SMK_OP_TRANSPOSE ? 1 : smk_cublas_load(&info->why, &info->path);
+        info->ceiling = info->have_ceiling ? (s->op == SMK_OP_TRANSPOSE ? "copy" : "cublas") : NULL;
+    }
+    buffer_bytes(s, bytes);
+    for (i = 0; i < 3 && st.code == SMK_OK; i++)
+        st = smk_rt_alloc(&buf[i], bytes[i]);
+    for (i = 0; i < 2 && st.code == SMK_OK; i++)
+        if (s->op == SMK_OP_SGEMM || i == 0)
+            st = fill_random(buf[i], bytes[i], s->op == SMK_OP_SGEMM);
+    if (st.code == SMK_OK) {
+        if (s->op == SMK_OP_TRANSPOSE)
+            table_transpose(s, buf, bytes[0], info->have_ceiling, t);
+        else
+            table_sgemm(s, buf, info->have_ceiling, t);
+        st = smk_time_ops(t->ops, s->nlayouts + info->have_ceiling, s->warmup, s->reps, s->flush_bytes, times_ms);
+    }
+    for (i = 0; i < 3; i++)
+        smk_rt_free(buf[i]);
+    if (st.code == SMK_OK)
+        st = smk_rt_sync();
+    free(t);
+    return st;
+}
+
+/* ---- the event loop ------------------------------------------------------------------------------ */
+
+static smk_status record_rounds(const smk_timed_op *ops, int nops, int warmup, int reps, void *flush,
+                                size_t flush_bytes, cudaEvent_t *ev, cudaStream_t st)
+{
+    cudaError_t e = cudaSuccess;
+    int i, r;
+    for (r = 0; r < warmup; r++)
+        for (i = 0; i < nops; i++)
+            if ((e = (cudaError_t)ops[i].launch(ops[i].ctx, st)) != cudaSuccess)
+                return smk_rt_fail(e, "timing a kernel");
+    /* interleaved A B C A B C ..., each preceded by an L2 flush when asked: drift hits all alike */
+    for (r = 0; r < reps; r++)
+        for (i = 0; i < nops; i++) {
+            cudaEvent_t *pair = &ev[2 * (r * nops + i)];
+            if ((flush && (e = cudaMemsetAsync(flush, r & 0xff, flush_bytes, st)) != cudaSuccess) ||
+                (e = cudaEventRecord(pair[0], st)) != cudaSuccess ||
+                (e = (cudaError_t)ops[i].launch(ops[i].ctx, st)) != cudaSuccess ||
+                (e = cudaEventRecord(pair[1], st)) != cudaSuccess)
+                return smk_rt_fail(e, "timing a kernel");
+        }
+    return ok();
+}
+
+smk_status smk_time_ops(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
+                        float *times_ms)
+{
+    smk_status s = ok();
+    cudaEvent_t *ev = NULL;
+    void *flush = NULL;
+    cudaStream_t st = NULL; /* an explicit stream: cuBLAS (its own runtime) sees the same one */
+    cudaError_t e = cudaSuccess;
+    int i, r, created = 0;
+
+    if (nops <= 0 || reps <= 0 || warmup < 0)
+        return smk_rt_fail(cudaErrorInvalidValue, "timing arguments");
+    if (flush_bytes && (s = smk_rt_alloc(&flush, flush_bytes)).code != SMK_OK)
+        return s;
+    /* everything before (allocation, filling) is ordered on the per-thread stream: finish it */
+    if ((e = cudaStreamSynchronize(cudaStreamPerThread)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess) {
+        smk_rt_free(flush);
+        return smk_rt_fail(e, "creating the timing stream");
+    }
+    /* two events per timed launch, all recorded before one final synchronisation */
+    ev = (cudaEvent_t *)calloc((size_t)2 * nops * reps, sizeof(cudaEvent_t));
+    if (!ev) {
+        s.code = SMK_E_NOMEM;
+        s.where = "host memory for events";
+    }
+    for (created = 0; s.code == SMK_OK && created < 2 * nops * reps; created++)
+        if ((e = cudaEventCreate(&ev[created])) != cudaSuccess)
+            s = smk_rt_fail(e, "creating events");
+    if (s.code == SMK_OK)
+        s = record_rounds(ops, nops, warmup, reps, flush, flush_bytes, ev, st);
+    if (s.code == SMK_OK && (e = cudaStreamSynchronize(st)) != cudaSuccess)
+        s = smk_rt_fail(e, "timing a kernel");
+    for (r = 0; r < reps && s.code == SMK_OK; r++)
+        for (i = 0; i < nops && s.code == SMK_OK; i++) {
+            cudaEvent_t *pair = &ev[2 * (r * nops + i)];
+            if ((e = cudaEventElapsedTime(&times_ms[i * reps + r], pair[0], pair[1])) != cudaSuccess)
+                s = smk_rt_fail(e, "reading event times");
+        }
+    if (s.code != SMK_OK && !smk_rt_is_sticky(s.cuda))
+        (void)cudaStreamSynchronize(st); /* nothing of ours may still run when the buffers are freed */
+    for (i = 0; i < created; i++)
+        (void)cudaEventDestroy(ev[i]);
+    free(ev);
+    (void)cudaStreamDestroy(st);
+    smk_rt_free(flush);
+    return s;
+}

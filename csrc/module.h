@@ -1,0 +1,30 @@
+/*
+ * module.h -- what the two binding files (module.c: the module, errors, ops; module_tools.c: maps,
+ * bank model, plans, timing, device facts) share.  Only they include this header and Python.h.
+ */
+#ifndef SMK_MODULE_H
+#define SMK_MODULE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL smk_ARRAY_API
+#ifndef SMK_MODULE_MAIN
+#define NO_IMPORT_ARRAY /* NumPy's API table is imported once, in module.c's exec slot */
+#endif
+#include <numpy/arrayobject.h>
+
+#include "runtime.h"
+
+#define SMK_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+
+extern const char *const smk_layout_names[]; /* the smk_layout enum's names, in order */
+extern volatile int smk_py_sgemm_config;     /* tests: a forced SGEMM tile config (_set_knob) */
+extern PyMethodDef smk_tool_methods[];       /* module_tools.c */
+
+/* layout=None means the default ("swizzle").  0, or -1 with TypeError / ValueError set. */
+int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout);
+/* Raise the Python exception a failed smk_status stands for; returns NULL. */
+PyObject *smk_py_raise_status(PyObject *module, smk_status s);
+
+#endif /* SMK_MODULE_H */

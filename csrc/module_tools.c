@@ -1,0 +1,476 @@
+/*
+ * module_tools.c -- the binding of smemkit's tools: the layout maps of csrc/layout.h, the CPU bank
+ * model (bank_model.c), the kernels' access plans (explain), the timing loop (bench.c), device facts
+ * and the test knobs.  Conversion only, as in module.c (which holds the module, its errors and the
+ * ops); the work is in files that know no Python.
+ */
+#include "module.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "bank_model.h"
+#include "bench.h"
+#include "host.h"
+#include "layout.h"
+#include "runtime.h"
+
+/* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
+
+static int parse_pow2(long long v, const char *what, int hi, int *log2v)
+{
+    if (v < 1 || v > hi || (v & (v - 1)) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be a power of two in [1, %d]; got %lld", what, hi, v);
+        return -1;
+    }
+    *log2v = smk_ilog2((int)v);
+    return 0;
+}
+
+/* (layout, cols, vec, itemsize) -> smk_tile (automatic swizzle). */
+static int parse_tile(PyObject *layout, long long cols, long long vec, long long isz, const char *fname, smk_tile *t)
+{
+    memset(t, 0, sizeof *t);
+    if (smk_py_parse_layout(layout, fname, &t->layout) < 0 || parse_pow2(cols, "cols", 1 << 14, &t->log2_cols) < 0 ||
+        parse_pow2(vec, "vec", 16, &t->log2_vec) < 0 || parse_pow2(isz, "itemsize", 16, &t->log2_esz) < 0)
+        return -1;
+    if (vec > cols) {
+        PyErr_Format(PyExc_ValueError, "vec (%lld) must not exceed cols (%lld)", vec, cols);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(tile_offsets_doc,
+"_tile_offsets(layout, rows, cols, vec=1, itemsize=4)\n--\n\n"
+"(offsets int64 (rows, cols), storage_elems): the element offset in shared storage of each logical\n"
+"(r, c), from csrc/layout.h's smk_tile_offset (the function the kernels call).");
+
+static PyObject *py_tile_offsets(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"layout", "rows", "cols", "vec", "itemsize", NULL};
+    PyObject *layout = NULL, *out = NULL;
+    long long rows = 0, cols = 0, vec = 1, isz = 4, r, c;
+    npy_intp dims[2];
+    smk_tile t;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLL|LL:_tile_offsets", kwlist, &layout, &rows, &cols, &vec, &isz) ||
+        parse_tile(layout, cols, vec, isz, "_tile_offsets", &t) < 0)
+        return NULL;
+    if (rows < 1 || rows > (1 << 14))
+        return PyErr_Format(PyExc_ValueError, "rows must be in [1, 16384]; got %lld", rows);
+    dims[0] = (npy_intp)rows;
+    dims[1] = (npy_intp)cols;
+    out = PyArray_SimpleNew(2, dims, NPY_INT64);
+    for (r = 0; out && r < rows; r++)
+        for (c = 0; c < cols; c++)
+            ((int64_t *)PyArray_DATA((PyArrayObject *)out))[r * cols + c] = smk_tile_offset(t, (int)r, (int)c);
+    return out ? Py_BuildValue("Ni", out, smk_tile_elems(t, (int)rows)) : NULL;
+}
+
+PyDoc_STRVAR(tile_swizzle_doc,
+"_tile_swizzle(cols, vec=1, itemsize=4)\n--\n\n"
+"(B, M, S) of the Swizzle<B,M,S> the 'swizzle' layout uses for that row length, access width and\n"
+"element size (csrc/layout.h smk_tile_swizzle).");
+
+static PyObject *py_tile_swizzle(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"cols", "vec", "itemsize", NULL};
+    long long cols = 0, vec = 1, isz = 4;
+    smk_tile t;
+    smk_swz z;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|LL:_tile_swizzle", kwlist, &cols, &vec, &isz) ||
+        parse_tile(NULL, cols, vec, isz, "_tile_swizzle", &t) < 0)
+        return NULL;
+    z = smk_tile_swizzle(t);
+    return Py_BuildValue("iii", z.b, z.m, z.s);
+}
+
+PyDoc_STRVAR(swizzle_doc,
+"_swizzle(offsets, b, m, s, /)\n--\n\n"
+"Apply Swizzle<B,M,S> (csrc/layout.h smk_swizzle) to an array of offsets in [0, 2**31); returns an\n"
+"int64 array of the same shape.  The parameters are validated by smemkit.Swizzle.");
+
+static PyObject *py_swizzle(PyObject *module, PyObject *args)
+{
+    PyObject *obj = NULL;
+    PyArrayObject *in = NULL, *out = NULL;
+    int b = 0, m = 0, s = 0;
+    npy_intp i, n;
+    if (!PyArg_ParseTuple(args, "Oiii:_swizzle", &obj, &b, &m, &s))
+        return NULL;
+    in = (PyArrayObject *)PyArray_FROMANY(obj, NPY_INT64, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                                                               NPY_ARRAY_FORCECAST);
+    out = in ? (PyArrayObject *)PyArray_NewLikeArray(in, NPY_CORDER, NULL, 0) : NULL;
+    n = out ? PyArray_SIZE(in) : 0;
+    for (i = 0; i < n; i++) {
+        const int64_t v = ((const int64_t *)PyArray_DATA(in))[i];
+        if (v < 0 || v > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "Swizzle offsets must be in [0, 2**31); got %lld", (long long)v);
+            Py_CLEAR(out);
+            break;
+        }
+        ((int64_t *)PyArray_DATA(out))[i] = smk_swizzle((int)v, b, m, s);
+    }
+    Py_XDECREF(in);
+    return (PyObject *)out;
+}
+
+/* ---- bank model (CPU) ------------------------------------------------------------------------- */
+
+PyDoc_STRVAR(bank_replay_doc,
+"_bank_replay(addresses, width, kind, /)\n--\n\n"
+"addresses: C-contiguous int64 array (n, 32) of byte offsets (negative = inactive lane), shaped by\n"
+"smemkit.bank_model.  Returns (wavefronts, ideal): two int32 arrays of length n (csrc/bank_model.c).");
+
+static PyObject *py_bank_replay(PyObject *module, PyObject *args)
+{
+    PyArrayObject *a = NULL;
+    PyObject *wf = NULL, *id = NULL;
+    const char *kind = NULL;
+    int width = 0, err = 0;
+    long long n, bad = -1, total;
+    npy_intp dims[1];
+    char msg[200];
+    if (!PyArg_ParseTuple(args, "O!is:_bank_replay", &PyArray_Type, &a, &width, &kind))
+        return NULL;
+    if (PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != SMK_WARP_LANES ||
+        !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || (strcmp(kind, "load") && strcmp(kind, "store")))
+        return PyErr_Format(PyExc_ValueError, "_bank_replay(): need an aligned C-contiguous int64 (n, 32) array "
+                            "and kind 'load' or 'store'");
+    n = (long long)PyArray_DIM(a, 0);
+    dims[0] = (npy_intp)n;
+    wf = PyArray_SimpleNew(1, dims, NPY_INT32);
+    id = wf ? PyArray_SimpleNew(1, dims, NPY_INT32) : NULL;
+    if (!id)
+        goto fail;
+    Py_BEGIN_ALLOW_THREADS
+    total = smk_bank_replay((const long long *)PyArray_DATA(a), n, width, kind[0] == 's',
+                            (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id), &bad,
+                            &err);
+    Py_END_ALLOW_THREADS
+    if (total >= 0)
+        return Py_BuildValue("NN", wf, id);
+    if (bad >= 0 && bad < n &&
+        smk_bank_validate((const long long *)PyArray_DATA(a) + bad * SMK_WARP_LANES, width, kind[0] == 's', msg,
+                          (int)sizeof msg) != SMK_BANK_OK)
+        PyErr_Format(PyExc_ValueError, "instruction %lld: %s", bad, msg);
+    else
+        PyErr_Format(PyExc_ValueError, "instruction %lld: %s", bad, smk_bank_strerror(err));
+fail:
+    Py_XDECREF(wf);
+    Py_XDECREF(id);
+    return NULL;
+}
+
+PyDoc_STRVAR(bank_rule_doc,
+"_bank_rule(width, kind, /)\n--\n\n"
+"(pass_lanes, phase_lanes) of the model's rule for that access width and kind ('load' or 'store').");
+
+static PyObject *py_bank_rule(PyObject *module, PyObject *args)
+{
+    const char *kind = NULL;
+    int width = 0;
+    smk_bank_rule rule;
+    if (!PyArg_ParseTuple(args, "is:_bank_rule", &width, &kind))
+        return NULL;
+    if ((strcmp(kind, "load") && strcmp(kind, "store")) ||
+        smk_bank_get_rule(width, kind[0] == 's', &rule) != SMK_BANK_OK)
+        return PyErr_Format(PyExc_ValueError, "_bank_rule(): width must be 4, 8 or 16 and kind 'load' or 'store'");
+    return Py_BuildValue("ii", rule.pass_lanes, rule.phase_lanes);
+}
+
+/* ---- access plans (CPU) ----------------------------------------------------------------------- */
+
+/* op name and shape tuple -> SMK_OP_* and dims[] with entries in [lo, hi] (transpose: (rows, cols),
+ * or with `batch` also (rows, cols, batch)); -1 with ValueError set. */
+static int parse_op_shape(const char *op, PyObject *shape, long long lo, long long hi, int batch, int64_t dims[3])
+{
+    const int is_sgemm = strcmp(op, "sgemm") == 0;
+    Py_ssize_t i, n = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;
+    if (!is_sgemm && strcmp(op, "transpose") != 0)
+        return PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op), -1;
+    if (is_sgemm ? n != 3 : (n != 2 && (!batch || n != 3)))
+        return PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op,
+                            is_sgemm ? "(M, N, K)" : batch ? "(rows, cols) or (rows, cols, batch)" : "(rows, cols)"), -1;
+    dims[2] = 0;
+    for (i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return PyErr_Format(PyExc_ValueError, "%s shape entries must be integers in [%lld, %lld]", op, lo, hi), -1;
+        }
+        if (v < lo || v > hi)
+            return PyErr_Format(PyExc_ValueError, "%s shape entries must be in [%lld, %lld]; got %lld", op, lo, hi,
+                                v), -1;
+        dims[i] = v;
+    }
+    return is_sgemm ? SMK_OP_SGEMM : SMK_OP_TRANSPOSE;
+}
+
+static int fill_plan(int op, const int64_t *d, int layout, int isz, int sms, int config, smk_plan *plan)
+{
+    return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, plan)
+                              : smk_transpose_plan(d[0], d[1], isz, layout, plan);
+}
+
+PyDoc_STRVAR(plan_doc,
+"_plan(op, shape, layout, itemsize=4, sms=132, config=0)\n--\n\n"
+"The shared-memory instructions of one block of the kernel `op` ('transpose' or 'sgemm') for a\n"
+"problem of `shape`, replayed on the host by the kernel's own index code.  Returns a dict: config,\n"
+"blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32))].");
+
+static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", NULL};
+    const char *op = NULL;
+    PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
+    int64_t dims[3];
+    int layout = 0, isz = 4, sms = 132, config = 0, i, opk = 0;
+    smk_plan plan;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|iii:_plan", kwlist, &op, &shape, &layout_obj, &isz, &sms,
+                                     &config) ||
+        smk_py_parse_layout(layout_obj, "explain", &layout) < 0 ||
+        (opk = parse_op_shape(op, shape, 0, INT32_MAX, 0, dims)) < 0)
+        return NULL;
+    memset(&plan, 0, sizeof plan); /* pass 1: counts; pass 2: addresses into the arrays */
+    if (sms < 1 || fill_plan(opk, dims, layout, isz, sms, config, &plan) != 0)
+        return PyErr_Format(PyExc_ValueError, "no plan for %s with these arguments (itemsize, sms or config)", op);
+    for (i = 0; i < plan.n; i++) {
+        npy_intp d[2] = {plan.acc[i].n_instr, 32};
+        if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
+            goto fail;
+        plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
+    }
+    (void)fill_plan(opk, dims, layout, isz, sms, config, &plan);
+    if (!(lst = PyList_New(plan.n)))
+        goto fail;
+    for (i = 0; i < plan.n; i++) {
+        PyObject *t = Py_BuildValue("sisLN", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
+                                    plan.acc[i].repeats, arrays[i]);
+        arrays[i] = NULL;
+        if (!t)
+            goto fail;
+        PyList_SET_ITEM(lst, i, t);
+    }
+    return Py_BuildValue("{s:s,s:L,s:i,s:i,s:N}", "config", plan.config, "blocks", plan.blocks, "threads",
+                         plan.threads, "smem_bytes", plan.smem_bytes, "accesses", lst);
+fail:
+    for (i = 0; i < SMK_PLAN_MAX; i++)
+        Py_XDECREF(arrays[i]);
+    Py_XDECREF(lst);
+    return NULL;
+}
+
+/* ---- timing: smk_bench_run (bench.c) ---------------------------------------------------------- */
+
+static PyObject *bench_result(const smk_bench_spec *s, const smk_bench_info *info, const float *times)
+{
+    PyObject *d = PyDict_New(), *lst = NULL;
+    int i, r;
+    for (i = 0; d && i < s->nlayouts + info->have_ceiling; i++) {
+        const char *name = i < s->nlayouts ? smk_layout_names[s->layouts[i]] : info->ceiling;
+        if (!(lst = PyList_New(s->reps)))
+            break;
+        for (r = 0; r < s->reps; r++)
+            PyList_SET_ITEM(lst, r, PyFloat_FromDouble(times[i * s->reps + r]));
+        if (PyErr_Occurred() || PyDict_SetItemString(d, name, lst) < 0)
+            break;
+        Py_CLEAR(lst);
+    }
+    if (PyErr_Occurred() || !d) {
+        Py_XDECREF(lst);
+        Py_XDECREF(d);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:z,s:s}", "times", d, "ceiling", info->ceiling, "ceiling_why",
+                         info->have_ceiling ? (info->path ? info->path : "") : info->why);
+}
+
+PyDoc_STRVAR(bench_doc,
+"_bench(op, shape, layouts, *, itemsize=4, config=0, ceiling=True, warmup=10, reps=50, flush_bytes=0)\n--\n\n"
+"Time `op` ('transpose' (rows, cols[, batch]) or 'sgemm' (M, N, K)) for each layout name in\n"
+"`layouts` and, when `ceiling`, the ceiling (cudaMemcpy D2D of the same bytes, or cuBLAS fp32) on\n"
+"device-resident random data with CUDA events, interleaved per rep (csrc/bench.c).  `config`: the\n"
+"transpose tile variant or the SGEMM tile config (0: what the op ships).  Returns {'times': {name:\n"
+"[ms, ...]}, 'ceiling': name or None, 'ceiling_why': str}.");
+
+static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"op", "shape", "layouts", "itemsize", "config", "ceiling", "warmup", "reps",
+                             "flush_bytes", NULL};
+    const char *op = NULL, *bad;
+    PyObject *shape = NULL, *layouts = NULL, *seq = NULL, *res = NULL;
+    long long flush = 0;
+    smk_bench_spec s;
+    smk_bench_info info;
+    smk_status st;
+    float *times = NULL;
+    int i;
+    memset(&s, 0, sizeof s);
+    s.ceiling = 1, s.warmup = 10, s.reps = 50, s.esz = 4;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$iipiiL:_bench", kwlist, &op, &shape, &layouts, &s.esz,
+                                     &s.config, &s.ceiling, &s.warmup, &s.reps, &flush) ||
+        (s.op = parse_op_shape(op, shape, 1, (long long)1 << 40, 1, s.dims)) < 0 ||
+        !(seq = PySequence_Fast(layouts, "layouts must be a sequence of layout names")))
+        return NULL;
+    s.nlayouts = (int)PySequence_Fast_GET_SIZE(seq);
+    s.flush_bytes = flush > 0 ? (size_t)flush : 0;
+    for (i = 0; i < s.nlayouts && i < SMK_BENCH_MAX_LAYOUTS; i++)
+        if (smk_py_parse_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &s.layouts[i]) < 0)
+            goto done;
+    if ((bad = smk_bench_check(&s)) != NULL || flush < 0) {
+        PyErr_Format(PyExc_ValueError, "bench(): %s", bad ? bad : "flush_bytes must be >= 0");
+        goto done;
+    }
+    if (!(times = (float *)PyMem_Calloc((size_t)(s.nlayouts + 1) * (size_t)s.reps, sizeof(float)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_bench_run(&s, times, &info);
+    Py_END_ALLOW_THREADS
+    res = st.code == SMK_OK ? bench_result(&s, &info, times) : smk_py_raise_status(module, st);
+done:
+    PyMem_Free(times);
+    Py_XDECREF(seq);
+    return res;
+}
+
+/* ---- device facts and test knobs -------------------------------------------------------------- */
+
+PyDoc_STRVAR(device_count_doc, "device_count()\n--\n\nNumber of CUDA devices the runtime sees (0 without a GPU or "
+             "driver).  Never raises.");
+static PyObject *py_device_count(PyObject *module, PyObject *unused)
+{
+    int n;
+    Py_BEGIN_ALLOW_THREADS
+    n = smk_rt_device_count();
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(n);
+}
+
+PyDoc_STRVAR(device_name_doc, "device_name()\n--\n\nName of the current CUDA device.  Raises smemkit.CudaError "
+             "without a usable GPU.");
+static PyObject *py_device_name(PyObject *module, PyObject *unused)
+{
+    char name[256];
+    smk_status st = smk_rt_ready();
+    if (st.code != SMK_OK)
+        return smk_py_raise_status(module, st);
+    smk_rt_device_name(name, sizeof name);
+    return PyUnicode_FromString(name);
+}
+
+PyDoc_STRVAR(device_info_doc, "_device_info()\n--\n\n{'name', 'sms', 'l2_bytes', 'cc'} of the current device.  "
+             "Raises CudaError without one.");
+static PyObject *py_device_info(PyObject *module, PyObject *unused)
+{
+    char name[256];
+    int sms = 0, l2 = 0, major = 0, minor = 0;
+    smk_status st = smk_rt_device_info(&sms, &l2, &major, &minor);
+    if (st.code != SMK_OK)
+        return smk_py_raise_status(module, st);
+    smk_rt_device_name(name, sizeof name);
+    return Py_BuildValue("{s:s,s:i,s:i,s:(ii)}", "name", name, "sms", sms, "l2_bytes", l2, "cc", major, minor);
+}
+
+PyDoc_STRVAR(mem_info_doc, "_mem_info()\n--\n\n(free, total) device memory in bytes.");
+static PyObject *py_mem_info(PyObject *module, PyObject *unused)
+{
+    size_t free_b = 0, total_b = 0;
+    smk_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_rt_mem_info(&free_b, &total_b);
+    Py_END_ALLOW_THREADS
+    return st.code != SMK_OK ? smk_py_raise_status(module, st)
+                             : Py_BuildValue("nn", (Py_ssize_t)free_b, (Py_ssize_t)total_b);
+}
+
+PyDoc_STRVAR(empty_cache_doc, "empty_cache()\n--\n\nReturn the device memory smemkit's pool keeps between calls (up "
+             "to 1 GiB) to the driver.");
+static PyObject *py_empty_cache(PyObject *module, PyObject *unused)
+{
+    smk_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_rt_trim();
+    Py_END_ALLOW_THREADS
+    return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
+}
+
+PyDoc_STRVAR(debug_fault_doc, "_debug_fault()\n--\n\nTesting aid: run a kernel that stores to an illegal address and "
+             "synchronise.  Raises smemkit.CudaError (cudaErrorIllegalAddress) and leaves the CUDA context unusable: "
+             "every later GPU call in this process raises too.  Only for tests, in a subprocess.");
+static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
+{
+    smk_status st = smk_rt_ready();
+    if (st.code != SMK_OK)
+        return smk_py_raise_status(module, st);
+    Py_BEGIN_ALLOW_THREADS
+    st = smk_rt_check_launch(smk_debug_fault_launch(smk_rt_stream()), "launching the fault kernel");
+    if (st.code == SMK_OK)
+        st = smk_rt_sync();
+    Py_END_ALLOW_THREADS
+    return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
+}
+
+PyDoc_STRVAR(set_knob_doc,
+"_set_knob(name, value, /)\n--\n\n"
+"Tests and benchmarks: 'poison' (1: every kernel output starts as 0xFF bytes, NaN), 'host_mode'\n"
+"(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined; see csrc/host.h),\n"
+"'sgemm_config' (0 chosen per shape, else a forced tile config of _configs('sgemm')).");
+static PyObject *py_set_knob(PyObject *module, PyObject *args)
+{
+    const char *name = NULL;
+    int v = 0;
+    if (!PyArg_ParseTuple(args, "si:_set_knob", &name, &v))
+        return NULL;
+    if (strcmp(name, "poison") == 0)
+        smk_rt_set_poison(v);
+    else if (strcmp(name, "host_mode") == 0 && smk_host_set_mode(v) == 0)
+        ;
+    else if (strcmp(name, "sgemm_config") == 0 && v >= 0 && v < smk_sgemm_num_configs())
+        smk_py_sgemm_config = v;
+    else
+        return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compiled in for op: 'transpose' -> "
+             "[(tile, block_rows), ...] (index 0 ships), 'sgemm' -> [name, ...] (index 0: chosen per shape).");
+static PyObject *py_configs(PyObject *module, PyObject *arg)
+{
+    const int sg = PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "sgemm") == 0;
+    const int n = sg ? smk_sgemm_num_configs() : smk_transpose_num_variants();
+    PyObject *lst = NULL;
+    int i, tile = 0, rows = 0;
+    if (!sg && !(PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "transpose") == 0))
+        return PyErr_Format(PyExc_ValueError, "_configs(): op must be 'transpose' or 'sgemm'");
+    lst = PyList_New(n);
+    for (i = 0; lst && i < n; i++) {
+        if (!sg)
+            smk_transpose_variant_geometry(i, &tile, &rows);
+        PyList_SET_ITEM(lst, i, sg ? PyUnicode_FromString(smk_sgemm_config_name(i)) : Py_BuildValue("ii", tile, rows));
+    }
+    if (lst && PyErr_Occurred())
+        Py_CLEAR(lst);
+    return lst;
+}
+
+PyMethodDef smk_tool_methods[] = {
+    {"_bench", SMK_KW(py_bench), bench_doc},
+    {"_plan", SMK_KW(py_plan), plan_doc},
+    {"_bank_replay", py_bank_replay, METH_VARARGS, bank_replay_doc},
+    {"_bank_rule", py_bank_rule, METH_VARARGS, bank_rule_doc},
+    {"_tile_offsets", SMK_KW(py_tile_offsets), tile_offsets_doc},
+    {"_tile_swizzle", SMK_KW(py_tile_swizzle), tile_swizzle_doc},
+    {"_swizzle", py_swizzle, METH_VARARGS, swizzle_doc},
+    {"_configs", py_configs, METH_O, configs_doc},
+    {"device_count", py_device_count, METH_NOARGS, device_count_doc},
+    {"device_name", py_device_name, METH_NOARGS, device_name_doc},
+    {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},
+    {"_device_info", py_device_info, METH_NOARGS, device_info_doc},
+    {"_mem_info", py_mem_info, METH_NOARGS, mem_info_doc},
+    {"_debug_fault", py_debug_fault, METH_NOARGS, debug_fault_doc},
+    {"_set_knob", py_set_knob, METH_VARARGS, set_knob_doc},
+    {NULL, NULL, 0, NULL},
+};

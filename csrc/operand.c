@@ -1,0 +1,422 @@
+/*
+ * operand.c -- the rules every op applies to its operands and the one dispatch function per op
+ * (see operand.h).  A NumPy array and a CuPy array meet the same checks, in the same order, with the
+ * same messages; only smk_run_* looks at which side an operand lives on.
+ */
+#include "operand.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host.h"
+#include "layout.h"
+
+int smk_fail(smk_error *err, int type, const char *fmt, ...)
+{
+    va_list ap;
+    err->type = type;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int smk_fail_status(smk_error *err, smk_status s)
+{
+    if (s.code == SMK_OK)
+        return 0;
+    err->type = SMK_ERR_STATUS;
+    err->status = s;
+    err->msg[0] = '\0';
+    return -1;
+}
+
+const char *smk_shape_str(const smk_operand *a, char *buf, size_t n)
+{
+    size_t used = 0;
+    int i;
+    used += (size_t)snprintf(buf, n, "(");
+    for (i = 0; i < a->ndim && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, i ? ", %lld" : "%lld", (long long)a->shape[i]);
+    if (used < n)
+        snprintf(buf + used, n - used, a->ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+int64_t smk_numel(const smk_operand *a)
+{
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < a->ndim; i++) {
+        if (a->shape[i] == 0)
+            return 0;
+    }
+    for (i = 0; i < a->ndim; i++) {
+        if (a->shape[i] > INT64_MAX / n)
+            return -1;
+        n *= a->shape[i];
+    }
+    return n;
+}
+
+/* Byte size of n elements of esz bytes, saturating (a saturated size can never fit anywhere). */
+static size_t bytes_of(int64_t n, int esz)
+{
+    if (n < 0 || (uint64_t)n > SIZE_MAX / (uint64_t)esz)
+        return SIZE_MAX;
+    return (size_t)n * (size_t)esz;
+}
+
+static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+int smk_check_fits(const char *fname, size_t host_bytes, size_t device_bytes, size_t device_free, smk_error *err)
+{
+    const size_t phys = smk_host_physical_bytes();
+    if (phys && host_bytes > phys)
+        return smk_fail(err, SMK_ERR_MEMORY,
+                        "%s(): needs %zu bytes of host memory (result and staging copies) but this machine has "
+                        "%zu bytes in all; refused before allocating anything",
+                        fname, host_bytes, phys);
+    if (device_free && device_bytes > device_free)
+        return smk_fail(err, SMK_ERR_MEMORY,
+                        "%s(): needs %zu bytes of device memory but only %zu bytes are free on the GPU; refused "
+                        "before allocating anything",
+                        fname, device_bytes, device_free);
+    return 0;
+}
+
+/* ---- transpose ---------------------------------------------------------------------------------- */
+
+static int transpose_dtype_ok(const smk_operand *a)
+{
+    const int numeric = strchr("biufc", a->kind) != NULL || a->dtype == SMK_DT_BF16;
+    return a->kind != '\0' && numeric && smk_transpose_supports(a->esz);
+}
+
+int smk_check_transpose(const char *fname, const smk_operand *a, int batched, smk_error *err)
+{
+    char shape[96];
+    if (!batched && a->ndim != 2)
+        return smk_fail(err, SMK_ERR_VALUE,
+                        "%s(): a must be 2-D; got a %d-D array of shape %s%s", fname, a->ndim,
+                        smk_shape_str(a, shape, sizeof shape),
+                        a->ndim > 2 ? " (for stacks of matrices use smemkit.matrix_transpose, which swaps the last "
+                                      "two axes)" : "");
+    if (batched && a->ndim < 2)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): a must have at least 2 dimensions; got shape %s", fname,
+                        smk_shape_str(a, shape, sizeof shape));
+    if (!transpose_dtype_ok(a)) {
+        char sup[160] = "";
+        static const struct { int esz; const char *names; } kSizes[] = {
+            {1, "bool, int8, uint8"}, {2, "int16, uint16, float16, bfloat16"},
+            {4, "int32, uint32, float32"}, {8, "int64, uint64, float64, complex64"}, {16, "complex128"}};
+        size_t i, used = 0;
+        for (i = 0; i < sizeof kSizes / sizeof kSizes[0]; i++)
+            if (smk_transpose_supports(kSizes[i].esz))
+                used += (size_t)snprintf(sup + used, sizeof sup - used, "%s%s", used ? ", " : "", kSizes[i].names);
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): unsupported dtype %s; supported: %s (elements move bitwise)", fname,
+                        a->dtype_name, sup);
+    }
+    if (a->on_device && !a->native)
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): a has non-native byte order (%s) on the device", fname,
+                        a->dtype_name);
+    if (smk_numel(a) < 0 || bytes_of(smk_numel(a), a->esz) > ((size_t)1 << 62))
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): a of shape %s has more elements than any memory holds", fname,
+                        smk_shape_str(a, shape, sizeof shape));
+    return 0;
+}
+
+void smk_transpose_out_shape(const smk_operand *a, int64_t *shape)
+{
+    int i;
+    for (i = 0; i < a->ndim; i++)
+        shape[i] = a->shape[i];
+    shape[a->ndim - 2] = a->shape[a->ndim - 1];
+    shape[a->ndim - 1] = a->shape[a->ndim - 2];
+}
+
+void smk_need_transpose(const smk_operand *a, size_t *host_bytes, size_t *device_bytes)
+{
+    const size_t bytes = bytes_of(smk_numel(a), a->esz);
+    *host_bytes = a->on_device ? 0 : add_sat(bytes, a->contiguous ? 0 : bytes);
+    *device_bytes = a->on_device ? bytes : add_sat(bytes, bytes);
+}
+
+/* The leading (batch) axes of a as one count and stride when they collapse into one: 1, else 0. */
+static int collapse_batch(const smk_operand *a, int64_t *batch, int64_t *stride)
+{
+    int64_t n = 1, s = 0;
+    int i, have = 0;
+    for (i = a->ndim - 3; i >= 0; i--) { /* axis i must step over everything inside it */
+        if (a->shape[i] == 1)
+            continue;
+        if (have && a->strides[i] != s * n)
+            return 0;
+        if (!have)
+            s = a->strides[i];
+        have = 1;
+        n *= a->shape[i];
+    }
+    *batch = n;
+    *stride = s;
+    return 1;
+}
+
+/* Check a device operand lives on the current device (the library's report, else the pointer's). */
+static int check_device(const char *fname, const smk_operand *a, smk_error *err)
+{
+    int current = -1, dev = a->device;
+    if (dev >= 0) {
+        cudaError_t e = cudaGetDevice(&current);
+        if (e != cudaSuccess)
+            return smk_fail_status(err, smk_rt_fail(e, "cudaGetDevice"));
+    } else {
+        smk_status st = smk_rt_check_device_ptr(a->ptr, &dev, &current);
+        if (st.code != SMK_OK && st.where && strcmp(st.where, "not device memory") == 0)
+            return smk_fail(err, SMK_ERR_VALUE, "%s(): %s is not CUDA device memory", fname, a->arg);
+        if (smk_fail_status(err, st))
+            return -1;
+    }
+    if (dev != current)
+        return smk_fail(err, SMK_ERR_VALUE,
+                        "%s(): %s is on CUDA device %d but smemkit runs on device %d (the current device); make "
+                        "device %d current first (cudaSetDevice / cupy.cuda.Device / torch.cuda.set_device)",
+                        fname, a->arg, dev, current, dev);
+    return 0;
+}
+
+/* Launch the transposes of every matrix of a device operand on its stream: one launch when the batch
+ * axes collapse to one stride, else one per outer index. */
+static int device_transpose(const char *fname, const smk_operand *in, const smk_operand *out,
+                            smk_transpose_params p, smk_error *err)
+{
+    const cudaStream_t st = (cudaStream_t)in->stream;
+    const int64_t per = p.rows * p.cols;
+    int64_t batch = 1, bs = 0, idx[SMK_MAX_NDIM] = {0}, total = smk_numel(in) / (per ? per : 1), done = 0;
+    int i;
+    if (in->ndim > 2 && collapse_batch(in, &batch, &bs)) {
+        p.batch = batch;
+        p.in_bs = bs;
+        return smk_fail_status(err, smk_rt_check_launch(smk_transpose_launch(&p, st), "launching the transpose kernel"));
+    }
+    for (done = 0; done < total; done++) { /* odometer over the batch axes */
+        int64_t off = 0;
+        for (i = 0; i < in->ndim - 2; i++)
+            off += idx[i] * in->strides[i];
+        p.in = (const char *)in->ptr + off * in->esz;
+        p.out = (char *)out->ptr + done * per * in->esz;
+        if (smk_fail_status(err, smk_rt_check_launch(smk_transpose_launch(&p, st), "launching the transpose kernel")))
+            return -1;
+        for (i = in->ndim - 3; i >= 0 && ++idx[i] == in->shape[i]; i--)
+            idx[i] = 0;
+    }
+    (void)fname;
+    return 0;
+}
+
+int smk_run_transpose(const char *fname, const smk_operand *in, const smk_operand *out, int layout, smk_error *err)
+{
+    smk_transpose_params p;
+    const int nd = in->ndim;
+    memset(&p, 0, sizeof p);
+    p.rows = in->shape[nd - 2];
+    p.cols = in->shape[nd - 1];
+    p.esz = in->esz;
+    p.layout = layout;
+    p.in = in->ptr;
+    p.out = out->ptr;
+    p.batch = (p.rows > 0 && p.cols > 0) ? smk_numel(in) / (p.rows * p.cols) : 1;
+    p.in_bs = p.rows * p.cols;
+    if (smk_numel(in) == 0)
+        return 0;
+    if (!in->on_device) { /* contiguous: C order (any ndim) or Fortran order (2-D) */
+        p.in_rs = in->contiguous == 2 ? 1 : p.cols;
+        p.in_cs = in->contiguous == 2 ? p.rows : 1;
+        return smk_fail_status(err, smk_host_transpose(p, bytes_of(smk_numel(in), in->esz)));
+    }
+    if (check_device(fname, in, err) < 0 || check_device(fname, out, err) < 0)
+        return -1;
+    p.in_rs = in->strides[nd - 2];
+    p.in_cs = in->strides[nd - 1];
+    if (smk_fail_status(err, smk_rt_poison_on(out->ptr, bytes_of(smk_numel(out), out->esz), (cudaStream_t)in->stream)))
+        return -1;
+    return device_transpose(fname, in, out, p, err);
+}
+
+/* ---- sgemm ---------------------------------------------------------------------------------------- */
+
+static const char *side(const smk_operand *x) { return x->on_device ? "on the GPU" : "in host memory (NumPy)"; }
+
+static int check_same_place(const char *fname, const smk_operand *const ops[], int n, smk_error *err)
+{
+    static const char *const kLib[] = {"NumPy", "PyTorch", "CuPy", "a __cuda_array_interface__ producer"};
+    int i;
+    for (i = 1; i < n; i++) {
+        const smk_operand *x = ops[i], *a = ops[0];
+        if (!x)
+            continue;
+        if (x->on_device != a->on_device)
+            return smk_fail(err, SMK_ERR_TYPE,
+                            "%s(): %s is %s but %s is %s; pass all operands on one side (move the host array with "
+                            "torch.as_tensor(x, device='cuda') / cupy.asarray(x), or the device one to NumPy)",
+                            fname, a->arg, side(a), x->arg, side(x));
+        if (x->lib != a->lib)
+            return smk_fail(err, SMK_ERR_TYPE, "%s(): %s comes from %s but %s from %s; pass arrays of one library",
+                            fname, x->arg, kLib[x->lib], a->arg, kLib[a->lib]);
+        if (x->on_device && x->device >= 0 && a->device >= 0 && x->device != a->device)
+            return smk_fail(err, SMK_ERR_VALUE, "%s(): %s is on device %d but %s on device %d", fname, x->arg,
+                            x->device, a->arg, a->device);
+    }
+    return 0;
+}
+
+int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                    const smk_gemm_opts *o, smk_error *err)
+{
+    const smk_operand *const ops[3] = {a, b, c};
+    char s1[96], s2[96];
+    int i;
+    for (i = 0; i < 3; i++) {
+        const smk_operand *x = ops[i];
+        if (!x)
+            continue;
+        if (x->ndim != 2)
+            return smk_fail(err, SMK_ERR_VALUE, "%s(): %s must be 2-D; got a %d-D array of shape %s", fname, x->arg,
+                            x->ndim, smk_shape_str(x, s1, sizeof s1));
+    }
+    for (i = 0; i < 3; i++)
+        if (ops[i] && (ops[i]->dtype != SMK_DT_F32 || (ops[i]->on_device && !ops[i]->native)))
+            return smk_fail(err, SMK_ERR_TYPE,
+                            "%s(): %s has dtype %s; sgemm computes in float32 only -- pass float32 arrays (e.g. "
+                            "%s.astype(numpy.float32)); nothing is converted silently",
+                            fname, ops[i]->arg, ops[i]->dtype_name, ops[i]->arg);
+    if (check_same_place(fname, ops, 3, err) < 0)
+        return -1;
+    if (a->shape[1] != b->shape[0])
+        return smk_fail(err, SMK_ERR_VALUE,
+                        "%s(): inner dimensions differ: a has shape %s and b has shape %s (a.shape[1] must equal "
+                        "b.shape[0])", fname, smk_shape_str(a, s1, sizeof s1), smk_shape_str(b, s2, sizeof s2));
+    if (c && (c->shape[0] != a->shape[0] || c->shape[1] != b->shape[1]))
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): c has shape %s; expected (%lld, %lld) = (a.shape[0], b.shape[1])",
+                        fname, smk_shape_str(c, s1, sizeof s1), (long long)a->shape[0], (long long)b->shape[1]);
+    if (o->beta != 0.0 && !c)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): beta != 0 needs c (the matrix that beta scales)", fname);
+    if (a->shape[0] > INT32_MAX - 256 || b->shape[1] > INT32_MAX - 256 || a->shape[1] > INT32_MAX - 256)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): M, N and K must each be at most 2**31 - 257; got M=%lld, N=%lld, "
+                        "K=%lld", fname, (long long)a->shape[0], (long long)b->shape[1], (long long)a->shape[1]);
+    if (o->config < 0 || o->config >= smk_sgemm_num_configs())
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): no SGEMM tile config %d", fname, o->config);
+    return 0;
+}
+
+void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operand *c, const smk_gemm_opts *o,
+                    size_t *host_bytes, size_t *device_bytes)
+{
+    const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
+    const int use_c = c && o->beta != 0.0;
+    const smk_operand *const ops[3] = {a, b, use_c ? c : NULL};
+    size_t host = bytes_of(M * N, 4), dev = 0;
+    int i;
+    for (i = 0; i < 3; i++) /* a staging copy of every host operand that is not C-contiguous float32 */
+        if (ops[i] && !ops[i]->on_device && (ops[i]->contiguous != 1 || !ops[i]->native))
+            host = add_sat(host, bytes_of(smk_numel(ops[i]), 4));
+    if (!a->on_device) {
+        dev = smk_host_sgemm_device_bytes(M, N, K, use_c);
+    } else {
+        dev = bytes_of(M * N, 4);
+        for (i = 0; i < 3; i++) /* device copies of operands that are not row-major */
+            if (ops[i])
+                dev = add_sat(dev, bytes_of(smk_numel(ops[i]), 4));
+        host = 0;
+    }
+    *host_bytes = host;
+    *device_bytes = dev;
+}
+
+/* A row-major view (unit column stride, row stride >= cols) of device operand x: x itself, or a
+ * copy made on x's stream by the transpose kernel of the stride-swapped view. */
+static int device_rowmajor(const smk_operand *x, const float **ptr, int64_t *ld, void **tmp, smk_error *err)
+{
+    const int64_t rows = x->shape[0], cols = x->shape[1], rs = x->strides[0], cs = x->strides[1];
+    const cudaStream_t st = (cudaStream_t)x->stream;
+    smk_transpose_params p;
+    *tmp = NULL;
+    *ptr = (const float *)x->ptr;
+    *ld = cols > 1 ? cols : 1;
+    if (rows == 0 || cols == 0)
+        return 0;
+    if ((cs == 1 || cols == 1) && (rs >= cols || rows == 1) && rs > 0) {
+        *ld = rows > 1 ? (rs > cols ? rs : cols) : cols;
+        return 0;
+    }
+    if (smk_fail_status(err, smk_rt_alloc_on(tmp, bytes_of(rows * cols, 4), st)))
+        return -1;
+    memset(&p, 0, sizeof p);
+    p.in = x->ptr;
+    p.out = *tmp;
+    p.rows = cols; /* the transpose of the stride-swapped view is x in row-major order */
+    p.cols = rows;
+    p.in_rs = cs;
+    p.in_cs = rs;
+    p.esz = 4;
+    p.layout = SMK_SWIZZLE;
+    *ptr = (const float *)*tmp;
+    *ld = cols;
+    return smk_fail_status(err, smk_rt_check_launch(smk_transpose_launch(&p, st), "copying an operand on the device"));
+}
+
+static int device_sgemm(const char *fname, const smk_operand *const ops[3], const smk_operand *d, smk_sgemm_params p,
+                        smk_error *err)
+{
+    void *tmp[3] = {NULL, NULL, NULL};
+    const float *ptr[3] = {NULL, NULL, NULL};
+    int64_t ld[3] = {1, 1, 1};
+    const cudaStream_t st = (cudaStream_t)d->stream;
+    int i, rc = 0;
+    for (i = 0; i < 4 && rc == 0; i++)
+        rc = check_device(fname, i < 3 ? (ops[i] ? ops[i] : d) : d, err);
+    for (i = 0; i < 3 && rc == 0; i++)
+        if (ops[i])
+            rc = device_rowmajor(ops[i], &ptr[i], &ld[i], &tmp[i], err);
+    if (rc == 0 && !smk_fail_status(err, smk_rt_poison_on(d->ptr, bytes_of(p.M * p.N, 4), st))) {
+        p.A = ptr[0];
+        p.B = ptr[1];
+        p.C = ptr[2];
+        p.lda = ld[0];
+        p.ldb = ld[1];
+        p.ldc = ld[2] > p.N ? ld[2] : (p.N > 1 ? p.N : 1);
+        p.ldd = p.N > 1 ? p.N : 1;
+        rc = smk_fail_status(err, smk_rt_check_launch(smk_sgemm_launch(&p, st), "launching the SGEMM kernel"));
+    } else if (rc == 0) {
+        rc = -1;
+    }
+    for (i = 0; i < 3; i++) /* stream-ordered: freed after the kernel that reads them */
+        smk_rt_free_on(tmp[i], st);
+    return rc;
+}
+
+int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                  const smk_operand *d, const smk_gemm_opts *o, smk_error *err)
+{
+    const int use_c = c && o->beta != 0.0;
+    const smk_operand *const ops[3] = {a->shape[1] ? a : NULL, a->shape[1] ? b : NULL, use_c ? c : NULL};
+    smk_sgemm_params p;
+    memset(&p, 0, sizeof p);
+    p.M = a->shape[0];
+    p.K = a->shape[1];
+    p.N = b->shape[1];
+    p.alpha = (float)o->alpha;
+    p.beta = (float)o->beta;
+    p.layout = o->layout;
+    p.config = o->config;
+    p.D = (float *)d->ptr;
+    if (p.M == 0 || p.N == 0)
+        return 0;
+    if (d->on_device)
+        return device_sgemm(fname, ops, d, p, err);
+    p.A = (const float *)a->ptr;
+    p.B = (const float *)b->ptr;
+    p.C = use_c ? (const float *)c->ptr : NULL;
+    return smk_fail_status(err, smk_host_sgemm(p));
+}
