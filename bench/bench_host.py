@@ -56,8 +56,7 @@ def main():
 
     lines += ["", "| per-call overhead, 64x64 float32 device array | wall us/call | kernel us | overhead us |",
               "|---|---|---|---|"]
-    kernel_us = 1e3 * min(statistics.median(v) for k, v in smemkit._C._bench(
-        "transpose", (64, 64), ["swizzle"], warmup=100, reps=2000)["times"].items() if k == "swizzle")
+    kernel_us = 1e3 * smemkit.bench("transpose", (64, 64), layout="swizzle", reps=2000, flush_l2=False).median_ms
     calls = 5000
     for lib in ("cupy", "torch"):
         try:
