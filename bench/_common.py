@@ -28,3 +28,11 @@ def md_table(results):
         rows.append(f"| {'x'.join(map(str, r.shape))} {r.dtype} | {r.config} | {r.layout} | {r.median_ms:.4f} | "
                     f"{r.rate:.0f} {r.unit} | {ratio} | {ceil} | {r.predicted_wavefronts} |")
     return "\n".join(rows)
+
+
+def emit(text, md=None):
+    """Print a result and, with --md, append it to that markdown file."""
+    print(text)
+    if md:
+        with open(md, "a") as f:
+            f.write(text + "\n\n")

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 import smemkit
-from _common import header, md_table
+from _common import emit, header, md_table
 
 
 def check(config):
@@ -48,10 +48,7 @@ def main():
         for c in configs:
             results += smemkit.bench("sgemm", shape, config=c, reps=args.reps)
     text = header("SGEMM float32 vs cuBLAS fp32") + "\n\n" + md_table(results)
-    print(text)
-    if args.md:
-        with open(args.md, "a") as f:
-            f.write(text + "\n\n")
+    emit(text, args.md)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 import smemkit
-from _common import header, md_table
+from _common import emit, header, md_table
 
 
 def check(shape, dtype):
@@ -37,10 +37,7 @@ def main():
     results = [r for c in configs for r in smemkit.bench("transpose", shape, dtype=args.dtype, config=c,
                                                           reps=args.reps)]
     text = header(f"Transpose {'x'.join(map(str, shape))} {args.dtype}") + "\n\n" + md_table(results)
-    print(text)
-    if args.md:
-        with open(args.md, "a") as f:
-            f.write(text + "\n\n")
+    emit(text, args.md)
 
 
 if __name__ == "__main__":
