@@ -126,10 +126,11 @@ static int parse_real(PyObject *obj, const char *fname, const char *arg, double 
 
 /* ---- operands: objects -> smk_operand ---------------------------------------------------------- */
 
+/* dtype facts of an operand.  The name comes from the scalar type ("numpy.float32" -> "float32"), not
+ * from str(dtype), which runs Python code on every call. */
 static void set_dtype(smk_operand *op, PyArray_Descr *d)
 {
-    const char *tn = d->typeobj->tp_name, *dot = strrchr(tn, '.');
-    PyObject *s = PyObject_Str((PyObject *)d);
+    const char *tn = d->typeobj->tp_name, *dot = strrchr(tn, '.'), *name = dot ? dot + 1 : tn;
     op->esz = (int)PyDataType_ELSIZE(d);
     op->kind = PyDataType_ELSIZE(d) == 0 || PyDataType_HASFIELDS(d) || PyDataType_HASSUBARRAY(d) ||
                PyDataType_REFCHK(d) ? '\0' : d->kind;
@@ -139,14 +140,11 @@ static void set_dtype(smk_operand *op, PyArray_Descr *d)
         op->dtype = SMK_DT_F32;
     else if (d->kind == 'f' && op->esz == 2)
         op->dtype = SMK_DT_F16;
-    else if (op->esz == 2 && strcmp(dot ? dot + 1 : tn, "bfloat16") == 0) /* ml_dtypes.bfloat16 */
+    else if (op->esz == 2 && strcmp(name, "bfloat16") == 0) /* ml_dtypes.bfloat16 */
         op->dtype = SMK_DT_BF16;
     if (op->kind == 'V' && op->dtype != SMK_DT_BF16)
         op->kind = '\0'; /* raw void / structured bytes are not numbers */
-    snprintf(op->dtype_name, sizeof op->dtype_name, "%s", s ? PyUnicode_AsUTF8(s) : "?");
-    if (!s || !PyUnicode_AsUTF8(s))
-        PyErr_Clear();
-    Py_XDECREF(s);
+    snprintf(op->dtype_name, sizeof op->dtype_name, "%s%s", op->native ? "" : "byte-swapped ", name);
 }
 
 static void from_ndarray(PyArrayObject *a, const char *arg, smk_operand *op)

@@ -126,6 +126,9 @@ def describe(x, fname, arg):
 def empty(like, lib, device, shape, dtype):
     """(array, device pointer) of a new C-contiguous device array of `like`'s library (CuPy for generic
     producers when it is installed, else PyTorch), of numpy dtype `dtype` (None: like's own dtype)."""
+    mod = type(like).__module__
+    if dtype is None and not (mod.startswith("torch") or mod.startswith("cupy")):
+        dtype = describe(like, "result", "like")[3]  # CAI and DLPack-only producers: their dtype as numpy's
     if lib == LIB_TORCH:
         torch = sys.modules["torch"]
         out = torch.empty(shape, dtype=like.dtype if dtype is None else _numpy_to_torch[dtype], device=like.device)
@@ -133,8 +136,6 @@ def empty(like, lib, device, shape, dtype):
     if lib == LIB_CUPY:
         out = sys.modules["cupy"].empty(shape, dtype=like.dtype if dtype is None else dtype)
         return out, out.data.ptr
-    if dtype is None:
-        dtype = np.dtype(like.__cuda_array_interface__["typestr"])
     try:
         import cupy
         with cupy.cuda.Device(device if device >= 0 else cupy.cuda.runtime.getDevice()):
