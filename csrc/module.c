@@ -299,9 +299,24 @@ static int check_fits(PyObject *module, const char *fname, size_t host_bytes, si
 
 /* ---- ops -------------------------------------------------------------------------------------- */
 
+/* out=: the caller's array as the result, checked against the result's shape and dtype and against
+ * the inputs (operand.c: smk_check_out), before any device work.  A new reference, or NULL. */
+static PyObject *take_out(PyObject *module, PyObject *out_obj, const char *fname, const smk_operand *like, int ndim,
+                          const int64_t *shape, const smk_operand *const *ins, int n, const smk_operand *may_alias,
+                          smk_operand *o)
+{
+    smk_error err;
+    if (to_operand(module, out_obj, fname, "out", o) < 0)
+        return NULL;
+    if (smk_check_out(fname, o, like, ndim, shape, like->dtype, like->esz, like->dtype_name, ins, n, may_alias,
+                      &err) < 0)
+        return raise_error(module, &err);
+    return Py_NewRef(out_obj);
+}
+
 /* transpose (batched = 0) and matrix_transpose (1): one path for host and device arrays. */
-static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *layout_obj, const char *fname,
-                                int batched)
+static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *layout_obj, PyObject *out_obj,
+                                const char *fname, int batched)
 {
     PyObject *src = NULL, *out = NULL;
     smk_operand a, o;
@@ -313,18 +328,23 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
         return NULL;
     if (smk_check_transpose(fname, &a, batched, &err) < 0)
         return raise_error(module, &err);
-    smk_need_transpose(&a, &host_b, &dev_b);
+    smk_transpose_out_shape(&a, shape);
+    if (out_obj && out_obj != Py_None) {
+        const smk_operand *ins[1] = {&a};
+        if (!(out = take_out(module, out_obj, fname, &a, a.ndim, shape, ins, 1, NULL, &o)))
+            return NULL;
+    }
+    smk_need_transpose(&a, out != NULL, &host_b, &dev_b);
     if (check_fits(module, fname, host_b, dev_b, a.on_device) < 0)
-        return NULL;
+        goto fail;
     if (!a.on_device && (!a.contiguous || (a.contiguous == 2 && a.ndim > 2))) {
         src = PyArray_NewCopy((PyArrayObject *)a_obj, NPY_CORDER); /* slices, negative strides, unaligned */
         if (!src)
-            return NULL;
+            goto fail;
         from_ndarray((PyArrayObject *)src, "a", &a);
     }
-    smk_transpose_out_shape(&a, shape);
-    out = new_result(module, a_obj, &a, a.on_device ? NULL : PyArray_DESCR((PyArrayObject *)a_obj), a.ndim, shape, &o);
-    if (!out)
+    if (!out && !(out = new_result(module, a_obj, &a, a.on_device ? NULL : PyArray_DESCR((PyArrayObject *)a_obj),
+                                   a.ndim, shape, &o)))
         goto fail;
     Py_BEGIN_ALLOW_THREADS
     rc = smk_run_transpose(fname, &a, &o, layout, &err);
@@ -342,7 +362,7 @@ fail:
 }
 
 PyDoc_STRVAR(transpose_doc,
-"transpose(a, layout='swizzle')\n--\n\n"
+"transpose(a, layout='swizzle', *, out=None)\n--\n\n"
 "Return ``a.T`` as a new C-contiguous array, bit for bit, computed on the GPU by a tiled kernel\n"
 "whose shared-memory tile uses ``layout``.\n\n"
 "Parameters\n----------\n"
@@ -351,7 +371,10 @@ PyDoc_STRVAR(transpose_doc,
 "    payloads and signed zeros survive.  For stacks of matrices use matrix_transpose().\n"
 "layout : {'naive', 'pad', 'swizzle'}\n"
 "    Shared-memory index map of the tile.  All three run the same kernel; 'naive' makes the\n"
-"    tile's column read a 32-way bank conflict, 'pad' and 'swizzle' make it conflict-free.\n\n"
+"    tile's column read a 32-way bank conflict, 'pad' and 'swizzle' make it conflict-free.\n"
+"out : array, optional\n"
+"    Where to write the result (NumPy's rules: exactly the result's shape and dtype, C-contiguous,\n"
+"    writeable, on the same side as ``a``, sharing no memory with it); it is returned.\n\n"
 "A NumPy input gives a NumPy result; a CUDA array gives a new array of the same library, enqueued\n"
 "on that library's current stream without synchronising (zero copy).\n\n"
 "Raises\n------\n"
@@ -361,25 +384,25 @@ PyDoc_STRVAR(transpose_doc,
 
 static PyObject *py_transpose(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"a", "layout", NULL};
-    PyObject *a = NULL, *layout = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:transpose", kwlist, &a, &layout))
+    static char *kwlist[] = {"a", "layout", "out", NULL};
+    PyObject *a = NULL, *layout = NULL, *out = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$O:transpose", kwlist, &a, &layout, &out))
         return NULL;
-    return transpose_impl(module, a, layout, "transpose", 0);
+    return transpose_impl(module, a, layout, out, "transpose", 0);
 }
 
 PyDoc_STRVAR(matrix_transpose_doc,
-"matrix_transpose(a, layout='swizzle')\n--\n\n"
+"matrix_transpose(a, layout='swizzle', *, out=None)\n--\n\n"
 "Return ``numpy.matrix_transpose(a)`` (``a.mT``: the last two axes swapped, leading axes kept) as a\n"
 "new C-contiguous array, bit for bit; ndim >= 2.  Host and device arrays as for transpose().");
 
 static PyObject *py_matrix_transpose(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"a", "layout", NULL};
-    PyObject *a = NULL, *layout = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:matrix_transpose", kwlist, &a, &layout))
+    static char *kwlist[] = {"a", "layout", "out", NULL};
+    PyObject *a = NULL, *layout = NULL, *out = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$O:matrix_transpose", kwlist, &a, &layout, &out))
         return NULL;
-    return transpose_impl(module, a, layout, "matrix_transpose", 1);
+    return transpose_impl(module, a, layout, out, "matrix_transpose", 1);
 }
 
 /* Host operands of sgemm as native, aligned, C-contiguous float32 (a copy when they are not). */
@@ -398,7 +421,7 @@ static int stage_host(PyObject **objs, smk_operand **ops, PyObject **keep)
     return 0;
 }
 
-static PyObject *sgemm_impl(PyObject *module, PyObject *objs[3], const smk_gemm_opts *o, const char *fname)
+static PyObject *sgemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_opts *o, const char *fname)
 {
     static const char *const names[3] = {"a", "b", "c"};
     PyObject *keep[3] = {NULL, NULL, NULL}, *out = NULL;
@@ -414,17 +437,22 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[3], const smk_gemm_
             return NULL;
     if (smk_check_sgemm(fname, ops[0], ops[1], ops[2], o, &err) < 0)
         return raise_error(module, &err);
-    smk_need_sgemm(ops[0], ops[1], ops[2], o, &host_b, &dev_b);
-    if (check_fits(module, fname, host_b, dev_b, opd[0].on_device) < 0)
+    shape[0] = opd[0].shape[0];
+    shape[1] = opd[1].shape[1];
+    if (objs[3] && objs[3] != Py_None &&
+        !(out = take_out(module, objs[3], fname, &opd[0], 2, shape, (const smk_operand *const *)ops, 3,
+                         o->beta != 0.0 ? ops[2] : NULL, &d)))
         return NULL;
+    smk_need_sgemm(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
+    if (check_fits(module, fname, host_b, dev_b, opd[0].on_device) < 0)
+        goto fail;
     if (o->beta == 0.0)
         ops[2] = NULL; /* BLAS: c is not read when beta == 0 */
     if (stage_host(objs, ops, keep) < 0)
         goto fail;
-    shape[0] = opd[0].shape[0];
-    shape[1] = opd[1].shape[1];
     f32 = PyArray_DescrFromType(NPY_FLOAT32);
-    out = new_result(module, objs[0], &opd[0], f32, 2, shape, &d);
+    if (!out)
+        out = new_result(module, objs[0], &opd[0], f32, 2, shape, &d);
     Py_DECREF(f32);
     if (!out)
         goto fail;
@@ -433,16 +461,20 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[3], const smk_gemm_
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         raise_error(module, &err);
-        Py_CLEAR(out);
+        goto fail;
     }
-fail:
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
     return out;
+fail:
+    for (i = 0; i < 3; i++)
+        Py_XDECREF(keep[i]);
+    Py_XDECREF(out);
+    return NULL;
 }
 
 PyDoc_STRVAR(sgemm_doc,
-"sgemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle')\n--\n\n"
+"sgemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle', out=None)\n--\n\n"
 "Return ``alpha * a @ b + beta * c`` as a new float32 array, computed on the GPU by a warp-tiled\n"
 "SGEMM whose shared-memory tiles use ``layout``.  ``c`` is not modified.\n\n"
 "Parameters\n----------\n"
@@ -453,17 +485,20 @@ PyDoc_STRVAR(sgemm_doc,
 "alpha, beta : float\n"
 "layout : {'naive', 'pad', 'swizzle'}\n"
 "    Shared-memory index map of the A and B tiles.  'naive' is the article's layout, whose\n"
-"    transposed A-tile store conflicts 2-way; 'pad' and 'swizzle' remove that conflict.\n\n"
+"    transposed A-tile store conflicts 2-way; 'pad' and 'swizzle' remove that conflict.\n"
+"out : float32 array (M, N), optional\n"
+"    Where to write the result (C-contiguous, writeable, same side as the inputs, sharing no memory\n"
+"    with them -- except that out may be c itself when beta != 0, the BLAS convention); returned.\n\n"
 "Any M, N, K >= 0 (K == 0 gives ``beta * c`` or zeros), any strides and byte order.  Other dtypes\n"
 "raise TypeError: nothing is downcast silently.  Errors as for transpose().");
 
 static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", NULL};
-    PyObject *objs[3] = {NULL, NULL, Py_None}, *alpha = NULL, *beta = NULL, *layout = NULL;
+    static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", "out", NULL};
+    PyObject *objs[4] = {NULL, NULL, Py_None, NULL}, *alpha = NULL, *beta = NULL, *layout = NULL;
     smk_gemm_opts o = {1.0, 0.0, SMK_SWIZZLE, 0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOO:sgemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
-                                     &beta, &layout) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOO:sgemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
+                                     &beta, &layout, &objs[3]) ||
         parse_real(alpha, "sgemm", "alpha", &o.alpha) < 0 || parse_real(beta, "sgemm", "beta", &o.beta) < 0 ||
         smk_py_parse_layout(layout, "sgemm", &o.layout) < 0)
         return NULL;

@@ -86,6 +86,79 @@ int smk_check_fits(const char *fname, size_t host_bytes, size_t device_bytes, si
     return 0;
 }
 
+/* ---- out= ------------------------------------------------------------------------------------------ */
+
+/* [lo, hi) byte range an operand's elements span (empty arrays span nothing). */
+static void byte_range(const smk_operand *a, uintptr_t *lo, uintptr_t *hi)
+{
+    intptr_t first = 0, last = 0;
+    int i;
+    *lo = *hi = (uintptr_t)a->ptr;
+    if (smk_numel(a) <= 0)
+        return;
+    for (i = 0; i < a->ndim; i++) {
+        const intptr_t span = (intptr_t)(a->shape[i] - 1) * (intptr_t)a->strides[i] * a->esz;
+        if (span < 0)
+            first += span;
+        else
+            last += span;
+    }
+    *lo = (uintptr_t)((intptr_t)a->ptr + first);
+    *hi = (uintptr_t)((intptr_t)a->ptr + last + a->esz);
+}
+
+static int same_array(const smk_operand *a, const smk_operand *b)
+{
+    int i;
+    if (a->ptr != b->ptr || a->ndim != b->ndim || a->esz != b->esz)
+        return 0;
+    for (i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || (a->shape[i] > 1 && a->strides[i] != b->strides[i]))
+            return 0;
+    return 1;
+}
+
+int smk_check_out(const char *fname, const smk_operand *out, const smk_operand *like, int ndim, const int64_t *shape,
+                  int dtype, int esz, const char *dtype_name, const smk_operand *const *ins, int n,
+                  const smk_operand *may_alias, smk_error *err)
+{
+    char got[96], want[96];
+    smk_operand w = *out;
+    uintptr_t lo, hi, ilo, ihi;
+    int i;
+    w.ndim = ndim;
+    for (i = 0; i < ndim; i++)
+        w.shape[i] = shape[i];
+    if (out->on_device != like->on_device)
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): out is %s but the inputs are %s; pass out on the same side",
+                        fname, out->on_device ? "on the GPU" : "in host memory", like->on_device ? "on the GPU" :
+                        "in host memory");
+    if (out->ndim != ndim || memcmp(out->shape, shape, sizeof *shape * (size_t)ndim) != 0)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): out has shape %s; the result has shape %s", fname,
+                        smk_shape_str(out, got, sizeof got), smk_shape_str(&w, want, sizeof want));
+    if (out->esz != esz || out->dtype != dtype || !out->native || (dtype == SMK_DT_OTHER && out->kind != like->kind))
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): out has dtype %s; the result's dtype is %s (nothing is cast "
+                        "silently)", fname, out->dtype_name, dtype_name);
+    if (out->contiguous != 1 && !(ndim == 2 && (shape[0] <= 1 || shape[1] <= 1) && out->contiguous))
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): out must be C-contiguous (and aligned)", fname);
+    if (!out->writeable)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): out is read-only", fname);
+    if (out->on_device && out->device >= 0 && like->device >= 0 && out->device != like->device)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): out is on device %d but the inputs on device %d", fname,
+                        out->device, like->device);
+    byte_range(out, &lo, &hi);
+    for (i = 0; i < n; i++) {
+        if (!ins[i] || (may_alias == ins[i] && same_array(ins[i], out)))
+            continue;
+        byte_range(ins[i], &ilo, &ihi);
+        if (ilo < hi && lo < ihi)
+            return smk_fail(err, SMK_ERR_VALUE, "%s(): out shares memory with %s; the result would overwrite the "
+                            "input while it is read (pass a separate out)%s", fname, ins[i]->arg,
+                            may_alias == ins[i] ? " -- out may be c itself, not a view overlapping it" : "");
+    }
+    return 0;
+}
+
 /* ---- transpose ---------------------------------------------------------------------------------- */
 
 static int transpose_dtype_ok(const smk_operand *a)
@@ -136,10 +209,10 @@ void smk_transpose_out_shape(const smk_operand *a, int64_t *shape)
     shape[a->ndim - 1] = a->shape[a->ndim - 2];
 }
 
-void smk_need_transpose(const smk_operand *a, size_t *host_bytes, size_t *device_bytes)
+void smk_need_transpose(const smk_operand *a, int have_out, size_t *host_bytes, size_t *device_bytes)
 {
     const size_t bytes = bytes_of(smk_numel(a), a->esz);
-    *host_bytes = a->on_device ? 0 : add_sat(bytes, a->contiguous ? 0 : bytes);
+    *host_bytes = a->on_device ? 0 : add_sat(have_out ? 0 : bytes, a->contiguous ? 0 : bytes);
     *device_bytes = a->on_device ? bytes : add_sat(bytes, bytes);
 }
 
@@ -311,12 +384,12 @@ int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *
 }
 
 void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operand *c, const smk_gemm_opts *o,
-                    size_t *host_bytes, size_t *device_bytes)
+                    int have_out, size_t *host_bytes, size_t *device_bytes)
 {
     const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
     const int use_c = c && o->beta != 0.0;
     const smk_operand *const ops[3] = {a, b, use_c ? c : NULL};
-    size_t host = bytes_of(M * N, 4), dev = 0;
+    size_t host = have_out ? 0 : bytes_of(M * N, 4), dev = 0;
     int i;
     for (i = 0; i < 3; i++) /* a staging copy of every host operand that is not C-contiguous float32 */
         if (ops[i] && !ops[i]->on_device && (ops[i]->contiguous != 1 || !ops[i]->native))

@@ -69,7 +69,7 @@ int smk_check_transpose(const char *fname, const smk_operand *a, int batched, sm
 void smk_transpose_out_shape(const smk_operand *a, int64_t *shape);
 /* Bytes a call needs: host (staging copy of an input that is not contiguous + the result) and
  * device (input + output). */
-void smk_need_transpose(const smk_operand *a, size_t *host_bytes, size_t *device_bytes);
+void smk_need_transpose(const smk_operand *a, int have_out, size_t *host_bytes, size_t *device_bytes);
 /* out: a C-contiguous result of the same element size, on the same side as in. */
 int smk_run_transpose(const char *fname, const smk_operand *in, const smk_operand *out, int layout, smk_error *err);
 
@@ -85,11 +85,21 @@ typedef struct {
 int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
                     const smk_gemm_opts *o, smk_error *err);
 void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operand *c, const smk_gemm_opts *o,
-                    size_t *host_bytes, size_t *device_bytes);
+                    int have_out, size_t *host_bytes, size_t *device_bytes);
 /* Host operands must be native, aligned and C-contiguous (module.c makes staging copies); device
  * operands may have any element strides (non-row-major ones are copied on the device first). */
 int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
                   const smk_operand *d, const smk_gemm_opts *o, smk_error *err);
+
+/* ---- out= ----------------------------------------------------------------------------------------- */
+/* `out` receives a result of `ndim` x `shape` elements like `like` (same side, element size and kind;
+ * dtype_name of the result for messages).  NumPy's rules: the exact shape and dtype, C-contiguous,
+ * writeable, on the same side (and device) as the inputs, and sharing no memory with any of `ins`
+ * (n of them, NULLs skipped) -- except an input that is exactly the same array as out when
+ * `may_alias` says that one may be (sgemm's c with beta != 0, the BLAS convention). */
+int smk_check_out(const char *fname, const smk_operand *out, const smk_operand *like, int ndim, const int64_t *shape,
+                  int dtype, int esz, const char *dtype_name, const smk_operand *const *ins, int n,
+                  const smk_operand *may_alias, smk_error *err);
 
 /* ---- size checks ---------------------------------------------------------------------------------- */
 /* MemoryError naming the bytes when a call cannot fit: host bytes past physical memory, device bytes

@@ -23,8 +23,8 @@ class CudaError(RuntimeError):
 # ---- kernels: NumPy arrays or CUDA arrays (CuPy, PyTorch, __cuda_array_interface__, DLPack) ------
 _Array = Any  # numpy.ndarray, or a CUDA array (the result is then of the same library)
 
-def transpose(a: _Array, layout: _Layout | None = 'swizzle') -> _Array: ...
-def matrix_transpose(a: _Array, layout: _Layout | None = 'swizzle') -> _Array: ...
+def transpose(a: _Array, layout: _Layout | None = 'swizzle', *, out: _Array | None = None) -> _Array: ...
+def matrix_transpose(a: _Array, layout: _Layout | None = 'swizzle', *, out: _Array | None = None) -> _Array: ...
 def sgemm(
     a: _Array,
     b: _Array,
@@ -33,6 +33,7 @@ def sgemm(
     alpha: float = 1.0,
     beta: float = 0.0,
     layout: _Layout | None = 'swizzle',
+    out: _Array | None = None,
 ) -> _Array: ...
 
 # ---- layout maps and the bank model (CPU) ---------------------------------------------------------

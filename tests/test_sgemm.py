@@ -53,7 +53,7 @@ def f32(*shape):
 
 def test_signature():
     import inspect
-    assert str(inspect.signature(smemkit.sgemm)) == "(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle')"
+    assert str(inspect.signature(smemkit.sgemm)) == "(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle', out=None)"
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float16", "int32", "complex64", "object"])

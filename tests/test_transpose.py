@@ -85,7 +85,7 @@ def test_no_gpu_is_a_clear_cuda_error():
 
 def test_signature_and_docstring():
     import inspect
-    assert str(inspect.signature(smemkit.transpose)) == "(a, layout='swizzle')"
+    assert str(inspect.signature(smemkit.transpose)) == "(a, layout='swizzle', *, out=None)"
     assert "bit for bit" in smemkit.transpose.__doc__
 
 
