@@ -110,6 +110,32 @@ int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout)
     return -1;
 }
 
+int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long lo, long long hi, long long *v)
+{
+    PyObject *i = NULL;
+    long long x = 0;
+    int over = 0;
+    if (obj == NULL)
+        return 0;
+    if (PyBool_Check(obj) || !(i = PyNumber_Index(obj))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): %s must be an int; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    x = PyLong_AsLongLongAndOverflow(i, &over);
+    Py_DECREF(i);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (over) /* no %S: str() of a huge int can itself fail (sys.set_int_max_str_digits) */
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be in [%lld, %lld]; got a %s value past 64 bits", fname, arg,
+                     lo, hi, over > 0 ? "positive" : "negative");
+    else if (x < lo || x > hi)
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be in [%lld, %lld]; got %lld", fname, arg, lo, hi, x);
+    else
+        return *v = x, 0;
+    return -1;
+}
+
 /* alpha / beta: a real number (bool excluded), named in the error. */
 static int parse_real(PyObject *obj, const char *fname, const char *arg, double *v)
 {
