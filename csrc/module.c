@@ -143,6 +143,11 @@ static int parse_real(PyObject *obj, const char *fname, const char *arg, double 
         return 0;
     if (PyBool_Check(obj) || PyComplex_Check(obj) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
         (*v == -1.0 && PyErr_Occurred())) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* an int past the double range: a value, not a type */
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s(): %s is too large to be a float", fname, arg);
+            return -1;
+        }
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s(): %s must be a real number; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
         return -1;
@@ -344,6 +349,8 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
     smk_need_transpose(&a, &host_b, &dev_b);
     if (check_fits(module, fname, host_b, dev_b, a.on_device) < 0)
         return NULL;
+    if (smk_check_placement(fname, (const smk_operand *const[]){&a}, 1, &err) < 0)
+        return raise_error(module, &err);
     if (!a.on_device && (!a.contiguous || (a.contiguous == 2 && a.ndim > 2))) {
         src = PyArray_NewCopy((PyArrayObject *)a_obj, NPY_CORDER); /* slices, negative strides, unaligned */
         if (!src)
@@ -445,6 +452,8 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[3], const smk_gemm_
     smk_need_sgemm(ops[0], ops[1], ops[2], o, &host_b, &dev_b);
     if (check_fits(module, fname, host_b, dev_b, opd[0].on_device) < 0)
         return NULL;
+    if (smk_check_placement(fname, (const smk_operand *const *)ops, 3, &err) < 0)
+        return raise_error(module, &err);
     if (o->beta == 0.0)
         ops[2] = NULL; /* BLAS: c is not read when beta == 0 */
     if (stage_host(objs, ops, keep) < 0)

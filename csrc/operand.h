@@ -91,6 +91,12 @@ void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operan
 int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
                   const smk_operand *d, const smk_gemm_opts *o, smk_error *err);
 
+/* ---- placement ------------------------------------------------------------------------------------ */
+/* Every device operand with elements (NULL entries and host operands pass) is CUDA device memory on
+ * the current device: ValueError naming fname and the operand otherwise.  Run before a result is
+ * allocated, so a bogus pointer (a hand-made __cuda_array_interface__) is refused at no cost. */
+int smk_check_placement(const char *fname, const smk_operand *const ops[], int n, smk_error *err);
+
 /* ---- size checks ---------------------------------------------------------------------------------- */
 /* MemoryError naming the bytes when a call cannot fit: host bytes past physical memory, device bytes
  * past what cudaMemGetInfo reports free (device_free == 0: not checked). */
