@@ -141,7 +141,9 @@ static int parse_real(PyObject *obj, const char *fname, const char *arg, double 
 {
     if (obj == NULL)
         return 0;
-    if (PyBool_Check(obj) || PyComplex_Check(obj) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
+    /* numpy.complex64 / numpy.bool_ are refused like complex / bool: float() would drop .imag silently */
+    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool) || PyComplex_Check(obj) ||
+        PyArray_IsScalar(obj, ComplexFloating) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
         (*v == -1.0 && PyErr_Occurred())) {
         if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* an int past the double range: a value, not a type */
             PyErr_Clear();
