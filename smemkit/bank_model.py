@@ -64,6 +64,14 @@ def _batch(addresses, fname, one=False):
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
+def _replay(addresses, width, kind, fname, one=False):
+    a, width, kind = _batch(addresses, fname, one), _check_width(width, fname), _check_kind(kind, fname)
+    try:
+        return _C._bank_replay(a, width, kind)
+    except ValueError as e:  # the C model's own refusals (an unaligned address) name no function
+        raise ValueError(f"{fname}(): {e}") from None
+
+
 def replay(addresses, width=4, kind="load"):
     """replay(addresses, width=4, kind="load") -> (wavefronts, ideal)
 
@@ -71,7 +79,7 @@ def replay(addresses, width=4, kind="load"):
     per warp instruction, each entry -1 (inactive lane) or a byte offset in [0, 232448).  Returns
     two int32 arrays of length n.  Raises as :func:`wavefronts` does.
     """
-    return _C._bank_replay(_batch(addresses, "replay"), _check_width(width, "replay"), _check_kind(kind, "replay"))
+    return _replay(addresses, width, kind, "replay")
 
 
 def wavefronts(addresses, width=4, kind="load"):
@@ -89,8 +97,7 @@ def wavefronts(addresses, width=4, kind="load"):
     Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
     kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.
     """
-    wf, _ = _C._bank_replay(_batch(addresses, "wavefronts", one=True), _check_width(width, "wavefronts"),
-                            _check_kind(kind, "wavefronts"))
+    wf, _ = _replay(addresses, width, kind, "wavefronts", one=True)
     return int(wf[0])
 
 
@@ -103,8 +110,7 @@ def ideal(addresses, width=4, kind="load"):
     broadcast costs.  ``wavefronts(...) - ideal(...)`` is the cost of bank conflicts.  Addresses as
     for :func:`wavefronts` (-1 or [0, 232448)), and it raises the same errors.
     """
-    _, idl = _C._bank_replay(_batch(addresses, "ideal", one=True), _check_width(width, "ideal"),
-                             _check_kind(kind, "ideal"))
+    _, idl = _replay(addresses, width, kind, "ideal", one=True)
     return int(idl[0])
 
 
