@@ -256,6 +256,11 @@ static int to_operand(PyObject *module, PyObject *obj, const char *fname, const 
 {
     int rc;
     if (PyArray_Check(obj)) {
+        if (!PyArray_CheckExact(obj) && PyObject_HasAttrString(obj, "_mask")) { /* numpy.ma: .data would drop it */
+            PyErr_Format(PyExc_TypeError, "%s(): %s is a masked array (%.100s); smemkit does not support masked "
+                         "arrays -- pass %s.filled(...) or %s.data", fname, arg, Py_TYPE(obj)->tp_name, arg, arg);
+            return -1;
+        }
         from_ndarray((PyArrayObject *)obj, arg, op);
         return 0;
     }
