@@ -65,6 +65,9 @@ class BenchResult:
 
 def format_table(results):
     """A text table of BenchResults (one row each), the ceiling's own row after each op/shape group."""
+    results = list(results) if isinstance(results, (list, tuple)) else results
+    if not isinstance(results, list) or not all(isinstance(r, BenchResult) for r in results):
+        raise TypeError("format_table(): results must be a list of BenchResult (what bench() returns)")
     rows = [f"{'op':<10}{'shape':<17}{'layout':<9}{'median ms':>11}{'p20':>9}{'p80':>9}{'rate':>10} "
             f"{'unit':<8}{'of ceiling':>11}  {'pred. wavefronts':>17}{'excess':>12}"]
     for r in results:

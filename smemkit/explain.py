@@ -45,7 +45,13 @@ class Explanation:
     accesses: tuple = field(default_factory=tuple)
 
     def total(self, kind=None, what="wavefronts"):
-        """Sum of `what` ('wavefronts', 'ideal', 'instructions', 'excess') over accesses of `kind`."""
+        """Sum of `what` ('wavefronts', 'ideal', 'instructions', 'excess') over accesses of `kind`
+        (None: all, 'load' or 'store')."""
+        if kind not in (None, "load", "store"):
+            raise ValueError(f"Explanation.total(): kind must be None, 'load' or 'store'; got {kind!r}")
+        if what not in ("wavefronts", "ideal", "instructions", "excess"):
+            raise ValueError(f"Explanation.total(): what must be 'wavefronts', 'ideal', 'instructions' or 'excess'; "
+                             f"got {what!r}")
         return sum(getattr(a, what) for a in self.accesses if kind in (None, a.kind))
 
     def to_dict(self):

@@ -6,6 +6,9 @@ import operator
 from .layouts import BANKS, _banks
 
 
+MAX_CELLS = 2**18  # 1 MiB of 4-byte elements: past Hopper's 227 KiB of shared memory already
+
+
 def _pyplot():
     try:
         import matplotlib.pyplot as plt
@@ -32,6 +35,13 @@ def plot_bank_map(layout, rows=32, cols=32, itemsize=4, *, access="column", inde
     index = operator.index(index)
     if ax is not None and not hasattr(ax, "imshow"):
         raise TypeError(f"plot_bank_map(): ax must be a matplotlib Axes or None; got {type(ax).__name__}")
+    try:
+        cells = operator.index(rows) * operator.index(cols)
+    except TypeError:
+        cells = 0  # the C map names the argument that is not an int
+    if cells > MAX_CELLS:
+        raise ValueError(f"plot_bank_map(): rows * cols must be at most {MAX_CELLS} cells (more than any shared-memory "
+                         f"tile holds, and unreadable as a picture); got {rows} x {cols}")
     banks = _banks("plot_bank_map", layout, rows, cols, itemsize, vec)
     rows, cols = banks.shape
     if access == "column" and not 0 <= index < cols:

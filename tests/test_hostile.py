@@ -199,6 +199,9 @@ CPU_CASES = [
     ("transpose-layout-nul", "smemkit.transpose(F4, 'pad\\0')", R("ValueError", "transpose()", "layout")),
     ("transpose-unknown-keyword", "smemkit.transpose(F4, lay='pad')", R("TypeError", "transpose()", "lay")),
     ("transpose-three-args", "smemkit.transpose(F4, 'pad', 3)", R("TypeError", "transpose()")),
+    ("transpose-masked-array", "smemkit.transpose(np.ma.masked_array(F4, mask=np.eye(4)))",
+     R("TypeError", "transpose()", "a is a masked array")),
+    ("transpose-matrix-subclass", "smemkit.transpose(np.asmatrix(A34))", K("np.array_equal(r, A34.T)")),
     ("transpose-empty", "smemkit.transpose(np.zeros((0, 5), np.float32))", K("r.shape == (5, 0)")),
     ("transpose-byteswapped", "smemkit.transpose(A34.astype('>f4'))", K("np.array_equal(r, A34.T)")),
     ("transpose-negative-strides", "smemkit.transpose(A34[::-1, ::-2])", K("np.array_equal(r, A34[::-1, ::-2].T)")),
@@ -247,6 +250,8 @@ CPU_CASES = [
     ("sgemm-c-shape", "smemkit.sgemm(F4, F4, np.ones((3, 3), np.float32), beta=1.0)",
      R("ValueError", "sgemm()", "c has shape")),
     ("sgemm-c-list", "smemkit.sgemm(F4, F4, [[1.0]])", R("TypeError", "sgemm()", "c must be")),
+    ("sgemm-masked-c", "smemkit.sgemm(F4, F4, np.ma.ones((4, 4), np.float32), beta=1.0)",
+     R("TypeError", "sgemm()", "c is a masked array")),
     ("sgemm-layout", "smemkit.sgemm(F4, F4, layout='swizzled')", R("ValueError", "sgemm()", "layout")),
     # ---- (3) mixed host / device operands: smemkit says which is where ----
     ("sgemm-host-a-device-b", "smemkit.sgemm(F4, cai())",
@@ -316,6 +321,8 @@ CPU_CASES = [
     ("bench-warmup-str", "smemkit.bench('transpose', (4, 4), warmup_ms='x')", R("TypeError", "bench()", "warmup_ms")),
     ("bench-rep-ms-nan", "smemkit.bench('transpose', (4, 4), rep_ms=float('nan'))", R("ValueError", "bench()", "rep_ms")),
     ("bench-config-2**80", "smemkit.bench('transpose', (4, 4), config=2**80)", R("ValueError", "bench()", "config")),
+    ("format_table-ints", "smemkit.format_table([1, 2])", R("TypeError", "format_table()", "BenchResult")),
+    ("format_table-none", "smemkit.format_table(None)", R("TypeError", "format_table()", "BenchResult")),
     ("bench_configs-list", "smemkit.bench_configs([])", R("ValueError", "bench_configs()", "op")),
     ("bench_configs-none", "smemkit.bench_configs(None)", R("ValueError", "bench_configs()", "op")),
     # ---- explain ----
@@ -332,6 +339,10 @@ CPU_CASES = [
     ("explain-dtype-object", "smemkit.explain('transpose', (4, 4), dtype=object())", R("TypeError", "explain()", "dtype")),
     ("explain-op-list", "smemkit.explain([], (4, 4))", R("ValueError", "explain()", "op")),
     ("explain-layout-int", "smemkit.explain('transpose', (4, 4), 5)", R("TypeError", "explain()", "layout")),
+    ("explain-total-what", "smemkit.explain('transpose', (64, 64)).total(what='x')",
+     R("ValueError", "total()", "what")),
+    ("explain-total-kind", "smemkit.explain('transpose', (64, 64)).total(kind='ld')",
+     R("ValueError", "total()", "kind")),
     ("explain-largest", "smemkit.explain('transpose', (2**31 - 1, 2**31 - 1))", OK("r.blocks > 0")),
     ("explain-empty", "smemkit.explain('sgemm', (0, 0, 0))", OK("r.blocks == 0")),
     # ---- tile_offsets / bank_map ----
@@ -395,6 +406,7 @@ CPU_CASES = [
     ("plot_bank_map-layout", "plot(5)", R("TypeError", "plot_bank_map()", "layout")),
     ("plot_bank_map-ax", "plot('pad', ax=5)", R("TypeError", "plot_bank_map()", "ax")),
     ("plot_bank_map-itemsize", "plot('pad', itemsize=6)", R("ValueError", "plot_bank_map()", "itemsize")),
+    ("plot_bank_map-16384-squared", "plot('pad', 16384, 16384)", R("ValueError", "plot_bank_map()", "rows * cols")),
     ("plot_bank_map-ok", "plot('swizzle', 8, 8, index=7)", OK("'8 distinct bank' in r.get_title()")),
     # ---- the CLI, in process (exit status, stderr); two more run as real processes below ----
     ("cli-op", "cli('--op', 'foo')", OK("r[0] == 2 and 'invalid choice' in r[1]")),
