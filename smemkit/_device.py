@@ -61,7 +61,7 @@ def _cupy(x, fname, arg):
 _U64 = 2**64
 
 
-def _cai_int(cai, what, v, fname, arg, lo=0, hi=_U64 - 1):
+def _cai_int(what, v, fname, arg, lo=0, hi=_U64 - 1):
     """An integer entry of a __cuda_array_interface__ (bool and float refused, not truncated)."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ {what} must be an int; got {type(v).__name__}")
@@ -75,7 +75,7 @@ def _cai_tuple(cai, key, fname, arg, lo, hi):
     v = cai[key]
     if not isinstance(v, (tuple, list)):
         raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ {key!r} must be a tuple; got {type(v).__name__}")
-    return tuple(_cai_int(cai, f"{key} entry", n, fname, arg, lo, hi) for n in v)
+    return tuple(_cai_int(f"{key} entry", n, fname, arg, lo, hi) for n in v)
 
 
 def _cai(x, fname, arg):
@@ -90,7 +90,7 @@ def _cai(x, fname, arg):
     if cai.get("mask") is not None:
         raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ has a mask; smemkit does not support masked "
                         "arrays")
-    version = _cai_int(cai, "'version'", cai.get("version", 2), fname, arg, 0, 1000)
+    version = _cai_int("'version'", cai.get("version", 2), fname, arg, 0, 1000)
     shape = _cai_tuple(cai, "shape", fname, arg, 0, 2**63 - 1)
     try:
         dtype = np.dtype(cai["typestr"]) if isinstance(cai["typestr"], str) else None
@@ -103,7 +103,7 @@ def _cai(x, fname, arg):
     if not isinstance(data, (tuple, list)) or len(data) != 2:
         raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ 'data' must be a tuple (pointer, read_only); "
                         f"got {data!r}")
-    ptr = _cai_int(cai, "'data' pointer", data[0], fname, arg)
+    ptr = _cai_int("'data' pointer", data[0], fname, arg)
     if ptr == 0 and 0 not in shape:
         raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ has a NULL data pointer but shape {shape} is "
                          "not empty")
@@ -125,7 +125,7 @@ def _cai(x, fname, arg):
         strides = [s // isz for s in strides]
     stream = cai.get("stream") if version >= 3 else None
     if stream is not None:
-        stream = _cai_int(cai, "'stream'", stream, fname, arg)
+        stream = _cai_int("'stream'", stream, fname, arg)
         if stream == 0:
             raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ 'stream' is 0, which the interface "
                              "forbids (None: no stream; 1: legacy default; 2: per-thread default)")
@@ -138,7 +138,7 @@ def describe(x, fname, arg):
     including an object whose attributes raise something else while they are read."""
     try:
         return _describe(x, fname, arg)
-    except (TypeError, ValueError, MemoryError, KeyboardInterrupt):
+    except (TypeError, ValueError, MemoryError):
         raise
     except Exception as e:  # noqa: BLE001 - a hostile __cuda_array_interface__ / __dlpack__ property
         raise TypeError(f"{fname}(): reading {arg}'s array attributes raised {type(e).__name__}: {e}") from e
