@@ -133,12 +133,17 @@ const char *smk_bench_check(const smk_bench_spec *s)
             return "batch must be in [1, 2**40]";
         if (!smk_transpose_supports(s->esz))
             return "the transpose does not support this element size";
-        if ((double)s->dims[0] * (double)s->dims[1] * (double)batch_of(s) * s->esz > 9.0e18)
-            return "the shape's byte size overflows 64 bits";
         if (s->config < 0 || s->config >= smk_transpose_num_variants())
             return "no such transpose tile variant";
     } else if (s->config < 0 || s->config >= smk_sgemm_num_configs()) {
         return "no such sgemm tile config";
+    }
+    { /* in doubles: the size_t sums of buffer_bytes must not wrap (a wrapped size would allocate too little) */
+        const double m = (double)s->dims[0], n = (double)s->dims[1], k = (double)s->dims[2] + 4.0;
+        const double bytes = s->op == SMK_OP_TRANSPOSE ? 2.0 * m * n * (double)batch_of(s) * s->esz
+                                                       : 4.0 * (k * m + (n + 4.0) * k + (n + 4.0) * m);
+        if (bytes + (double)s->flush_bytes > 4.0e18)
+            return "the shape needs more device memory than any GPU has (its byte size overflows 62 bits)";
     }
     if (s->nlayouts < 0 || s->nlayouts > SMK_BENCH_MAX_LAYOUTS)
         return "too many layouts";

@@ -110,13 +110,46 @@ int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout)
     return -1;
 }
 
+int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long lo, long long hi, long long *v)
+{
+    PyObject *i = NULL;
+    long long x = 0;
+    int over = 0;
+    if (obj == NULL)
+        return 0;
+    if (PyBool_Check(obj) || !(i = PyNumber_Index(obj))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): %s must be an int; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    x = PyLong_AsLongLongAndOverflow(i, &over);
+    Py_DECREF(i);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (over) /* no %S: str() of a huge int can itself fail (sys.set_int_max_str_digits) */
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be in [%lld, %lld]; got a %s value past 64 bits", fname, arg,
+                     lo, hi, over > 0 ? "positive" : "negative");
+    else if (x < lo || x > hi)
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be in [%lld, %lld]; got %lld", fname, arg, lo, hi, x);
+    else
+        return *v = x, 0;
+    return -1;
+}
+
 /* alpha / beta: a real number (bool excluded), named in the error. */
 static int parse_real(PyObject *obj, const char *fname, const char *arg, double *v)
 {
     if (obj == NULL)
         return 0;
-    if (PyBool_Check(obj) || PyComplex_Check(obj) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
+    /* numpy.complex64 / numpy.bool_ are refused like complex / bool: float() would drop .imag silently */
+    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool) || PyComplex_Check(obj) ||
+        PyArray_IsScalar(obj, ComplexFloating) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
         (*v == -1.0 && PyErr_Occurred())) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* an int past the double range: a value, not a type */
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s(): %s is too large to be a float", fname, arg);
+            return -1;
+        }
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s(): %s must be a real number; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
         return -1;
@@ -221,6 +254,11 @@ static int to_operand(PyObject *module, PyObject *obj, const char *fname, const 
 {
     int rc;
     if (PyArray_Check(obj)) {
+        if (!PyArray_CheckExact(obj) && PyObject_HasAttrString(obj, "_mask")) { /* numpy.ma: .data would drop it */
+            PyErr_Format(PyExc_TypeError, "%s(): %s is a masked array (%.100s); smemkit does not support masked "
+                         "arrays -- pass %s.filled(...) or %s.data", fname, arg, Py_TYPE(obj)->tp_name, arg, arg);
+            return -1;
+        }
         from_ndarray((PyArrayObject *)obj, arg, op);
         return 0;
     }
@@ -337,6 +375,10 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
     smk_need_transpose(&a, out != NULL, &host_b, &dev_b);
     if (check_fits(module, fname, host_b, dev_b, a.on_device) < 0)
         goto fail;
+    if (smk_check_placement(fname, (const smk_operand *const[]){&a, out ? &o : NULL}, 2, &err) < 0) {
+        raise_error(module, &err);
+        goto fail;
+    }
     if (!a.on_device && (!a.contiguous || (a.contiguous == 2 && a.ndim > 2))) {
         src = PyArray_NewCopy((PyArrayObject *)a_obj, NPY_CORDER); /* slices, negative strides, unaligned */
         if (!src)
@@ -446,6 +488,11 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_
     smk_need_sgemm(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
     if (check_fits(module, fname, host_b, dev_b, opd[0].on_device) < 0)
         goto fail;
+    if (smk_check_placement(fname, (const smk_operand *const[]){ops[0], ops[1], ops[2], out ? &d : NULL}, 4,
+                            &err) < 0) {
+        raise_error(module, &err);
+        goto fail;
+    }
     if (o->beta == 0.0)
         ops[2] = NULL; /* BLAS: c is not read when beta == 0 */
     if (stage_host(objs, ops, keep) < 0)

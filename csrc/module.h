@@ -24,6 +24,10 @@ extern PyMethodDef smk_tool_methods[];       /* module_tools.c */
 
 /* layout=None means the default ("swizzle").  0, or -1 with TypeError / ValueError set. */
 int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout);
+/* An integer argument (anything with __index__; bool refused) in [lo, hi]: TypeError for other types,
+ * ValueError naming fname, arg and the range otherwise -- never the OverflowError of PyArg's integer
+ * codes.  obj NULL: *v keeps its default.  0, or -1 with an exception set. */
+int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long lo, long long hi, long long *v);
 /* Raise the Python exception a failed smk_status stands for; returns NULL. */
 PyObject *smk_py_raise_status(PyObject *module, smk_status s);
 

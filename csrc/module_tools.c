@@ -17,47 +17,59 @@
 
 /* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
 
-static int parse_pow2(long long v, const char *what, int hi, int *log2v)
+/* A power of two in [1, hi], named in the error.  0, or -1 with an exception set. */
+static int parse_pow2(PyObject *obj, const char *fname, const char *what, int hi, long long *v, int *log2v)
 {
-    if (v < 1 || v > hi || (v & (v - 1)) != 0) {
-        PyErr_Format(PyExc_ValueError, "%s must be a power of two in [1, %d]; got %lld", what, hi, v);
+    if (smk_py_int_arg(obj, fname, what, 1, hi, v) < 0)
+        return -1;
+    if ((*v & (*v - 1)) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be a power of two in [1, %d]; got %lld", fname, what, hi, *v);
         return -1;
     }
-    *log2v = smk_ilog2((int)v);
+    *log2v = smk_ilog2((int)*v);
     return 0;
 }
 
-/* (layout, cols, vec, itemsize) -> smk_tile (automatic swizzle). */
-static int parse_tile(PyObject *layout, long long cols, long long vec, long long isz, const char *fname, smk_tile *t)
+/* (layout, cols, vec, itemsize) -> smk_tile (automatic swizzle); vec and isz NULL: their defaults. */
+static int parse_tile(PyObject *layout, PyObject *cols_obj, PyObject *vec_obj, PyObject *isz_obj, const char *fname,
+                      smk_tile *t)
 {
+    long long cols = 0, vec = 1, isz = 4;
     memset(t, 0, sizeof *t);
-    if (smk_py_parse_layout(layout, fname, &t->layout) < 0 || parse_pow2(cols, "cols", 1 << 14, &t->log2_cols) < 0 ||
-        parse_pow2(vec, "vec", 16, &t->log2_vec) < 0 || parse_pow2(isz, "itemsize", 16, &t->log2_esz) < 0)
+    if (smk_py_parse_layout(layout, fname, &t->layout) < 0 ||
+        parse_pow2(cols_obj, fname, "cols", 1 << 14, &cols, &t->log2_cols) < 0 ||
+        (vec_obj && parse_pow2(vec_obj, fname, "vec", 16, &vec, &t->log2_vec) < 0) ||
+        (isz_obj && parse_pow2(isz_obj, fname, "itemsize", 16, &isz, &t->log2_esz) < 0))
         return -1;
+    if (!isz_obj)
+        t->log2_esz = 2;
     if (vec > cols) {
-        PyErr_Format(PyExc_ValueError, "vec (%lld) must not exceed cols (%lld)", vec, cols);
+        PyErr_Format(PyExc_ValueError, "%s(): vec (%lld) must not exceed cols (%lld)", fname, vec, cols);
         return -1;
     }
     return 0;
 }
 
 PyDoc_STRVAR(tile_offsets_doc,
-"_tile_offsets(layout, rows, cols, vec=1, itemsize=4)\n--\n\n"
+"_tile_offsets(layout, rows, cols, vec=1, itemsize=4, *, fname='tile_offsets')\n--\n\n"
 "(offsets int64 (rows, cols), storage_elems): the element offset in shared storage of each logical\n"
-"(r, c), from csrc/layout.h's smk_tile_offset (the function the kernels call).");
+"(r, c), from csrc/layout.h's smk_tile_offset (the function the kernels call).  Errors name `fname`\n"
+"(the public function that called).");
 
 static PyObject *py_tile_offsets(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"layout", "rows", "cols", "vec", "itemsize", NULL};
-    PyObject *layout = NULL, *out = NULL;
-    long long rows = 0, cols = 0, vec = 1, isz = 4, r, c;
+    static char *kwlist[] = {"layout", "rows", "cols", "vec", "itemsize", "fname", NULL};
+    PyObject *layout = NULL, *rows_obj = NULL, *cols_obj = NULL, *vec_obj = NULL, *isz_obj = NULL, *out = NULL;
+    const char *fname = "tile_offsets";
+    long long rows = 0, cols, r, c;
     npy_intp dims[2];
     smk_tile t;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLL|LL:_tile_offsets", kwlist, &layout, &rows, &cols, &vec, &isz) ||
-        parse_tile(layout, cols, vec, isz, "_tile_offsets", &t) < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|OO$s:_tile_offsets", kwlist, &layout, &rows_obj, &cols_obj,
+                                     &vec_obj, &isz_obj, &fname) ||
+        parse_tile(layout, cols_obj, vec_obj, isz_obj, fname, &t) < 0 ||
+        smk_py_int_arg(rows_obj, fname, "rows", 1, 1 << 14, &rows) < 0)
         return NULL;
-    if (rows < 1 || rows > (1 << 14))
-        return PyErr_Format(PyExc_ValueError, "rows must be in [1, 16384]; got %lld", rows);
+    cols = 1LL << t.log2_cols;
     dims[0] = (npy_intp)rows;
     dims[1] = (npy_intp)cols;
     out = PyArray_SimpleNew(2, dims, NPY_INT64);
@@ -75,10 +87,10 @@ PyDoc_STRVAR(tile_swizzle_doc,
 static PyObject *py_tile_swizzle(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"cols", "vec", "itemsize", NULL};
-    long long cols = 0, vec = 1, isz = 4;
+    PyObject *cols = NULL, *vec = NULL, *isz = NULL;
     smk_tile t;
     smk_swz z;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|LL:_tile_swizzle", kwlist, &cols, &vec, &isz) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:_tile_swizzle", kwlist, &cols, &vec, &isz) ||
         parse_tile(NULL, cols, vec, isz, "_tile_swizzle", &t) < 0)
         return NULL;
     z = smk_tile_swizzle(t);
@@ -182,26 +194,25 @@ static PyObject *py_bank_rule(PyObject *module, PyObject *args)
 /* ---- access plans (CPU) ----------------------------------------------------------------------- */
 
 /* op name and shape tuple -> SMK_OP_* and dims[] with entries in [lo, hi] (transpose: (rows, cols),
- * or with `batch` also (rows, cols, batch)); -1 with ValueError set. */
-static int parse_op_shape(const char *op, PyObject *shape, long long lo, long long hi, int batch, int64_t dims[3])
+ * or with `batch` also (rows, cols, batch); sgemm: (M, N, K)); -1 with TypeError / ValueError set,
+ * naming fname and the entry. */
+static int parse_op_shape(const char *fname, const char *op, PyObject *shape, long long lo, long long hi, int batch,
+                          int64_t dims[3])
 {
+    static const char *const kTr[3] = {"shape entry rows", "shape entry cols", "shape entry batch"};
+    static const char *const kMm[3] = {"shape entry M", "shape entry N", "shape entry K"};
     const int is_sgemm = strcmp(op, "sgemm") == 0;
     Py_ssize_t i, n = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;
+    long long v = 0;
     if (!is_sgemm && strcmp(op, "transpose") != 0)
-        return PyErr_Format(PyExc_ValueError, "op must be 'transpose' or 'sgemm'; got '%s'", op), -1;
+        return PyErr_Format(PyExc_ValueError, "%s(): op must be 'transpose' or 'sgemm'; got '%s'", fname, op), -1;
     if (is_sgemm ? n != 3 : (n != 2 && (!batch || n != 3)))
-        return PyErr_Format(PyExc_ValueError, "%s shape must be a tuple %s", op,
+        return PyErr_Format(PyExc_ValueError, "%s(): %s shape must be a tuple %s", fname, op,
                             is_sgemm ? "(M, N, K)" : batch ? "(rows, cols) or (rows, cols, batch)" : "(rows, cols)"), -1;
     dims[2] = 0;
     for (i = 0; i < n; i++) {
-        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-        if (v == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return PyErr_Format(PyExc_ValueError, "%s shape entries must be integers in [%lld, %lld]", op, lo, hi), -1;
-        }
-        if (v < lo || v > hi)
-            return PyErr_Format(PyExc_ValueError, "%s shape entries must be in [%lld, %lld]; got %lld", op, lo, hi,
-                                v), -1;
+        if (smk_py_int_arg(PyTuple_GET_ITEM(shape, i), fname, (is_sgemm ? kMm : kTr)[i], lo, hi, &v) < 0)
+            return -1;
         dims[i] = v;
     }
     return is_sgemm ? SMK_OP_SGEMM : SMK_OP_TRANSPOSE;
@@ -224,24 +235,30 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", NULL};
     const char *op = NULL;
     PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
+    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL;
     int64_t dims[3];
-    int layout = 0, isz = 4, sms = 132, config = 0, i, opk = 0;
+    long long isz = 4, sms = 132, config = 0;
+    int layout = 0, i, opk = 0;
     smk_plan plan;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|iii:_plan", kwlist, &op, &shape, &layout_obj, &isz, &sms,
-                                     &config) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOO:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj, &sms_obj,
+                                     &config_obj) ||
         smk_py_parse_layout(layout_obj, "explain", &layout) < 0 ||
-        (opk = parse_op_shape(op, shape, 0, INT32_MAX, 0, dims)) < 0)
+        (opk = parse_op_shape("explain", op, shape, 0, INT32_MAX, 0, dims)) < 0 ||
+        smk_py_int_arg(isz_obj, "explain", "itemsize", 1, 16, &isz) < 0 ||
+        smk_py_int_arg(sms_obj, "explain", "sms", 1, 1 << 16, &sms) < 0 ||
+        smk_py_int_arg(config_obj, "explain", "config", 0, INT32_MAX, &config) < 0)
         return NULL;
     memset(&plan, 0, sizeof plan); /* pass 1: counts; pass 2: addresses into the arrays */
-    if (sms < 1 || fill_plan(opk, dims, layout, isz, sms, config, &plan) != 0)
-        return PyErr_Format(PyExc_ValueError, "no plan for %s with these arguments (itemsize, sms or config)", op);
+    if (fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, &plan) != 0)
+        return PyErr_Format(PyExc_ValueError, "explain(): no plan for %s with itemsize=%lld, sms=%lld, config=%lld "
+                            "(config: an index of smemkit.bench_configs('%s'))", op, isz, sms, config, op);
     for (i = 0; i < plan.n; i++) {
         npy_intp d[2] = {plan.acc[i].n_instr, 32};
         if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
     }
-    (void)fill_plan(opk, dims, layout, isz, sms, config, &plan);
+    (void)fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, &plan);
     if (!(lst = PyList_New(plan.n)))
         goto fail;
     for (i = 0; i < plan.n; i++) {
@@ -287,39 +304,52 @@ static PyObject *bench_result(const smk_bench_spec *s, const smk_bench_info *inf
 }
 
 PyDoc_STRVAR(bench_doc,
-"_bench(op, shape, layouts, *, itemsize=4, config=0, ceiling=True, warmup=10, reps=50, flush_bytes=0)\n--\n\n"
+"_bench(op, shape, layouts, *, itemsize=4, config=0, ceiling=True, warmup=10, reps=50, flush_bytes=0, check_only=False)\n--\n\n"
 "Time `op` ('transpose' (rows, cols[, batch]) or 'sgemm' (M, N, K)) for each layout name in\n"
 "`layouts` and, when `ceiling`, the ceiling (cudaMemcpy D2D of the same bytes, or cuBLAS fp32) on\n"
 "device-resident random data with CUDA events, interleaved per rep (csrc/bench.c).  `config`: the\n"
 "transpose tile variant or the SGEMM tile config (0: what the op ships).  Returns {'times': {name:\n"
-"[ms, ...]}, 'ceiling': name or None, 'ceiling_why': str}.");
+"[ms, ...]}, 'ceiling': name or None, 'ceiling_why': str}.  `check_only`: validate every argument\n"
+"(ValueError / TypeError naming it) and return None without touching the device.");
 
 static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"op", "shape", "layouts", "itemsize", "config", "ceiling", "warmup", "reps",
-                             "flush_bytes", NULL};
+                             "flush_bytes", "check_only", NULL};
     const char *op = NULL, *bad;
     PyObject *shape = NULL, *layouts = NULL, *seq = NULL, *res = NULL;
-    long long flush = 0;
+    PyObject *isz_obj = NULL, *config_obj = NULL, *warmup_obj = NULL, *reps_obj = NULL, *flush_obj = NULL;
+    long long flush = 0, isz = 4, config = 0, warmup = 10, reps = 50;
+    int check_only = 0;
     smk_bench_spec s;
     smk_bench_info info;
     smk_status st;
     float *times = NULL;
     int i;
     memset(&s, 0, sizeof s);
-    s.ceiling = 1, s.warmup = 10, s.reps = 50, s.esz = 4;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$iipiiL:_bench", kwlist, &op, &shape, &layouts, &s.esz,
-                                     &s.config, &s.ceiling, &s.warmup, &s.reps, &flush) ||
-        (s.op = parse_op_shape(op, shape, 1, (long long)1 << 40, 1, s.dims)) < 0 ||
-        !(seq = PySequence_Fast(layouts, "layouts must be a sequence of layout names")))
+    s.ceiling = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$OOpOOOp:_bench", kwlist, &op, &shape, &layouts, &isz_obj,
+                                     &config_obj, &s.ceiling, &warmup_obj, &reps_obj, &flush_obj, &check_only) ||
+        (s.op = parse_op_shape("bench", op, shape, 1, (long long)1 << 40, 1, s.dims)) < 0 ||
+        smk_py_int_arg(isz_obj, "bench", "itemsize", 1, 16, &isz) < 0 ||
+        smk_py_int_arg(config_obj, "bench", "config", 0, INT32_MAX, &config) < 0 ||
+        smk_py_int_arg(warmup_obj, "bench", "warmup", 0, INT32_MAX, &warmup) < 0 ||
+        smk_py_int_arg(reps_obj, "bench", "reps", 1, 1000000, &reps) < 0 ||
+        smk_py_int_arg(flush_obj, "bench", "flush_bytes", 0, (long long)1 << 40, &flush) < 0 ||
+        !(seq = PySequence_Fast(layouts, "bench(): layouts must be a sequence of layout names")))
         return NULL;
+    s.esz = (int)isz, s.config = (int)config, s.warmup = (int)warmup, s.reps = (int)reps;
     s.nlayouts = (int)PySequence_Fast_GET_SIZE(seq);
-    s.flush_bytes = flush > 0 ? (size_t)flush : 0;
+    s.flush_bytes = (size_t)flush;
     for (i = 0; i < s.nlayouts && i < SMK_BENCH_MAX_LAYOUTS; i++)
         if (smk_py_parse_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &s.layouts[i]) < 0)
             goto done;
-    if ((bad = smk_bench_check(&s)) != NULL || flush < 0) {
-        PyErr_Format(PyExc_ValueError, "bench(): %s", bad ? bad : "flush_bytes must be >= 0");
+    if ((bad = smk_bench_check(&s)) != NULL) {
+        PyErr_Format(PyExc_ValueError, "bench(): %s", bad);
+        goto done;
+    }
+    if (check_only) { /* every argument checked, nothing touched the device */
+        res = Py_NewRef(Py_None);
         goto done;
     }
     if (!(times = (float *)PyMem_Calloc((size_t)(s.nlayouts + 1) * (size_t)s.reps, sizeof(float)))) {

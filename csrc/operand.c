@@ -259,6 +259,15 @@ static int check_device(const char *fname, const smk_operand *a, smk_error *err)
     return 0;
 }
 
+int smk_check_placement(const char *fname, const smk_operand *const ops[], int n, smk_error *err)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (ops[i] && ops[i]->on_device && smk_numel(ops[i]) != 0 && check_device(fname, ops[i], err) < 0)
+            return -1;
+    return 0;
+}
+
 /* Launch the transposes of every matrix of a device operand on its stream: one launch when the batch
  * axes collapse to one stride, else one per outer index. */
 static int device_transpose(const char *fname, const smk_operand *in, const smk_operand *out,

@@ -101,6 +101,12 @@ int smk_check_out(const char *fname, const smk_operand *out, const smk_operand *
                   int dtype, int esz, const char *dtype_name, const smk_operand *const *ins, int n,
                   const smk_operand *may_alias, smk_error *err);
 
+/* ---- placement ------------------------------------------------------------------------------------ */
+/* Every device operand with elements (NULL entries and host operands pass) is CUDA device memory on
+ * the current device: ValueError naming fname and the operand otherwise.  Run before a result is
+ * allocated, so a bogus pointer (a hand-made __cuda_array_interface__) is refused at no cost. */
+int smk_check_placement(const char *fname, const smk_operand *const ops[], int n, smk_error *err);
+
 /* ---- size checks ---------------------------------------------------------------------------------- */
 /* MemoryError naming the bytes when a call cannot fit: host bytes past physical memory, device bytes
  * past what cudaMemGetInfo reports free (device_free == 0: not checked). */

@@ -218,9 +218,17 @@ smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current)
     smk_status s = ok();
     *dev = -1;
     *current = -1;
+    memset(&attr, 0, sizeof attr);
     e = cudaGetDevice(current);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
         e = cudaPointerGetAttributes(&attr, ptr);
+        if (e == cudaErrorInvalidValue) { /* an address the driver has never heard of (a bogus pointer) */
+            (void)cudaGetLastError();
+            attr.type = cudaMemoryTypeUnregistered;
+            attr.device = -1;
+            e = cudaSuccess;
+        }
+    }
     if (e != cudaSuccess)
         return smk_rt_fail(e, "inspecting a device pointer");
     *dev = attr.device;

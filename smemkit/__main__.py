@@ -8,11 +8,13 @@ Exit status 0 on success, 1 with a one-line error otherwise.
 """
 import argparse
 import json
+import math
 import sys
 
 import smemkit
 
 DEFAULT_SIZE = {"transpose": 8192, "sgemm": 4096}
+MAX_SIZE = 2**31 - 257  # the largest matrix edge every kernel (and explain) accepts
 SWEEP = {"transpose": [1024, 2048, 4096, 8192, 16384], "sgemm": [1024, 2048, 4096, 8192]}
 
 
@@ -98,8 +100,10 @@ def main(argv=None):
     ap.add_argument("--rep-ms", type=float, default=100, help="timing budget per size in ms (default 100)")
     ap.add_argument("--cpu", action="store_true", help="print the CPU analysis even with a GPU")
     args = ap.parse_args(argv)
-    if args.size is not None and args.size < 1 or args.rep_ms <= 0:
-        ap.error("--size and --rep-ms must be positive")
+    if args.size is not None and not 1 <= args.size <= MAX_SIZE:
+        ap.error(f"--size must be in [1, {MAX_SIZE}]; got {args.size}")
+    if not (math.isfinite(args.rep_ms) and args.rep_ms > 0):
+        ap.error(f"--rep-ms must be a positive number of milliseconds; got {args.rep_ms}")
     ops = ["transpose", "sgemm"] if args.op == "all" else [args.op]
     layouts = args.layout or list(smemkit.LAYOUTS)
     try:
@@ -130,12 +134,12 @@ def main(argv=None):
         if args.plot:
             plot(results, args.plot)
             print(f"wrote {args.plot}", file=sys.stderr)
-    except (smemkit.CudaError, MemoryError, ValueError, TypeError, RuntimeError) as e:
-        print(f"smemkit: error: {e}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # `python -m smemkit | head`
+    except BrokenPipeError:  # `python -m smemkit | head` (before OSError, its base)
         sys.stderr.close()
         return 0
+    except (smemkit.CudaError, MemoryError, ValueError, TypeError, RuntimeError, OSError) as e:
+        print(f"smemkit: error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -58,7 +58,29 @@ def _cupy(x, fname, arg):
             sys.modules["cupy"].cuda.get_current_stream().ptr, LIB_CUPY)
 
 
+_U64 = 2**64
+
+
+def _cai_int(what, v, fname, arg, lo=0, hi=_U64 - 1):
+    """An integer entry of a __cuda_array_interface__ (bool and float refused, not truncated)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ {what} must be an int; got {type(v).__name__}")
+    v = int(v)
+    if not lo <= v <= hi:
+        raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ {what} must be in [{lo}, {hi}]; got {v}")
+    return v
+
+
+def _cai_tuple(cai, key, fname, arg, lo, hi):
+    v = cai[key]
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ {key!r} must be a tuple; got {type(v).__name__}")
+    return tuple(_cai_int(f"{key} entry", n, fname, arg, lo, hi) for n in v)
+
+
 def _cai(x, fname, arg):
+    """CAI v2 / v3, checked entry by entry: every malformed entry is a TypeError / ValueError naming
+    fname, arg and the entry, before any pointer is used."""
     cai = x.__cuda_array_interface__
     if not isinstance(cai, dict):
         raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ is not a dict")
@@ -68,14 +90,23 @@ def _cai(x, fname, arg):
     if cai.get("mask") is not None:
         raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ has a mask; smemkit does not support masked "
                         "arrays")
+    version = _cai_int("'version'", cai.get("version", 2), fname, arg, 0, 1000)
+    shape = _cai_tuple(cai, "shape", fname, arg, 0, 2**63 - 1)
     try:
-        shape = tuple(int(n) for n in cai["shape"])
-        dtype = np.dtype(cai["typestr"])
-        ptr = int(cai["data"][0])
-    except (TypeError, ValueError, IndexError, OverflowError) as e:
-        raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ is malformed: {e}") from None
-    if any(n < 0 for n in shape):
-        raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ has a negative extent in shape {shape}")
+        dtype = np.dtype(cai["typestr"]) if isinstance(cai["typestr"], str) else None
+    except (TypeError, ValueError):
+        dtype = None
+    if dtype is None:
+        raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ 'typestr' is not a NumPy type string: "
+                        f"{cai['typestr']!r}")
+    data = cai["data"]
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise TypeError(f"{fname}(): {arg}.__cuda_array_interface__ 'data' must be a tuple (pointer, read_only); "
+                        f"got {data!r}")
+    ptr = _cai_int("'data' pointer", data[0], fname, arg)
+    if ptr == 0 and 0 not in shape:
+        raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ has a NULL data pointer but shape {shape} is "
+                         "not empty")
     isz = dtype.itemsize
     strides = cai.get("strides")
     if strides is None:  # C-contiguous
@@ -84,7 +115,7 @@ def _cai(x, fname, arg):
             strides.insert(0, acc)
             acc *= n
     else:
-        strides = tuple(int(s) for s in strides)
+        strides = _cai_tuple(cai, "strides", fname, arg, -(2**63), 2**63 - 1)
         if len(strides) != len(shape):
             raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ has {len(strides)} strides for "
                              f"{len(shape)} dimensions")
@@ -92,13 +123,28 @@ def _cai(x, fname, arg):
             raise ValueError(f"{fname}(): {arg} has byte strides {strides} that are not multiples of its itemsize "
                              f"{isz}")
         strides = [s // isz for s in strides]
-    stream = cai.get("stream") if cai.get("version", 2) >= 3 else None
-    return (ptr, shape, tuple(strides), dtype, -1, 0 if stream is None else int(stream), LIB_CAI)
+    stream = cai.get("stream") if version >= 3 else None
+    if stream is not None:
+        stream = _cai_int("'stream'", stream, fname, arg)
+        if stream == 0:
+            raise ValueError(f"{fname}(): {arg}.__cuda_array_interface__ 'stream' is 0, which the interface "
+                             "forbids (None: no stream; 1: legacy default; 2: per-thread default)")
+    return (ptr, shape, tuple(strides), dtype, -1, 0 if stream is None else stream, LIB_CAI)
 
 
 def describe(x, fname, arg):
     """(ptr, shape, element strides, numpy dtype, device or -1, stream, library) of a device array, or
-    None when x is not one.  Raises TypeError / ValueError naming fname and arg for broken ones."""
+    None when x is not one.  Raises TypeError / ValueError naming fname and arg for broken ones,
+    including an object whose attributes raise something else while they are read."""
+    try:
+        return _describe(x, fname, arg)
+    except (TypeError, ValueError, MemoryError):
+        raise
+    except Exception as e:  # noqa: BLE001 - a hostile __cuda_array_interface__ / __dlpack__ property
+        raise TypeError(f"{fname}(): reading {arg}'s array attributes raised {type(e).__name__}: {e}") from e
+
+
+def _describe(x, fname, arg):
     mod = type(x).__module__
     if mod.startswith("torch") and hasattr(x, "is_cuda"):
         return _torch(x, fname, arg)
@@ -118,7 +164,7 @@ def describe(x, fname, arg):
                     lib = __import__(libname)
                 except ImportError:
                     continue
-                return describe(lib.from_dlpack(x), fname, arg)
+                return _describe(lib.from_dlpack(x), fname, arg)
             raise TypeError(f"{fname}(): {arg} is a DLPack CUDA array; importing it needs CuPy or PyTorch")
     return None
 

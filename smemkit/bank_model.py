@@ -10,47 +10,76 @@ from . import _C
 
 WIDTHS = (4, 8, 16)
 KINDS = ("load", "store")
+INACTIVE = -1
+#: Byte offsets must lie below this: 227 KiB, the most shared memory one block can have (Hopper,
+#: sm_90, with the opt-in attribute).  An offset at or past it can come from no real kernel.
+SMEM_LIMIT = 227 * 1024
 
 
-def _check_width(width):
+def _check_width(width, fname):
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
-        raise TypeError(f"width must be an int (4, 8 or 16 bytes per lane); got {type(width).__name__}")
+        raise TypeError(f"{fname}(): width must be an int (4, 8 or 16 bytes per lane); got {type(width).__name__}")
     if int(width) not in WIDTHS:
-        raise ValueError(f"width must be 4, 8 or 16 (bytes per lane); got {int(width)}")
+        raise ValueError(f"{fname}(): width must be 4, 8 or 16 (bytes per lane); got {int(width)}")
     return int(width)
 
 
-def _check_kind(kind):
+def _check_kind(kind, fname):
     if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"kind must be 'load' or 'store'; got {kind!r}")
+        raise ValueError(f"{fname}(): kind must be 'load' or 'store'; got {kind!r}")
     return kind
 
 
-def _batch(addresses):
-    """addresses -> a C-contiguous int64 array (n, 32) for the C model (1-D input of 32 gives n = 1)."""
-    if isinstance(addresses, np.ndarray) and addresses.dtype.kind not in "iu":
-        raise TypeError(f"addresses must be integers (byte offsets); got dtype {addresses.dtype}")
+def _batch(addresses, fname, one=False):
+    """addresses -> a C-contiguous int64 array (n, 32) for the C model.  one=True: exactly 32 offsets
+    (one instruction, n = 1); else (n, 32), or 32 offsets as n = 1.
+
+    Every entry must be -1 (an inactive lane) or a byte offset in [0, SMEM_LIMIT); anything else
+    (another negative value, an offset past Hopper's 227 KiB, an integer past 64 bits) is refused
+    with a ValueError before the C model sees it -- checked on the caller's dtype, so a uint64
+    2**64 - 1 is not mistaken for -1."""
     try:
         a = np.asarray(addresses)
-        if a.dtype.kind not in "iu":
-            raise TypeError
-        a = np.ascontiguousarray(a, dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("addresses must be an integer array of shape (n, 32)") from None
+    except (TypeError, ValueError, OverflowError) as e:  # ragged lists, objects NumPy cannot hold
+        raise ValueError(f"{fname}(): addresses must be an integer array of shape (n, 32): {e}") from None
+    if one and (a.ndim != 1 or a.shape[0] != 32):
+        raise ValueError(f"{fname}(): addresses must be 32 byte offsets, one per lane; got shape {a.shape}")
+    orig = a
+    if a.dtype.kind == "O" and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in a.flat):
+        # Python ints past 64 bits: clipped to values that stay out of range, reported as given
+        a = np.array([min(max(int(v), -2), SMEM_LIMIT) for v in a.flat], dtype=np.int64).reshape(a.shape)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{fname}(): addresses must be integers (byte offsets); got dtype {a.dtype}")
     if a.ndim == 1:
-        a = a.reshape(1, -1)
+        a, orig = a.reshape(1, -1), orig.reshape(1, -1)
     if a.ndim != 2 or a.shape[1] != 32:
-        raise ValueError(f"addresses must have shape (n, 32): 32 entries (one per lane); got shape {a.shape}")
-    return a
+        raise ValueError(f"{fname}(): addresses must have shape (n, 32): 32 entries (one per lane); got shape "
+                         f"{a.shape}")
+    bad = (a >= SMEM_LIMIT) | ((a < 0) & (a != INACTIVE)) if a.dtype.kind == "i" else a >= SMEM_LIMIT
+    if bad.any():
+        i, lane = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"{fname}(): addresses must be byte offsets in [0, {SMEM_LIMIT}) (227 KiB, Hopper's "
+                         f"per-block shared-memory limit) or -1 (an inactive lane); instruction {i}, lane {lane} "
+                         f"is {int(orig[i, lane])}")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _replay(addresses, width, kind, fname, one=False):
+    a, width, kind = _batch(addresses, fname, one), _check_width(width, fname), _check_kind(kind, fname)
+    try:
+        return _C._bank_replay(a, width, kind)
+    except ValueError as e:  # the C model's own refusals (an unaligned address) name no function
+        raise ValueError(f"{fname}(): {e}") from None
 
 
 def replay(addresses, width=4, kind="load"):
     """replay(addresses, width=4, kind="load") -> (wavefronts, ideal)
 
     Batch form of :func:`wavefronts`: ``addresses`` is an integer array of shape (n, 32), one row
-    per warp instruction.  Returns two int32 arrays of length n.
+    per warp instruction, each entry -1 (inactive lane) or a byte offset in [0, 232448).  Returns
+    two int32 arrays of length n.  Raises as :func:`wavefronts` does.
     """
-    return _C._bank_replay(_batch(addresses), _check_width(width), _check_kind(kind))
+    return _replay(addresses, width, kind, "replay")
 
 
 def wavefronts(addresses, width=4, kind="load"):
@@ -59,14 +88,16 @@ def wavefronts(addresses, width=4, kind="load"):
     Shared-memory wavefronts one warp instruction takes on the GPU, as Nsight Compute counts them
     (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`` / ``_op_st.sum``).
 
-    addresses : 32 byte offsets into shared memory, one per lane (lane 0 first); a negative value
-        marks an inactive lane.  Each active offset must be a multiple of ``width``.
+    addresses : 32 byte offsets into shared memory, one per lane (lane 0 first).  -1 marks an
+        inactive lane; every other entry must be in [0, 232448) -- 227 KiB, the most shared memory
+        a block can have (Hopper) -- and a multiple of ``width``.
     width : 4, 8 or 16 -- bytes per lane (LDS/STS .32, .64, .128).
     kind : "load" or "store".
 
-    Raises ValueError for a wrong lane count, width, kind or an unaligned address.
+    Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
+    kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.
     """
-    wf, _ = _C._bank_replay(_batch(_one(addresses)), _check_width(width), _check_kind(kind))
+    wf, _ = _replay(addresses, width, kind, "wavefronts", one=True)
     return int(wf[0])
 
 
@@ -76,19 +107,13 @@ def ideal(addresses, width=4, kind="load"):
     The conflict-free cost of the same instruction: the wavefronts it would take if its distinct
     addresses sat in distinct banks, with the same active lanes and the same lanes sharing an
     address.  A full warp of distinct addresses: 1, 2, 4 for width 4, 8, 16; a broadcast: what a
-    broadcast costs.  ``wavefronts(...) - ideal(...)`` is the cost of bank conflicts.
+    broadcast costs.  ``wavefronts(...) - ideal(...)`` is the cost of bank conflicts.  Addresses as
+    for :func:`wavefronts` (-1 or [0, 232448)), and it raises the same errors.
     """
-    _, idl = _C._bank_replay(_batch(_one(addresses)), _check_width(width), _check_kind(kind))
+    _, idl = _replay(addresses, width, kind, "ideal", one=True)
     return int(idl[0])
-
-
-def _one(addresses):
-    a = np.asarray(addresses)
-    if a.ndim != 1 or a.shape[0] != 32:
-        raise ValueError(f"addresses must be 32 byte offsets, one per lane; got shape {a.shape}")
-    return a.reshape(1, 32)
 
 
 def rule(width, kind="load"):
     """rule(width, kind="load") -> (pass_lanes, phase_lanes): the model's grouping of lanes."""
-    return _C._bank_rule(_check_width(width), _check_kind(kind))
+    return _C._bank_rule(_check_width(width, "rule"), _check_kind(kind, "rule"))

@@ -6,17 +6,16 @@ The ceiling is measured in the same run: cudaMemcpy device-to-device of the same
 transpose, cuBLAS fp32 SGEMM (loaded at run time; 'n/a' without it) for SGEMM.
 """
 import math
+import numbers
 import statistics
 from dataclasses import dataclass
 
 from . import _C
-from .explain import explain
+from .explain import _DTYPES, check_op_args, explain
 
 __all__ = ["BenchResult", "bench", "bench_configs", "format_table"]
 
-_ITEMSIZE = {"transpose": {"float32": 4, "int32": 4, "uint32": 4, "float64": 8, "int64": 8, "uint64": 8,
-                           "complex64": 8},
-             "sgemm": {"float32": 4}}
+_ITEMSIZE = _DTYPES  # the dtypes each kernel is timed in, and their sizes
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,9 @@ class BenchResult:
 
 def format_table(results):
     """A text table of BenchResults (one row each), the ceiling's own row after each op/shape group."""
+    results = list(results) if isinstance(results, (list, tuple)) else results
+    if not isinstance(results, list) or not all(isinstance(r, BenchResult) for r in results):
+        raise TypeError("format_table(): results must be a list of BenchResult (what bench() returns)")
     rows = [f"{'op':<10}{'shape':<17}{'layout':<9}{'median ms':>11}{'p20':>9}{'p80':>9}{'rate':>10} "
             f"{'unit':<8}{'of ceiling':>11}  {'pred. wavefronts':>17}{'excess':>12}"]
     for r in results:
@@ -93,8 +95,8 @@ def bench_configs(op):
     """bench_configs(op) -> list of str: the tile configurations of `op` compiled into this build, for
     ``bench(..., config=...)``.  Index 0 is what the op ships ("auto" for sgemm: chosen per shape
     and SM count).  SGEMM's candidate tiles are compiled in only with SMEMKIT_SGEMM_CANDIDATES=1."""
-    if op not in _ITEMSIZE:
-        raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
+    if not isinstance(op, str) or op not in _ITEMSIZE:
+        raise ValueError(f"bench_configs(): op must be 'transpose' or 'sgemm'; got {op!r}")
     if op == "sgemm":
         return list(_C._configs("sgemm"))
     return [f"{t}x{t}/{t}x{r}" for t, r in _C._configs("transpose")]
@@ -112,15 +114,19 @@ def _config_index(op, config):
 
 
 def _shape(op, shape):
-    try:
-        shape = tuple(int(s) for s in shape)
-    except (TypeError, ValueError):
-        raise TypeError(f"bench(): shape must be a tuple of ints; got {shape!r}") from None
     if op == "sgemm" and len(shape) != 3:
         raise ValueError(f"bench(): sgemm shape must be (M, N, K); got {shape}")
     if op == "transpose" and len(shape) not in (2, 3):
         raise ValueError(f"bench(): transpose shape must be (rows, cols) or (batch, rows, cols); got {shape}")
     return shape
+
+
+def _budget(name, v):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"bench(): {name} must be a number of milliseconds; got {type(v).__name__}")
+    if not math.isfinite(v):
+        raise ValueError(f"bench(): {name} must be finite; got {v}")
+    return v
 
 
 def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, warmup_ms=25, rep_ms=100,
@@ -136,11 +142,10 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, wa
     budgets in milliseconds (at least 10 repetitions).  This is the one timing path: every figure in
     bench/RESULTS.md comes from it.  Raises CudaError without a GPU.
     """
-    if op not in _ITEMSIZE:
-        raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
-    if dtype not in _ITEMSIZE[op]:
-        raise TypeError(f"{op} does not support dtype {dtype!r}; supported: {', '.join(_ITEMSIZE[op])}")
+    op, dtype, shape = check_op_args("bench", op, dtype, shape, _ITEMSIZE)
     single = isinstance(layout, str)
+    if not (single or layout is None or isinstance(layout, (list, tuple))):
+        raise TypeError(f"bench(): layout must be None, a layout name or a list of them; got {type(layout).__name__}")
     layouts = [layout] if single else list(_C.LAYOUTS if layout is None else layout)
     for name in layouts:
         if not isinstance(name, str):
@@ -148,17 +153,19 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, wa
                             f"{type(name).__name__}")
         if name not in _C.LAYOUTS:
             raise ValueError(f"bench(): unknown layout {name!r}; expected one of 'naive', 'pad', 'swizzle'")
-    if warmup_ms < 0 or rep_ms <= 0:
-        raise ValueError("warmup_ms must be >= 0 and rep_ms > 0")
+    if _budget("warmup_ms", warmup_ms) < 0 or _budget("rep_ms", rep_ms) <= 0:
+        raise ValueError("bench(): warmup_ms must be >= 0 and rep_ms > 0")
     if reps is not None and (isinstance(reps, bool) or not isinstance(reps, int) or reps < 1):
         raise ValueError(f"bench(): reps must be a positive int or None; got {reps!r}")
     shape = _shape(op, shape)
     cfg = _config_index(op, config)
     cshape = (shape[1], shape[2], shape[0]) if op == "transpose" and len(shape) == 3 else shape
     itemsize = _ITEMSIZE[op][dtype]
+    kw = dict(itemsize=itemsize, config=cfg)
+    # every argument is checked (in C: the shape's ranges and bytes) before the device is touched
+    _C._bench(op, cshape, layouts, reps=reps or 10, check_only=True, **kw)
     info = _C._device_info()
     flush = 2 * info["l2_bytes"] if flush_l2 else 0
-    kw = dict(itemsize=itemsize, config=cfg)
     if reps is None:  # calibrate: a few launches of each to size the warm-up and the repetitions
         probe = _C._bench(op, cshape, layouts, warmup=1, reps=3, flush_bytes=0, **kw)
         per_round = sum(statistics.median(t) for t in probe["times"].values())

@@ -4,6 +4,7 @@ predicts for it.
 The addresses come from the kernel's own index code replayed on the host (csrc/*.cu: the kernel's
 thread map and csrc/layout.h's smk_tile_offset), so what is explained is what runs.
 """
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +45,13 @@ class Explanation:
     accesses: tuple = field(default_factory=tuple)
 
     def total(self, kind=None, what="wavefronts"):
-        """Sum of `what` ('wavefronts', 'ideal', 'instructions', 'excess') over accesses of `kind`."""
+        """Sum of `what` ('wavefronts', 'ideal', 'instructions', 'excess') over accesses of `kind`
+        (None: all, 'load' or 'store')."""
+        if kind not in (None, "load", "store"):
+            raise ValueError(f"Explanation.total(): kind must be None, 'load' or 'store'; got {kind!r}")
+        if what not in ("wavefronts", "ideal", "instructions", "excess"):
+            raise ValueError(f"Explanation.total(): what must be 'wavefronts', 'ideal', 'instructions' or 'excess'; "
+                             f"got {what!r}")
         return sum(getattr(a, what) for a in self.accesses if kind in (None, a.kind))
 
     def to_dict(self):
@@ -77,6 +84,25 @@ class Explanation:
     __str__ = __repr__
 
 
+def check_op_args(fname, op, dtype, shape, table):
+    """(op, dtype name, shape as a tuple of ints) of a bench / explain call, or TypeError / ValueError
+    naming fname and the argument.  Shape entries must be integers (a float is refused, not
+    truncated); their ranges are checked in C, where the kernels' limits live."""
+    if not isinstance(op, str) or op not in table:
+        raise ValueError(f"{fname}(): op must be 'transpose' or 'sgemm'; got {op!r}")
+    try:
+        dt = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    except (TypeError, ValueError):
+        raise TypeError(f"{fname}(): dtype must be a dtype name such as 'float32'; got {dtype!r}") from None
+    if dt not in table[op]:
+        raise TypeError(f"{fname}(): {op} does not support dtype {dt!r}; supported: {', '.join(table[op])}")
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{fname}(): shape must be a tuple of ints; got {shape!r}") from None
+    return op, dt, shape
+
+
 def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0) -> Explanation
 
@@ -88,12 +114,7 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     H100 / H200 SXM); `config` a forced SGEMM tile config (smemkit.bench_configs("sgemm"); 0: the
     one chosen per shape).  Needs no GPU.
     """
-    if op not in _DTYPES:
-        raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
-    dt = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
-    if dt not in _DTYPES[op]:
-        raise TypeError(f"{op} does not support dtype {dt!r}; supported: {', '.join(_DTYPES[op])}")
-    shape = tuple(int(s) for s in shape)
+    op, dt, shape = check_op_args("explain", op, dtype, shape, _DTYPES)
     plan = _C._plan(op, shape, layout, _DTYPES[op][dt], sms, config)
     accesses = []
     for name, width, kind, repeats, addr in plan["accesses"]:

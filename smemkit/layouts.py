@@ -2,6 +2,8 @@
 
 Nothing here re-derives an index formula: every offset comes from the C function the kernels call.
 """
+import operator
+
 import numpy as np
 
 from . import _C
@@ -20,13 +22,17 @@ def tile_offsets(layout, rows=32, cols=32, *, vec=1, itemsize=4):
     return _C._tile_offsets(layout, rows, cols, vec, itemsize)
 
 
+def _banks(fname, layout, rows, cols, itemsize, vec):
+    offsets, _ = _C._tile_offsets(layout, rows, cols, vec, itemsize, fname=fname)
+    return (offsets * operator.index(itemsize) // BANK_BYTES) % BANKS
+
+
 def bank_map(layout, rows=32, cols=32, itemsize=4, *, vec=1):
     """bank_map(layout, rows=32, cols=32, itemsize=4, *, vec=1) -> int array (rows, cols)
 
     The shared-memory bank (0..31) of the first 4-byte word of each logical element as stored.
     """
-    offsets, _ = tile_offsets(layout, rows, cols, vec=vec, itemsize=itemsize)
-    return (offsets * itemsize // BANK_BYTES) % BANKS
+    return _banks("bank_map", layout, rows, cols, itemsize, vec)
 
 
 class Swizzle:
@@ -53,8 +59,22 @@ class Swizzle:
         self.b, self.m, self.s = b, m, s
 
     def __call__(self, offsets):
-        """Apply the swizzle to an int or an array of non-negative ints."""
-        out = _C._swizzle(offsets, self.b, self.m, self.s)
+        """Apply the swizzle to an int or an array of ints in [0, 2**31).  Raises TypeError for
+        non-integers (a float is refused, not truncated) and ValueError for values out of range."""
+        try:
+            a = np.asarray(offsets)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise TypeError(f"{self!r}(offsets): offsets must be integers: {e}") from None
+        if a.dtype.kind == "O" and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in a.flat):
+            if any(not 0 <= int(v) < 2**31 for v in a.flat):
+                raise ValueError(f"{self!r}(offsets): offsets must be in [0, 2**31)")
+            a = a.astype(np.int64)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"{self!r}(offsets): offsets must be integers; got dtype {a.dtype}")
+        if a.size and (a.min() < 0 or a.max() >= 2**31):
+            raise ValueError(f"{self!r}(offsets): offsets must be in [0, 2**31); got "
+                             f"{a.min() if a.min() < 0 else a.max()}")
+        out = _C._swizzle(a.astype(np.int64), self.b, self.m, self.s)
         if isinstance(offsets, (int, np.integer)) and not isinstance(offsets, bool):
             return int(out)
         return out

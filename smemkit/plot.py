@@ -1,7 +1,12 @@
 """Pictures of shared-memory tiles (matplotlib is an optional extra: pip install "smemkit[plot]")."""
 import numpy as np
 
-from .layouts import BANKS, bank_map
+import operator
+
+from .layouts import BANKS, _banks
+
+
+MAX_CELLS = 2**18  # 1 MiB of 4-byte elements: past Hopper's 227 KiB of shared memory already
 
 
 def _pyplot():
@@ -24,8 +29,25 @@ def plot_bank_map(layout, rows=32, cols=32, itemsize=4, *, access="column", inde
     """
     plt = _pyplot()
     if access not in ("column", "row", None):
-        raise ValueError(f"access must be 'column', 'row' or None; got {access!r}")
-    banks = bank_map(layout, rows, cols, itemsize, vec=vec)
+        raise ValueError(f"plot_bank_map(): access must be 'column', 'row' or None; got {access!r}")
+    if isinstance(index, bool) or not isinstance(index, int) and not hasattr(index, "__index__"):
+        raise TypeError(f"plot_bank_map(): index must be an int; got {type(index).__name__}")
+    index = operator.index(index)
+    if ax is not None and not hasattr(ax, "imshow"):
+        raise TypeError(f"plot_bank_map(): ax must be a matplotlib Axes or None; got {type(ax).__name__}")
+    try:
+        cells = operator.index(rows) * operator.index(cols)
+    except TypeError:
+        cells = 0  # the C map names the argument that is not an int
+    if cells > MAX_CELLS:
+        raise ValueError(f"plot_bank_map(): rows * cols must be at most {MAX_CELLS} cells (more than any shared-memory "
+                         f"tile holds, and unreadable as a picture); got {rows} x {cols}")
+    banks = _banks("plot_bank_map", layout, rows, cols, itemsize, vec)
+    rows, cols = banks.shape
+    if access == "column" and not 0 <= index < cols:
+        raise ValueError(f"plot_bank_map(): index must be in [0, {cols}) for a column access; got {index}")
+    if access == "row" and not 0 <= index < rows:
+        raise ValueError(f"plot_bank_map(): index must be in [0, {rows}) for a row access; got {index}")
     if ax is None:
         _, ax = plt.subplots(figsize=(max(4, cols * 0.28), max(4, rows * 0.28)))
     cmap = plt.get_cmap("hsv", BANKS)
@@ -35,12 +57,8 @@ def plot_bank_map(layout, rows=32, cols=32, itemsize=4, *, access="column", inde
             ax.text(c, r, str(b), ha="center", va="center", fontsize=5 if cols > 32 else 6)
     cells = []
     if access == "column":
-        if not 0 <= index < cols:
-            raise ValueError(f"index must be in [0, {cols}) for a column access; got {index}")
         cells = [(r, index) for r in range(min(32, rows))]
     elif access == "row":
-        if not 0 <= index < rows:
-            raise ValueError(f"index must be in [0, {rows}) for a row access; got {index}")
         cells = [(index, c) for c in range(min(32, cols))]
     for r, c in cells:
         ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6))
