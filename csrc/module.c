@@ -175,7 +175,9 @@ static void set_dtype(smk_operand *op, PyArray_Descr *d)
         op->dtype = SMK_DT_F16;
     else if (op->esz == 2 && strcmp(name, "bfloat16") == 0) /* ml_dtypes.bfloat16 */
         op->dtype = SMK_DT_BF16;
-    if (op->kind == 'V' && op->dtype != SMK_DT_BF16)
+    if (op->kind == 'V' && (op->dtype == SMK_DT_BF16 || strncmp(name, "float8_", 7) == 0))
+        op->kind = 'f'; /* ml_dtypes' floats (bfloat16, float8_*): numbers that move bitwise */
+    else if (op->kind == 'V')
         op->kind = '\0'; /* raw void / structured bytes are not numbers */
     snprintf(op->dtype_name, sizeof op->dtype_name, "%s%s", op->native ? "" : "byte-swapped ", name);
 }

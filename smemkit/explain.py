@@ -12,9 +12,36 @@ import numpy as np
 from . import _C
 from .bank_model import replay
 
-_DTYPES = {"transpose": {"float32": 4, "int32": 4, "uint32": 4, "float64": 8, "int64": 8, "uint64": 8,
-                         "complex64": 8},
-           "sgemm": {"float32": 4}}
+# The transpose moves elements bitwise, so only the element size matters: every fixed-size numeric
+# dtype of 1, 2, 4, 8 or 16 bytes.  Names are listed so that ml_dtypes' types resolve without ml_dtypes.
+_TRANSPOSE_ITEMSIZE = {
+    "bool": 1, "int8": 1, "uint8": 1, "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e4m3b11fnuz": 1,
+    "float8_e5m2": 1, "float8_e5m2fnuz": 1,
+    "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
+    "int32": 4, "uint32": 4, "float32": 4,
+    "int64": 8, "uint64": 8, "float64": 8, "complex64": 8,
+    "complex128": 16,
+}
+_TRANSPOSE_WIDTHS = (1, 2, 4, 8, 16)
+_DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}}
+
+
+def _transpose_itemsize(dtype, fname="explain"):
+    """(name, itemsize) of a dtype the transpose moves, or TypeError.  Any NumPy numeric dtype
+    (kinds b, i, u, f, c: longdouble and clongdouble too) or ml_dtypes type of a supported width."""
+    if isinstance(dtype, str) and dtype in _TRANSPOSE_ITEMSIZE:
+        return dtype, _TRANSPOSE_ITEMSIZE[dtype]
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is not None:
+        numeric = dt.kind in "biufc" or type(dt.type).__module__.startswith("ml_dtypes") or \
+            dt.type.__module__.startswith("ml_dtypes")
+        if numeric and dt.itemsize in _TRANSPOSE_WIDTHS:
+            return dt.name, dt.itemsize
+    raise TypeError(f"{fname}(): transpose does not support dtype {dtype!r}; supported: fixed-size numeric dtypes of "
+                    f"{', '.join(map(str, _TRANSPOSE_WIDTHS))} bytes ({', '.join(_TRANSPOSE_ITEMSIZE)})")
 
 
 @dataclass(frozen=True)
@@ -107,20 +134,39 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0) -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape
-    (rows, cols), or "sgemm" with shape (M, N, K)): its name, width, warp instructions per launch,
+    (rows, cols) or (..., rows, cols) for a batch transposed in one launch, or "sgemm" with shape
+    (M, N, K)): its name, width (bytes per lane of the shared access: 4 for the 1-, 2- and 4-byte
+    transposes, which move 4x4 / 2x2 blocks as words), warp instructions per launch,
     the wavefronts the bank model predicts, the conflict-free ideal, the excess, and launch totals
     (which Nsight Compute's ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum`` should
     read).  `sms` is the multiprocessor count the SGEMM launcher sizes its tiles for (132 on
     H100 / H200 SXM); `config` a forced SGEMM tile config (smemkit.bench_configs("sgemm"); 0: the
     one chosen per shape).  Needs no GPU.
     """
-    op, dt, shape = check_op_args("explain", op, dtype, shape, _DTYPES)
-    plan = _C._plan(op, shape, layout, _DTYPES[op][dt], sms, config)
+    if not isinstance(op, str) or op not in _DTYPES:
+        raise ValueError(f"explain(): op must be 'transpose' or 'sgemm'; got {op!r}")
+    batch = 1
+    if op == "transpose":
+        dt, itemsize = _transpose_itemsize(dtype)
+        shape = check_op_args("explain", op, "float32", shape, _DTYPES)[2]  # the shape's own checks
+        if len(shape) < 2:
+            raise ValueError(f"explain(): transpose needs a shape (..., rows, cols) with at least 2 entries; got "
+                             f"{shape}")
+        if any(s < 0 for s in shape[:-2]):
+            raise ValueError(f"explain(): negative batch dimension in {shape}")
+        for s in shape[:-2]:
+            batch *= s  # one launch: blocks (and so every count) scale by the batch
+        kshape = shape[-2:]
+    else:
+        op, dt, shape = check_op_args("explain", op, dtype, shape, _DTYPES)
+        itemsize, kshape = _DTYPES[op][dt], shape
+    plan = _C._plan(op, kshape, layout, itemsize, sms, config)
     accesses = []
     for name, width, kind, repeats, addr in plan["accesses"]:
         wf, idl = replay(addr, width, kind)
         worst = float(np.max(wf / np.maximum(idl, 1))) if len(wf) else 0.0
+        repeats *= batch
         accesses.append(Access(name, width, kind, int(len(wf)) * repeats, int(wf.sum()) * repeats,
                                int(idl.sum()) * repeats, worst))
     return Explanation(op, shape, layout if layout is not None else "swizzle", dt, plan["config"],
-                       plan["blocks"], tuple(accesses))
+                       plan["blocks"] * batch, tuple(accesses))

@@ -4,25 +4,71 @@ import pytest
 import smemkit
 
 
+# (dtype, element bytes, shared access width, wavefronts of a conflict-free warp instruction)
+WIDTHS = [("bool", 1, 4, 1), ("uint8", 1, 4, 1), ("int8", 1, 4, 1), ("float16", 2, 4, 1), ("bfloat16", 2, 4, 1),
+          ("int16", 2, 4, 1), ("float32", 4, 4, 1), ("int32", 4, 4, 1), ("float64", 8, 8, 2),
+          ("complex64", 8, 8, 2), ("complex128", 16, 16, 4)]
+
+
+def _tile_elems(e):
+    """Tile edge in elements, from the kernel's own configuration string."""
+    tile = int(e.config.split("x")[0])
+    itemsize = dict((d, s) for d, s, _, _ in WIDTHS)[e.dtype]
+    return tile * (4 // itemsize if itemsize < 4 else 1)
+
+
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
-@pytest.mark.parametrize("dtype,width", [("float32", 4), ("float64", 8)])
-def test_transpose_accesses(layout, dtype, width):
-    e = smemkit.explain("transpose", (1000, 1000), layout, dtype)
+@pytest.mark.parametrize("dtype,itemsize,width,phase_cost", WIDTHS)
+@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (33, 7919), (1, 1)])
+def test_transpose_accesses(layout, dtype, itemsize, width, phase_cost, shape):
+    e = smemkit.explain("transpose", shape, layout, dtype)
     names = [a.name for a in e.accesses]
     assert names == ["tile row store", "tile column load"]
-    tile, _ = smemkit._C._configs("transpose")[0]
-    blocks = (-(-1000 // tile)) ** 2
+    te = _tile_elems(e)
+    blocks = (-(-shape[0] // te)) * (-(-shape[1] // te))
     assert e.blocks == blocks
     for a in e.accesses:
+        # shared memory is touched in whole words: 1- and 2-byte elements move as 4-byte words
         assert a.width == width
-        assert a.instructions == blocks * tile * tile // 32  # one instruction per 32 elements
+        # one warp instruction moves 32 lanes x width bytes of the tile (te*te elements)
+        assert a.instructions == blocks * te * te * itemsize // (32 * width)
+        assert a.ideal == a.instructions * phase_cost
     store, load = e.accesses
-    assert store.excess == 0
+    assert store.excess == 0 and store.worst_ways == 1.0
     if layout == "naive":
-        assert load.worst_ways == (32 if width == 4 else 16)
-        assert load.excess > 0
+        # every lane of a phase in one bank: 32 / 16 / 8-way, 32 wavefronts per instruction for every width
+        assert load.worst_ways == 128 // width
+        assert load.wavefronts == 32 * load.instructions
     else:
-        assert load.excess == 0
+        assert load.excess == 0 and load.worst_ways == 1.0
+
+
+def test_shipped_4_byte_tile_is_variant_0():
+    tile, _ = smemkit._C._configs("transpose")[0]
+    assert smemkit.explain("transpose", (64, 64), "pad", "float32").config.startswith(f"{tile}x{tile} tile")
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+def test_batch_scales_every_count(dtype, layout):
+    one = smemkit.explain("transpose", (1023, 517), layout, dtype)
+    many = smemkit.explain("transpose", (3, 5, 1023, 517), layout, dtype)
+    assert many.blocks == 15 * one.blocks
+    assert many.shape == (3, 5, 1023, 517)
+    for a, b in zip(one.accesses, many.accesses):
+        assert (b.instructions, b.wavefronts, b.ideal) == (15 * a.instructions, 15 * a.wavefronts, 15 * a.ideal)
+    assert smemkit.explain("transpose", (0, 1023, 517), layout, dtype).total() == 0
+
+
+def test_dtype_objects_and_ml_dtypes():
+    import numpy as np
+    assert smemkit.explain("transpose", (64, 64), "pad", np.dtype(">f2")).dtype == "float16"
+    if np.dtype(np.longdouble).itemsize == 16:  # x86-64 Linux: 80-bit extended in 16 bytes
+        assert smemkit.explain("transpose", (64, 64), "pad", np.longdouble).accesses[0].width == 16
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    e = smemkit.explain("transpose", (64, 64), "pad", ml_dtypes.bfloat16)
+    assert e.dtype == "bfloat16" and e.accesses[0].width == 4
+    assert smemkit.explain("transpose", (64, 64), "pad", ml_dtypes.float8_e4m3fn).config.startswith("32x32 tile of 4x4")
 
 
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
@@ -58,10 +104,14 @@ def test_result_object():
 
 @pytest.mark.parametrize("args,exc", [
     (("gemm", (2, 2)), ValueError),
-    (("transpose", (2, 2, 2)), ValueError),
+    (("transpose", (2,)), ValueError),
+    (("transpose", (-1, 2, 2)), ValueError),
     (("sgemm", (2, 2)), ValueError),
     (("transpose", (2, 2), "xor"), ValueError),
-    (("transpose", (2, 2), "pad", "float16"), TypeError),
+    (("transpose", (2, 2), "pad", "object"), TypeError),
+    (("transpose", (2, 2), "pad", "U3"), TypeError),
+    (("transpose", (2, 2), "pad", "V8"), TypeError),
+    (("transpose", (2, 2), "pad", "datetime64[s]"), TypeError),
     (("sgemm", (2, 2, 2), "pad", "float64"), TypeError),
     (("transpose", (-1, 2)), ValueError),
 ])

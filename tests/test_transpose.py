@@ -44,8 +44,7 @@ def test_wrong_ndim_names_the_shape(shape):
         smemkit.transpose(np.zeros(shape, np.float32))
 
 
-@pytest.mark.parametrize("dtype", ["float16", "int16", "int8", "uint8", "bool", "object", "U3", "S4",
-                                   "complex128", "longdouble", "datetime64[s]", "V8"])
+@pytest.mark.parametrize("dtype", ["object", "U3", "S4", "datetime64[s]", "V8", [("x", "i4"), ("y", "f4")]])
 def test_unsupported_dtypes_are_type_errors(dtype):
     a = np.zeros((2, 3), dtype=dtype)
     with pytest.raises(TypeError, match="unsupported dtype") as ei:
@@ -80,7 +79,7 @@ def test_no_gpu_is_a_clear_cuda_error():
     assert isinstance(ei.value.status, int) and ei.value.status != 0
     # argument errors still win over the missing device
     with pytest.raises(TypeError):
-        smemkit.transpose(np.ones((4, 4), np.float16))
+        smemkit.transpose(np.ones((4, 4), object))
 
 
 def test_signature_and_docstring():
