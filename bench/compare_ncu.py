@@ -2,7 +2,7 @@
 
     python bench/compare_ncu.py OUTDIR      (after bash bench/ncu_kernels.sh OUTDIR)
 
-Reads OUTDIR/ncu_kernels.csv and OUTDIR/ncu_manifest.txt (launch order), prints a markdown table of
+Transpose shapes may carry a batch ((batch, rows, cols): one launch).  Reads OUTDIR/ncu_kernels.csv and OUTDIR/ncu_manifest.txt (launch order), prints a markdown table of
 measured vs predicted wavefronts and instructions per launch, and exits 1 if any prediction is off
 by more than 2%.
 """
@@ -37,9 +37,9 @@ def main(outdir):
     if len(launches) != len(manifest):
         sys.exit(f"{len(launches)} profiled launches but {len(manifest)} in the manifest")
     sms = 132
-    out = ["| op | shape | dtype | layout | ld wavefronts ncu / model | st wavefronts ncu / model | "
+    out = ["| op | shape | dtype | smem B/lane | layout | ld wavefronts ncu / model | st wavefronts ncu / model | "
            "ld instr ncu / model | st instr ncu / model | bank-conflict counter ld / st | worst diff |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     worst_all = 0.0
     for (op, layout, shape, dtype), m in zip(manifest, launches):
         dims = tuple(int(x) for x in shape.split("x"))
@@ -49,7 +49,8 @@ def main(outdir):
         diffs = [abs(m[k] - v) / max(v, 1) for k, v in pred.items()]
         worst = max(diffs)
         worst_all = max(worst_all, worst)
-        out.append(f"| {op} | {shape} | {dtype} | {layout} | {m['wf_ld']:.0f} / {pred['wf_ld']} | "
+        widths = "/".join(sorted({str(a.width) for a in e.accesses}, key=int))
+        out.append(f"| {op} | {shape} | {dtype} | {widths} | {layout} | {m['wf_ld']:.0f} / {pred['wf_ld']} | "
                    f"{m['wf_st']:.0f} / {pred['wf_st']} | {m['in_ld']:.0f} / {pred['in_ld']} | "
                    f"{m['in_st']:.0f} / {pred['in_st']} | {m.get('bc_ld', 0):.0f} / {m.get('bc_st', 0):.0f} | "
                    f"{100 * worst:.2f}% |")
