@@ -16,13 +16,21 @@ typedef int (*setmath_fn)(void *handle, int mode);
 typedef int (*sgemm_fn)(void *handle, int transa, int transb, int m, int n, int k, const float *alpha,
                         const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
 
+typedef int (*gemmex_fn)(void *handle, int transa, int transb, int m, int n, int k, const void *alpha,
+                         const void *A, int Atype, int lda, const void *B, int Btype, int ldb, const void *beta,
+                         void *C, int Ctype, int ldc, int computeType, int algo);
+
+/* cublas_api.h / library_types.h values */
 enum { CUBLAS_OP_N = 0, CUBLAS_DEFAULT_MATH = 0 };
+enum { SMK_CUDA_R_32F = 0, SMK_CUDA_R_16F = 2, SMK_CUDA_R_16BF = 14, SMK_CUBLAS_COMPUTE_32F = 68,
+       SMK_CUBLAS_GEMM_DEFAULT = -1 };
 
 static struct {
     int tried, ok;
     void *lib, *handle;
     setstream_fn set_stream;
     sgemm_fn sgemm;
+    gemmex_fn gemmex; /* NULL if this cuBLAS lacks it: smk_cublas_gemm16 then returns -1 */
     char why[256];
     char path[256];
 } g;
@@ -58,6 +66,7 @@ int smk_cublas_load(const char **why, const char **path)
             set_math = (setmath_fn)dlsym(g.lib, "cublasSetMathMode");
             g.set_stream = (setstream_fn)dlsym(g.lib, "cublasSetStream_v2");
             g.sgemm = (sgemm_fn)dlsym(g.lib, "cublasSgemm_v2");
+            g.gemmex = (gemmex_fn)dlsym(g.lib, "cublasGemmEx");
             if (!create || !set_math || !g.set_stream || !g.sgemm) {
                 snprintf(g.why, sizeof g.why, "cuBLAS found but an entry point is missing");
             } else if ((rc = create(&g.handle)) != 0) {
@@ -87,4 +96,37 @@ int smk_cublas_sgemm(const smk_sgemm_params *p, cudaStream_t stream)
         return rc;
     return g.sgemm(g.handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)p->N, (int)p->M, (int)p->K, &p->alpha, p->B, (int)p->ldb,
                    p->A, (int)p->lda, &p->beta, p->D, (int)p->ldd);
+}
+
+/* Row-major D = alpha*A@B + beta*C for 2-byte inputs through cublasGemmEx (column-major D^T = B^T A^T,
+ * as smk_cublas_sgemm), fp32 compute.  cuBLAS updates its C in place, so when beta != 0 and C is not
+ * D, C is first copied into D on the same stream (part of the call's cost).  cuBLAS status, -1 if
+ * cuBLAS (or cublasGemmEx) is not loaded, -3 for arguments cuBLAS's int interface cannot take, or a
+ * cudaError_t + 1000 if the copy fails. */
+int smk_cublas_gemm16(const smk_gemm16_params *p, cudaStream_t stream)
+{
+    int rc, in_t, out_t;
+    size_t osz;
+    if (!g.ok || !g.gemmex)
+        return -1;
+    if (!p || (p->dtype != 0 && p->dtype != 1) || p->M < 0 || p->N < 0 || p->K < 0 || p->M > INT32_MAX ||
+        p->N > INT32_MAX || p->K > INT32_MAX || p->lda > INT32_MAX || p->ldb > INT32_MAX || p->ldd > INT32_MAX)
+        return -3;
+    if (p->M == 0 || p->N == 0)
+        return 0;
+    in_t = p->dtype == 1 ? SMK_CUDA_R_16BF : SMK_CUDA_R_16F;
+    out_t = p->out_f32 ? SMK_CUDA_R_32F : in_t;
+    osz = p->out_f32 ? 4 : 2;
+    if (p->beta != 0.f && p->C != p->D) {
+        int e = (int)cudaMemcpy2DAsync(p->D, (size_t)p->ldd * osz, p->C, (size_t)p->ldc * osz, (size_t)p->N * osz,
+                                       (size_t)p->M, cudaMemcpyDeviceToDevice, stream);
+        if (e != 0)
+            return 1000 + e;
+    }
+    rc = g.set_stream(g.handle, stream);
+    if (rc != 0)
+        return rc;
+    return g.gemmex(g.handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)p->N, (int)p->M, (int)p->K, &p->alpha, p->B, in_t,
+                    (int)(p->ldb > 0 ? p->ldb : 1), p->A, in_t, (int)(p->lda > 0 ? p->lda : 1), &p->beta, p->D, out_t,
+                    (int)p->ldd, SMK_CUBLAS_COMPUTE_32F, SMK_CUBLAS_GEMM_DEFAULT);
 }

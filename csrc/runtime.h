@@ -134,9 +134,52 @@ int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
 int smk_sgemm_num_configs(void);
 const char *smk_sgemm_config_name(int config);
 
+/* ---- tensor-core GEMM, 2-byte inputs (gemm16.cu) -------------------------------------------- */
+/* D = alpha * A @ B + beta * C.  A: M x K (lda >= K), B: K x N (ldb >= N), row-major, leading
+ * dimensions in ELEMENTS; A and B are fp16 (dtype 0) or bf16 (dtype 1); accumulation in fp32; D (and
+ * C, read only when beta != 0, may then alias D, NULL allowed when beta == 0) is M x N in the input
+ * dtype (out_f32 == 0) or float32 (out_f32 == 1), ldc / ldd >= N.  Any M, N, K >= 0: M or N == 0
+ * launches nothing; K == 0 (or alpha == 0) gives D = beta*C (zeros for beta == 0) without reading A
+ * and B.  Any alignment: bases and leading dimensions that are multiples of 16 bytes take 16-byte
+ * cp.async; anything else takes the same kernel with predicated 2-byte loads (same shared layout).
+ *   layout   smk_layout (naive / pad / swizzle)
+ *   swz_b, swz_m, swz_s   0,0,0 = the automatic swizzle of layout.h (A: Swizzle<2,3,3> for BK = 32,
+ *            <3,3,3> for BK = 64; B panels <3,3,3>); otherwise an explicit CuTe Swizzle<B,M,S> on both
+ *            tiles' element offsets, layout must be swizzle, and smk_gemm16_supports_swizzle() must
+ *            say 1 ((2,3,2), (2,3,3), (3,3,3)); anything else is cudaErrorInvalidValue.
+ *   variant  tile configuration, 0 .. smk_gemm16_num_variants()-1 (0 = the shipped default);
+ *            smk_gemm16_variant_name() describes each. */
+typedef struct {
+    const void *A, *B, *C;
+    void *D;
+    int64_t M, N, K;
+    int64_t lda, ldb, ldc, ldd;
+    float alpha, beta;
+    int dtype;   /* 0 fp16, 1 bf16 */
+    int out_f32; /* 0: D and C in the input dtype; 1: float32 */
+    int layout;  /* smk_layout */
+    int swz_b, swz_m, swz_s;
+    int variant;
+} smk_gemm16_params;
+
+/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params). */
+int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream);
+int smk_gemm16_num_variants(void);
+/* Static text describing a variant ("128x256x32 block tile, 4 stages, ..."), NULL if out of range. */
+const char *smk_gemm16_variant_name(int variant);
+/* Block tile and stages of a variant; 0, or -1 if out of range (NULL pointers are skipped). */
+int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *bk, int *stages);
+/* 1 if (b, m, s) is a swizzle the launcher instantiates ((0,0,0) = automatic counts), else 0. */
+int smk_gemm16_supports_swizzle(int b, int m, int s);
+
 /* ---- the SGEMM ceiling: cuBLAS through dlopen (ceiling.c) ---------------------------------------- */
 int smk_cublas_load(const char **why, const char **path);
 int smk_cublas_sgemm(const smk_sgemm_params *p, cudaStream_t stream);
+/* cublasGemmEx, CUDA_R_16F / CUDA_R_16BF inputs, CUBLAS_COMPUTE_32F, output 16F/16BF or 32F as
+ * p->out_f32 says; layout / swizzle / variant ignored.  When beta != 0 and C != D, C is copied into
+ * D first (cuBLAS updates in place).  cuBLAS status (0 = ok), -1 if cuBLAS / cublasGemmEx is not
+ * loaded, -3 for sizes beyond cuBLAS's int interface, 1000 + cudaError_t if the copy fails. */
+int smk_cublas_gemm16(const smk_gemm16_params *p, cudaStream_t stream);
 
 /* ---- device facts ------------------------------------------------------------------------------ */
 smk_status smk_rt_device_info(int *sms, int *l2_bytes, int *cc_major, int *cc_minor);
@@ -148,10 +191,16 @@ smk_status smk_rt_device_info(int *sms, int *l2_bytes, int *cc_major, int *cc_mi
  * Call once with every acc[i].addr == NULL to learn n and each n_instr; then point acc[i].addr at
  * n_instr * 32 long longs and call again to get the byte offsets (lane-major per instruction). */
 #define SMK_PLAN_MAX 8
+/* What instruction an smk_access is (bank_model.h's SMK_BANK_KIND_* use the same numbers):
+ * LDS/STS, ldmatrix with 1 / 2 / 4 matrices (the lanes give the 16-byte row addresses), or the
+ * shared-memory side of a 16-byte cp.async. */
+enum { SMK_ACC_LDST = 0, SMK_ACC_LDSM_X1 = 1, SMK_ACC_LDSM_X2 = 2, SMK_ACC_LDSM_X4 = 3, SMK_ACC_CPASYNC = 4 };
+
 typedef struct {
     const char *name;  /* e.g. "tile row store" */
     int width;         /* bytes per lane: 4, 8, 16 */
     int is_store;
+    int kind;          /* SMK_ACC_*: 0 (LDS/STS) unless the kernel says otherwise */
     int n_instr;       /* warp instructions in one block per repeat */
     long long repeats; /* per launch: blocks (x k-tiles for SGEMM) */
     long long *addr;   /* NULL, or n_instr * 32 byte offsets to fill */
@@ -172,6 +221,12 @@ int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan
 /* The same for a batch of `batch` matrices (one launch): blocks and repeats scale by batch. */
 int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
 int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, smk_plan *plan);
+/* The tensor-core GEMM's block: A / B cp.async stores (kind SMK_ACC_CPASYNC, width 16) and A
+ * ldmatrix.x4 / B ldmatrix.x4.trans loads (SMK_ACC_LDSM_X4, width 16, lane l = the row address it
+ * supplies), one k-tile of one block; repeats = blocks x k-tiles.  Same argument rules as
+ * smk_gemm16_launch (the variant picks the tiles; the plan does not depend on dtype or alignment). */
+int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s, int variant,
+                    smk_plan *plan);
 
 #ifdef __cplusplus
 }

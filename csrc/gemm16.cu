@@ -1,0 +1,742 @@
+/*
+ * gemm16.cu -- one tensor-core GEMM for 2-byte inputs (fp16 / bf16), templated on the shared-memory
+ * layout (naive / pad / swizzle, plus explicit CuTe swizzles), through ldmatrix and mma.sync.
+ *
+ *   D = alpha * A @ B + beta * C     A: M x K, B: K x N, row-major, leading dimensions in elements;
+ *                                    fp16 or bf16 inputs, fp32 accumulation, D (and C) in the input
+ *                                    dtype or float32 (out_f32)
+ *
+ * Structure: block tile BM x BN x BK, 8 warps of WM x WN; global -> shared with 16-byte cp.async into
+ * STAGES shared buffers (one __syncthreads per k-tile: wait for tile kt, sync, refill the buffer that
+ * tile kt-1 used, compute tile kt); fragments with ldmatrix.x4 (A) and ldmatrix.x4.trans (B, which
+ * is K x N row-major in shared memory as in global memory); math with mma.sync.m16n8k16 (f32
+ * accumulators); epilogue from registers with alpha / beta, pairs of elements where aligned.
+ * Unaligned operands (a base or a leading dimension not a multiple of 8 elements: rows not 16-byte
+ * aligned, e.g. 4097x4095x4093) take the SAME kernel with VEC = false: each 16-byte shared vector is
+ * gathered with eight predicated 2-byte global loads into registers one k-tile ahead and stored with
+ * one 16-byte st.shared into the same layout.  Edges (M, N, K not tile multiples) are predicated in
+ * the kernel (zero fill: cp.async src-size 0..16 bytes), 64-bit global offsets, any M, N, K >= 0.
+ *
+ * ---- Shared-memory tiles (the layout changes ONLY these maps, all from layout.h) ------------------
+ *   A tile: BM rows (m) x BK columns (k), tile tA = {layout, log2 BK, vec 8, 2-byte}.
+ *   B tile: BK rows (k) x BN columns (n), stored as BN/64 panels of BK x 64 (128-byte rows), each
+ *           panel tile tB = {layout, 6, vec 8, 2-byte}.  Panels make every B row 128 bytes, so one
+ *           swizzle argument reads the same on both tiles.
+ *   pad: one 16-byte vector (8 elements) per row.  swizzle (automatic, smk_tile_swizzle): A with
+ *   BK = 32 (64-byte rows) Swizzle<2,3,3>, A with BK = 64 and B (128-byte rows) Swizzle<3,3,3>.
+ *   Explicit swizzles (params swz_b/m/s): <2,3,2> (the article's), <2,3,3>, <3,3,3> on both tiles.
+ *
+ * ---- Bank arithmetic (32 banks x 4 bytes = eight 16-byte "slots" per 128-byte bank row) ---------
+ * An ldmatrix.x4 is 4 phases, one per 8x8 matrix: lanes 8q..8q+7 give the 8 row addresses (16 bytes
+ * each) of matrix q; a phase is one wavefront iff its 8 rows hit 8 distinct slots.
+ *   A fragment (ldmatrix.x4): matrix q reads rows m0..m0+7 (m0 = 0 mod 8) at one 16-byte k chunk kc.
+ *     BK = 32, 64-byte rows: byte = 64 m + 16 kc; slot = 4 (m & 1) + kc, bank row m / 2.
+ *       naive:  2 distinct slots for 8 rows -> 4-way: 4 wavefronts per phase, 16 per ldmatrix.x4.
+ *       pad:    pitch 80 bytes: slot = (5 m + kc) mod 8, distinct for 8 consecutive m -> 1 per phase.
+ *       Swizzle<2,3,3>: kc ^= (m >> 1) & 3 -> slot = 4 (m & 1) + (kc ^ (m>>1 & 3)): 8 distinct -> 1.
+ *       Swizzle<2,3,2> (article): kc ^= m & 3 -> slot = 4 (m & 1) + (kc ^ (m & 3)); m and m + 4 give
+ *               the same slot in different bank rows -> 2-way: 2 wavefronts per phase, 8 per x4.
+ *       Swizzle<3,3,3>: XORs m bits 1..3 into offset bits 3..5 (kc and the row-parity bit): for 8
+ *               aligned rows m bit 3 is constant -> 8 distinct slots -> 1.
+ *     BK = 64, 128-byte rows: byte = 128 m + 16 kc; slot = kc, bank row m.
+ *       naive:  one slot, 8 rows -> 8-way: 8 per phase, 32 per x4.
+ *       pad:    pitch 144: slot = (m + kc) mod 8 -> 1.     Swizzle<3,3,3>: kc ^ (m & 7) -> 1.
+ *       Swizzle<2,3,3>: kc ^ (m & 3): m and m+4 collide -> 2-way.   Swizzle<2,3,2>: XORs (m & 1,
+ *               column bit 5) -> 2 distinct slots per phase -> 4-way.
+ *   B fragment (ldmatrix.x4.trans): matrix q reads rows k0..k0+7 of one panel at one n chunk nc:
+ *     byte = 128 k + 16 nc (panel rows are 128 bytes) -- exactly the BK = 64 A case:
+ *       naive 8-way, pad 1, Swizzle<3,3,3> 1, <2,3,3> 2-way, <2,3,2> 4-way.
+ *   cp.async stores (16 bytes, quarter-warp phases of 8 lanes): 8 consecutive lanes write 128
+ *     contiguous logical bytes (A: two 64-byte rows or one 128-byte row; B: one panel row), which
+ *     every swizzle only permutes within the bank row -> conflict-free; pad shifts each row by 16
+ *     bytes, so a quarter-warp spanning two 64-byte A rows wraps into the next bank row (2-way on
+ *     one slot).  bench/bank_probe.sh measures which counter sees these (RESULTS.md).
+ *
+ * Rules: the launcher validates params (cudaErrorInvalidValue), opts into > 48 KB shared memory once
+ * per instantiation, returns the first CUDA error, never exits, allocates nothing.
+ */
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "runtime.h"
+
+namespace smk {
+namespace g16 {
+
+/* Explicit swizzles the launcher instantiates (index = "swizzle id"; 0 = the automatic choice). */
+struct SwzId { int b, m, s; };
+constexpr SwzId kSwz[] = {{0, 0, 0}, {2, 3, 2}, {2, 3, 3}, {3, 3, 3}};
+constexpr int kNumSwz = 4;
+
+inline int swizzle_id(int b, int m, int s)
+{
+    for (int i = 0; i < kNumSwz; i++)
+        if (kSwz[i].b == b && kSwz[i].m == m && kSwz[i].s == s)
+            return i;
+    return -1;
+}
+
+/*
+ * Tile configuration.
+ *   BM, BN, BK   block tile;  WM, WN warp tile (8 warps);  STAGES cp.async buffers.
+ *   MI = WM/16 m16 fragments, NI = WN/8 n8 fragments per warp.
+ */
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_>
+struct Cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_, MINB = MINB_;
+    static constexpr int THREADS = 256;
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+    static constexpr int MI = WM / 16, NI = WN / 8;
+    static constexpr int KCH = BK / 8;                       /* 16-byte chunks per A row */
+    static constexpr int A_CHUNKS = BM * BK / 8 / THREADS;   /* per thread per k-tile */
+    static constexpr int B_CHUNKS = BK * BN / 8 / THREADS;
+    static constexpr int PANELS = BN / 64;
+    static constexpr int LOG2_BK = BK == 32 ? 5 : 6;
+    static_assert(BK == 32 || BK == 64, "A rows are 64 or 128 bytes");
+    static_assert(WARPS_M * WARPS_N == 8, "8 warps");
+    static_assert(BN % 64 == 0, "B is stored in 64-column panels");
+    static_assert(A_CHUNKS * 8 * THREADS == BM * BK && B_CHUNKS * 8 * THREADS == BK * BN, "even split");
+    static_assert(NI % 2 == 0, "B fragments come in pairs from one ldmatrix.x4.trans");
+};
+
+/* The variants (params.variant): the benchmark can show BK = 32 (naive 4-way on A) and BK = 64
+ * (naive 8-way).  Variant 0 is the shipped default. */
+using V0 = Cfg<128, 256, 32, 64, 64, 4, 1>;
+using V1 = Cfg<128, 256, 64, 64, 64, 3, 1>;
+using V2 = Cfg<128, 128, 32, 64, 32, 4, 2>;
+using V3 = Cfg<128, 128, 64, 64, 32, 3, 2>;
+constexpr int kNumVariants = 4;
+static const char *const kVariantNames[kNumVariants] = {
+    "128x256x32 block tile, 4 stages, 8 warps of 64x64",
+    "128x256x64 block tile, 3 stages, 8 warps of 64x64",
+    "128x128x32 block tile, 4 stages, 8 warps of 64x32",
+    "128x128x64 block tile, 3 stages, 8 warps of 64x32",
+};
+
+/* The tiles of a configuration: layout + swizzle id -> layout.h tiles. */
+SMK_HD smk_tile a_tile(int layout, int log2_bk, int sid)
+{
+    return smk_tile{layout, log2_bk, 3, 1, kSwz[sid].b, kSwz[sid].m, kSwz[sid].s};
+}
+SMK_HD smk_tile b_tile(int layout, int sid)
+{
+    return smk_tile{layout, 6, 3, 1, kSwz[sid].b, kSwz[sid].m, kSwz[sid].s};
+}
+
+template <class C, int LAYOUT, int SID>
+struct Smem {
+    static SMK_HD smk_tile ta() { return a_tile(LAYOUT, C::LOG2_BK, SID); }
+    static SMK_HD smk_tile tb() { return b_tile(LAYOUT, SID); }
+    static constexpr int A_ELEMS = smk_tile_elems(a_tile(LAYOUT, C::LOG2_BK, SID), C::BM);
+    static constexpr int PANEL_ELEMS = smk_tile_elems(b_tile(LAYOUT, SID), C::BK);
+    static constexpr int B_ELEMS = PANEL_ELEMS * C::PANELS;
+    static constexpr int STAGE_ELEMS = A_ELEMS + B_ELEMS;
+    static constexpr size_t BYTES = (size_t)C::STAGES * STAGE_ELEMS * 2;
+    /* element offsets inside one stage */
+    static SMK_HD int a_off(int m, int k) { return smk_tile_offset(ta(), m, k); }
+    static SMK_HD int b_off(int k, int n) { return A_ELEMS + (n >> 6) * PANEL_ELEMS + smk_tile_offset(tb(), k, n & 63); }
+};
+
+/* Thread maps shared by the kernel and the host plan (one source of truth for addresses). */
+template <class C>
+struct Map {
+    /* j-th A chunk of thread tid: row m, k column kc (multiple of 8) */
+    static SMK_HD void a_chunk(int j, int tid, int *m, int *k)
+    {
+        const int id = tid + j * C::THREADS;
+        *m = id / C::KCH;
+        *k = (id % C::KCH) * 8;
+    }
+    /* j-th B chunk: row k, column n (multiple of 8): 8 consecutive lanes fill one panel row */
+    static SMK_HD void b_chunk(int j, int tid, int *k, int *n)
+    {
+        const int id = tid + j * C::THREADS;
+        *k = id / (C::BN / 8);
+        *n = (id % (C::BN / 8)) * 8;
+    }
+    /* ldmatrix.x4 row address of lane for A fragment mi at k step ks: m16 x k16 */
+    static SMK_HD void a_ldsm(int warp, int lane, int mi, int ks, int *m, int *k)
+    {
+        *m = (warp / C::WARPS_N) * C::WM + mi * 16 + (lane & 15);
+        *k = ks * 16 + (lane >> 4) * 8;
+    }
+    /* ldmatrix.x4.trans row address for the B fragment pair nj (n8 tiles 2nj, 2nj+1) at k step ks */
+    static SMK_HD void b_ldsm(int warp, int lane, int nj, int ks, int *k, int *n)
+    {
+        *k = ks * 16 + (lane & 15);
+        *n = (warp % C::WARPS_N) * C::WN + nj * 16 + (lane >> 4) * 8;
+    }
+};
+
+/* ---- PTX wrappers ---------------------------------------------------------------------------- */
+__device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* 16-byte cp.async, the last 16 - src_bytes bytes zero-filled (src_bytes in [0, 16]). */
+__device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned (&r)[4])
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_trans(unsigned addr, unsigned (&r)[4])
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+template <bool BF16>
+__device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+{
+    if (BF16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                     "{%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                     "{%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void sts128(unsigned addr, const uint4 &v)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+/* Eight consecutive 2-byte elements p[0..7], `valid` (<= 8) of them in range, the rest zero. */
+__device__ __forceinline__ uint4 gather8(const unsigned short *p, int valid)
+{
+    unsigned short h[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        h[i] = i < valid ? __ldg(p + i) : (unsigned short)0;
+    uint4 v;
+    v.x = h[0] | ((unsigned)h[1] << 16);
+    v.y = h[2] | ((unsigned)h[3] << 16);
+    v.z = h[4] | ((unsigned)h[5] << 16);
+    v.w = h[6] | ((unsigned)h[7] << 16);
+    return v;
+}
+
+template <bool BF16>
+__device__ __forceinline__ float to_f(unsigned short x)
+{
+    if (BF16)
+        return __uint_as_float((unsigned)x << 16);
+    return __half2float(__ushort_as_half(x));
+}
+template <bool BF16>
+__device__ __forceinline__ unsigned short from_f(float x)
+{
+    if (BF16)
+        return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    return __half_as_ushort(__float2half_rn(x));
+}
+
+/* Block rasterisation: GROUP_M block-rows walked before moving one block-column right (L2 reuse). */
+constexpr int GROUP_M = 8;
+
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
+__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_gemm16_params p)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    using MP = Map<C>;
+    extern __shared__ __align__(128) unsigned short smem[];
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int64_t M = p.M, N = p.N, K = p.K;
+    /* grouped block order */
+    const int64_t grid_m = (M + C::BM - 1) / C::BM, grid_n = (N + C::BN - 1) / C::BN;
+    int64_t bm, bn;
+    {
+        const int64_t b = blockIdx.x, per_group = (int64_t)GROUP_M * grid_n;
+        const int64_t g = b / per_group, first_m = g * GROUP_M;
+        const int64_t gsize = (grid_m - first_m) < GROUP_M ? (grid_m - first_m) : GROUP_M;
+        const int64_t r = b % per_group;
+        bm = (first_m + r % gsize) * C::BM;
+        bn = (r / gsize) * C::BN;
+    }
+    const unsigned short *A = (const unsigned short *)p.A, *B = (const unsigned short *)p.B;
+    const int KT = (int)((K + C::BK - 1) / C::BK);
+    const unsigned sbase = smem_u32(smem);
+
+    /* Per-thread global sources and shared destinations of its chunks (k-tile 0, stage 0). */
+    const unsigned short *a_src[C::A_CHUNKS];
+    const unsigned short *b_src[C::B_CHUNKS];
+    int a_dst[C::A_CHUNKS], b_dst[C::B_CHUNKS];
+    int a_kc[C::A_CHUNKS], b_kr[C::B_CHUNKS], a_ok[C::A_CHUNKS], b_nv[C::B_CHUNKS];
+#pragma unroll
+    for (int j = 0; j < C::A_CHUNKS; j++) {
+        int m, k;
+        MP::a_chunk(j, tid, &m, &k);
+        a_ok[j] = bm + m < M;
+        a_src[j] = A + (a_ok[j] ? (bm + m) * p.lda + k : 0);
+        a_kc[j] = k;
+        a_dst[j] = S::a_off(m, k) * 2;
+    }
+#pragma unroll
+    for (int j = 0; j < C::B_CHUNKS; j++) {
+        int k, n;
+        MP::b_chunk(j, tid, &k, &n);
+        const int64_t nv = N - (bn + n);
+        b_nv[j] = nv <= 0 ? 0 : nv >= 8 ? 8 : (int)nv;
+        b_src[j] = B + (int64_t)k * p.ldb + (b_nv[j] ? bn + n : 0);
+        b_kr[j] = k;
+        b_dst[j] = S::b_off(k, n) * 2;
+    }
+    const int64_t b_step = (int64_t)C::BK * p.ldb;
+
+    /* VEC: cp.async k-tile kt into stage st.  Zero fill past the edges (src-size < 16). */
+    auto load_async = [&](int kt, int st) {
+        const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+        const int64_t k0 = (int64_t)kt * C::BK;
+#pragma unroll
+        for (int j = 0; j < C::A_CHUNKS; j++) {
+            const int64_t kv = K - (k0 + a_kc[j]);
+            const int v = !a_ok[j] || kv <= 0 ? 0 : kv >= 8 ? 8 : (int)kv;
+            cp_async16(base + a_dst[j], v ? a_src[j] + k0 : A, v * 2);
+        }
+#pragma unroll
+        for (int j = 0; j < C::B_CHUNKS; j++) {
+            const bool kin = k0 + b_kr[j] < K;
+            const int v = kin ? b_nv[j] : 0;
+            cp_async16(base + b_dst[j], v ? b_src[j] + kt * b_step : B, v * 2);
+        }
+    };
+    /* !VEC: gather k-tile kt into registers, then store them into stage st. */
+    uint4 ra[VEC ? 1 : C::A_CHUNKS], rb[VEC ? 1 : C::B_CHUNKS];
+    auto load_regs = [&](int kt) {
+        const int64_t k0 = (int64_t)kt * C::BK;
+#pragma unroll
+        for (int j = 0; j < (VEC ? 0 : C::A_CHUNKS); j++) {
+            const int64_t kv = K - (k0 + a_kc[j]);
+            const int v = !a_ok[j] || kv <= 0 ? 0 : kv >= 8 ? 8 : (int)kv;
+            ra[j] = gather8(a_src[j] + (v ? k0 : 0), v);
+        }
+#pragma unroll
+        for (int j = 0; j < (VEC ? 0 : C::B_CHUNKS); j++) {
+            const bool kin = k0 + b_kr[j] < K;
+            const int v = kin ? b_nv[j] : 0;
+            rb[j] = gather8(b_src[j] + (v ? kt * b_step : 0), v);
+        }
+    };
+    auto store_regs = [&](int st) {
+        const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+#pragma unroll
+        for (int j = 0; j < (VEC ? 0 : C::A_CHUNKS); j++)
+            sts128(base + a_dst[j], ra[j]);
+#pragma unroll
+        for (int j = 0; j < (VEC ? 0 : C::B_CHUNKS); j++)
+            sts128(base + b_dst[j], rb[j]);
+    };
+
+    /* ldmatrix addresses (byte offsets inside a stage) for each fragment and k step */
+    float acc[C::MI][C::NI][4];
+#pragma unroll
+    for (int i = 0; i < C::MI; i++)
+#pragma unroll
+        for (int j = 0; j < C::NI; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                acc[i][j][e] = 0.f;
+
+    /* prologue: tiles 0 .. STAGES-2 */
+    if (VEC) {
+#pragma unroll
+        for (int s = 0; s < C::STAGES - 1; s++) {
+            if (s < KT)
+                load_async(s, s);
+            cp_async_commit();
+        }
+    } else {
+        for (int s = 0; s < C::STAGES - 1 && s < KT; s++) {
+            load_regs(s);
+            store_regs(s);
+        }
+        if (C::STAGES - 1 < KT)
+            load_regs(C::STAGES - 1);
+    }
+
+    int st = 0; /* stage of tile kt */
+    for (int kt = 0; kt < KT; kt++) {
+        if (VEC)
+            cp_async_wait<C::STAGES - 2>();
+        __syncthreads(); /* tile kt visible; everyone is done with tile kt-1's stage */
+        {
+            const int nt = kt + C::STAGES - 1;
+            const int nst = st == 0 ? C::STAGES - 1 : st - 1; /* (kt-1) % STAGES */
+            if (VEC) {
+                if (nt < KT)
+                    load_async(nt, nst);
+                cp_async_commit();
+            } else if (nt < KT) {
+                store_regs(nst);
+                if (nt + 1 < KT)
+                    load_regs(nt + 1);
+            }
+        }
+        const unsigned sb = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+#pragma unroll
+        for (int ks = 0; ks < C::BK / 16; ks++) {
+            unsigned af[C::MI][4], bf[C::NI / 2][4];
+#pragma unroll
+            for (int mi = 0; mi < C::MI; mi++) {
+                int m, k;
+                MP::a_ldsm(warp, lane, mi, ks, &m, &k);
+                ldsm_x4(sb + S::a_off(m, k) * 2, af[mi]);
+            }
+#pragma unroll
+            for (int nj = 0; nj < C::NI / 2; nj++) {
+                int k, n;
+                MP::b_ldsm(warp, lane, nj, ks, &k, &n);
+                ldsm_x4_trans(sb + S::b_off(k, n) * 2, bf[nj]);
+            }
+#pragma unroll
+            for (int mi = 0; mi < C::MI; mi++)
+#pragma unroll
+                for (int ni = 0; ni < C::NI; ni++)
+                    mma16816<BF16>(acc[mi][ni], af[mi], bf[ni / 2][(ni & 1) * 2], bf[ni / 2][(ni & 1) * 2 + 1]);
+        }
+        st = st + 1 == C::STAGES ? 0 : st + 1;
+    }
+    if (VEC)
+        cp_async_wait<0>();
+
+    /* epilogue: acc[mi][ni][e] is D(row, col), row = m0 + lane/4 (+8 for e >= 2), col = n0 + 2(lane%4) + e%2 */
+    const float alpha = p.alpha, beta = p.beta;
+    const bool use_c = beta != 0.f;
+    const bool out32 = p.out_f32 != 0;
+    const bool pair_ok = out32 ? ((((uintptr_t)p.D | (use_c ? (uintptr_t)p.C : 0)) & 7) == 0 && p.ldd % 2 == 0 &&
+                                  (!use_c || p.ldc % 2 == 0))
+                               : ((((uintptr_t)p.D | (use_c ? (uintptr_t)p.C : 0)) & 3) == 0 && p.ldd % 2 == 0 &&
+                                  (!use_c || p.ldc % 2 == 0));
+    const int64_t wm0 = bm + (warp / C::WARPS_N) * C::WM, wn0 = bn + (warp % C::WARPS_N) * C::WN;
+#pragma unroll
+    for (int mi = 0; mi < C::MI; mi++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int64_t row = wm0 + mi * 16 + (lane >> 2) + h * 8;
+            if (row >= M)
+                continue;
+#pragma unroll
+            for (int ni = 0; ni < C::NI; ni++) {
+                const int64_t col = wn0 + ni * 8 + (lane & 3) * 2;
+                if (col >= N)
+                    continue;
+                float v0 = alpha * acc[mi][ni][h * 2], v1 = alpha * acc[mi][ni][h * 2 + 1];
+                const bool two = col + 1 < N;
+                if (out32) {
+                    float *d = (float *)p.D + row * p.ldd + col;
+                    const float *c = (const float *)p.C + row * p.ldc + col;
+                    if (two && pair_ok) {
+                        if (use_c) {
+                            const float2 cv = *(const float2 *)c;
+                            v0 += beta * cv.x;
+                            v1 += beta * cv.y;
+                        }
+                        *(float2 *)d = make_float2(v0, v1);
+                    } else {
+                        if (use_c) {
+                            v0 += beta * c[0];
+                            if (two) v1 += beta * c[1];
+                        }
+                        d[0] = v0;
+                        if (two) d[1] = v1;
+                    }
+                } else {
+                    unsigned short *d = (unsigned short *)p.D + row * p.ldd + col;
+                    const unsigned short *c = (const unsigned short *)p.C + row * p.ldc + col;
+                    if (two && pair_ok) {
+                        if (use_c) {
+                            const unsigned cv = *(const unsigned *)c;
+                            v0 += beta * to_f<BF16>((unsigned short)(cv & 0xffff));
+                            v1 += beta * to_f<BF16>((unsigned short)(cv >> 16));
+                        }
+                        *(unsigned *)d = from_f<BF16>(v0) | ((unsigned)from_f<BF16>(v1) << 16);
+                    } else {
+                        if (use_c) {
+                            v0 += beta * to_f<BF16>(c[0]);
+                            if (two) v1 += beta * to_f<BF16>(c[1]);
+                        }
+                        d[0] = from_f<BF16>(v0);
+                        if (two) d[1] = from_f<BF16>(v1);
+                    }
+                }
+            }
+        }
+}
+
+/* ---- launch ---------------------------------------------------------------------------------- */
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
+int launch_inst(const smk_gemm16_params &q, cudaStream_t stream)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    const int64_t blocks = ((q.M + C::BM - 1) / C::BM) * ((q.N + C::BN - 1) / C::BN);
+    if (blocks <= 0 || blocks > INT_MAX)
+        return (int)cudaErrorInvalidValue;
+    auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC>;
+    /* > 48 KB of dynamic shared memory: opted in once per instantiation and device */
+    static unsigned long long opted; /* bit d: done on device d (benign race: same value stored) */
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+    if (!(opted & bit) || !bit) {
+        e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::BYTES);
+        if (e != cudaSuccess)
+            return (int)e;
+        opted |= bit;
+    }
+    kern<<<(unsigned)blocks, C::THREADS, S::BYTES, stream>>>(q);
+    return (int)cudaGetLastError();
+}
+
+template <class C, int LAYOUT, int SID>
+int launch_dt(const smk_gemm16_params &q, bool vec, cudaStream_t s)
+{
+    if (q.dtype == 1)
+        return vec ? launch_inst<C, LAYOUT, SID, true, true>(q, s) : launch_inst<C, LAYOUT, SID, true, false>(q, s);
+    return vec ? launch_inst<C, LAYOUT, SID, false, true>(q, s) : launch_inst<C, LAYOUT, SID, false, false>(q, s);
+}
+
+template <class C>
+int launch_layout(const smk_gemm16_params &q, int sid, bool vec, cudaStream_t s)
+{
+    switch (q.layout) {
+    case SMK_NAIVE: return launch_dt<C, SMK_NAIVE, 0>(q, vec, s);
+    case SMK_PAD: return launch_dt<C, SMK_PAD, 0>(q, vec, s);
+    case SMK_SWIZZLE:
+        switch (sid) {
+        case 0: return launch_dt<C, SMK_SWIZZLE, 0>(q, vec, s);
+        case 1: return launch_dt<C, SMK_SWIZZLE, 1>(q, vec, s);
+        case 2: return launch_dt<C, SMK_SWIZZLE, 2>(q, vec, s);
+        case 3: return launch_dt<C, SMK_SWIZZLE, 3>(q, vec, s);
+        default: return (int)cudaErrorInvalidValue;
+        }
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+inline bool al16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
+
+/* Validate p into q: 0 = launch q, 1 = nothing to do, negative = invalid.  alpha == 0 -> K = 0 and
+ * K == 0 -> alpha = 0 (BLAS: A and B unreferenced; D = beta*C exactly). */
+inline int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, bool *vec)
+{
+    if (!p)
+        return -1;
+    *q = *p;
+    if (q->dtype != 0 && q->dtype != 1)
+        return -1;
+    if (q->layout < 0 || q->layout >= SMK_NUM_LAYOUTS || q->variant < 0 || q->variant >= kNumVariants)
+        return -1;
+    *sid = swizzle_id(q->swz_b, q->swz_m, q->swz_s);
+    if (*sid < 0 || (*sid > 0 && q->layout != SMK_SWIZZLE))
+        return -1;
+    if (q->M < 0 || q->N < 0 || q->K < 0)
+        return -1;
+    if (q->M > (int64_t)INT_MAX * 64 || q->N > (int64_t)INT_MAX * 64 || q->K > (int64_t)INT_MAX * 16)
+        return -1;
+    if (q->M == 0 || q->N == 0)
+        return 1;
+    if (!q->D || q->ldd < q->N)
+        return -1;
+    if (q->alpha == 0.f)
+        q->K = 0;
+    if (q->K == 0)
+        q->alpha = 0.f;
+    if (q->K > 0 && (!q->A || !q->B || q->lda < q->K || q->ldb < q->N))
+        return -1;
+    const bool use_c = q->beta != 0.f;
+    if (use_c && (!q->C || q->ldc < q->N))
+        return -1;
+    if (!use_c)
+        q->C = NULL;
+    *vec = q->K == 0 || (al16(q->A) && al16(q->B) && q->lda % 8 == 0 && q->ldb % 8 == 0);
+    return 0;
+}
+
+} /* namespace g16 */
+} /* namespace smk */
+
+extern "C" int smk_gemm16_num_variants(void) { return smk::g16::kNumVariants; }
+
+extern "C" const char *smk_gemm16_variant_name(int variant)
+{
+    return variant >= 0 && variant < smk::g16::kNumVariants ? smk::g16::kVariantNames[variant] : NULL;
+}
+
+extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *bk, int *stages)
+{
+    using namespace smk::g16;
+#define SMK_G16_GEOM(V) do { if (bm) *bm = V::BM; if (bn) *bn = V::BN; if (bk) *bk = V::BK; if (stages) *stages = V::STAGES; } while (0)
+    switch (variant) {
+    case 0: SMK_G16_GEOM(V0); return 0;
+    case 1: SMK_G16_GEOM(V1); return 0;
+    case 2: SMK_G16_GEOM(V2); return 0;
+    case 3: SMK_G16_GEOM(V3); return 0;
+    default: return -1;
+    }
+#undef SMK_G16_GEOM
+}
+
+extern "C" int smk_gemm16_supports_swizzle(int b, int m, int s)
+{
+    return smk::g16::swizzle_id(b, m, s) >= 0;
+}
+
+extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream)
+{
+    using namespace smk::g16;
+    smk_gemm16_params q;
+    int sid = 0;
+    bool vec = false;
+    const int st = prepare(p, &q, &sid, &vec);
+    if (st < 0)
+        return (int)cudaErrorInvalidValue;
+    if (st > 0)
+        return (int)cudaSuccess;
+    switch (q.variant) {
+    case 0: return launch_layout<V0>(q, sid, vec, stream);
+    case 1: return launch_layout<V1>(q, sid, vec, stream);
+    case 2: return launch_layout<V2>(q, sid, vec, stream);
+    case 3: return launch_layout<V3>(q, sid, vec, stream);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+/* ---- host replay of one block's shared-memory instructions (runtime.h, smk_plan) ---------------- */
+namespace smk {
+namespace g16 {
+
+template <class C, int LAYOUT, int SID>
+int block_plan(smk_plan *plan)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    using MP = Map<C>;
+    const int warps = C::THREADS / 32, ksteps = C::BK / 16;
+    const struct { const char *name; int width, is_store, kind, per_warp; } kinds[4] = {
+        {"A-tile cp.async (16 B)", 16, 1, SMK_ACC_CPASYNC, C::A_CHUNKS},
+        {"B-tile cp.async (16 B)", 16, 1, SMK_ACC_CPASYNC, C::B_CHUNKS},
+        {"A fragment ldmatrix.x4", 16, 0, SMK_ACC_LDSM_X4, ksteps * C::MI},
+        {"B fragment ldmatrix.x4.trans", 16, 0, SMK_ACC_LDSM_X4, ksteps * (C::NI / 2)},
+    };
+    for (int a = 0; a < 4; a++) {
+        smk_access *acc = &plan->acc[a];
+        acc->name = kinds[a].name;
+        acc->width = kinds[a].width;
+        acc->is_store = kinds[a].is_store;
+        acc->kind = kinds[a].kind;
+        acc->n_instr = warps * kinds[a].per_warp;
+        if (!acc->addr)
+            continue;
+        for (int w = 0; w < warps; w++)
+            for (int lane = 0; lane < 32; lane++) {
+                const int tid = w * 32 + lane;
+                long long *out = acc->addr + (long long)w * kinds[a].per_warp * 32 + lane;
+                int i = 0, r = 0, c = 0;
+                if (a == 0) {
+                    for (int j = 0; j < C::A_CHUNKS; j++, i++) {
+                        MP::a_chunk(j, tid, &r, &c);
+                        out[i * 32] = 2LL * S::a_off(r, c);
+                    }
+                } else if (a == 1) {
+                    for (int j = 0; j < C::B_CHUNKS; j++, i++) {
+                        MP::b_chunk(j, tid, &r, &c);
+                        out[i * 32] = 2LL * S::b_off(r, c);
+                    }
+                } else if (a == 2) {
+                    for (int ks = 0; ks < ksteps; ks++)
+                        for (int mi = 0; mi < C::MI; mi++, i++) {
+                            MP::a_ldsm(w, lane, mi, ks, &r, &c);
+                            out[i * 32] = 2LL * S::a_off(r, c);
+                        }
+                } else {
+                    for (int ks = 0; ks < ksteps; ks++)
+                        for (int nj = 0; nj < C::NI / 2; nj++, i++) {
+                            MP::b_ldsm(w, lane, nj, ks, &r, &c);
+                            out[i * 32] = 2LL * S::b_off(r, c);
+                        }
+                }
+            }
+    }
+    plan->n = 4;
+    plan->threads = C::THREADS;
+    plan->smem_bytes = (int)S::BYTES;
+    const smk_swz za = smk_tile_swizzle(S::ta()), zb = smk_tile_swizzle(S::tb());
+    if (LAYOUT == SMK_SWIZZLE)
+        snprintf(plan->config, sizeof plan->config, "%dx%dx%d, %d stages; A Swizzle<%d,%d,%d>, B Swizzle<%d,%d,%d>",
+                 C::BM, C::BN, C::BK, C::STAGES, za.b, za.m, za.s, zb.b, zb.m, zb.s);
+    else
+        snprintf(plan->config, sizeof plan->config, "%dx%dx%d block tile, %d stages, 8 warps of %dx%d", C::BM,
+                 C::BN, C::BK, C::STAGES, C::WM, C::WN);
+    return 0;
+}
+
+template <class C>
+int plan_layout(int layout, int sid, smk_plan *plan)
+{
+    switch (layout) {
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(plan);
+    default:
+        switch (sid) {
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(plan);
+        }
+    }
+}
+
+template <class C>
+int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, smk_plan *plan)
+{
+    const int rc = plan_layout<C>(layout, sid, plan);
+    if (rc)
+        return rc;
+    const long long blocks = (M == 0 || N == 0) ? 0 : ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
+    const long long ktiles = (K + C::BK - 1) / C::BK;
+    plan->blocks = blocks;
+    for (int a = 0; a < plan->n; a++)
+        plan->acc[a].repeats = blocks * ktiles;
+    return 0;
+}
+
+} /* namespace g16 */
+} /* namespace smk */
+
+extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
+                               int variant, smk_plan *plan)
+{
+    using namespace smk::g16;
+    const int sid = swizzle_id(swz_b, swz_m, swz_s);
+    if (!plan || M < 0 || N < 0 || K < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS || sid < 0 ||
+        (sid > 0 && layout != SMK_SWIZZLE))
+        return -1;
+    switch (variant) {
+    case 0: return plan_cfg<V0>(M, N, K, layout, sid, plan);
+    case 1: return plan_cfg<V1>(M, N, K, layout, sid, plan);
+    case 2: return plan_cfg<V2>(M, N, K, layout, sid, plan);
+    case 3: return plan_cfg<V3>(M, N, K, layout, sid, plan);
+    default: return -1;
+    }
+}
