@@ -217,3 +217,49 @@ smk_status smk_host_sgemm(smk_sgemm_params p)
     smk_rt_free(dD);
     return s;
 }
+
+/* Elements per row padded to 16 bytes. */
+static size_t pad16(int64_t n, int esz) { return (size_t)((n * esz + 15) / 16 * 16 / esz); }
+
+size_t smk_host_gemm16_device_bytes(int64_t M, int64_t N, int64_t K, int out_esz, int with_c)
+{
+    const size_t m = (size_t)M, k = (size_t)K;
+    return 2 * (pad16(K, 2) * m + pad16(N, 2) * k) + (size_t)out_esz * pad16(N, out_esz) * m * (with_c ? 2 : 1);
+}
+
+smk_status smk_host_gemm16(smk_gemm16_params p)
+{
+    const void *A = p.A, *B = p.B, *C = p.C;
+    void *D = p.D, *dA = NULL, *dB = NULL, *dC = NULL, *dD = NULL;
+    const size_t oe = p.out_f32 ? 4 : 2, M = (size_t)p.M, K = (size_t)p.K, N = (size_t)p.N;
+    const size_t lda = pad16(p.K, 2), ldb = pad16(p.N, 2), ldd = pad16(p.N, (int)oe);
+    smk_status s = smk_rt_alloc(&dA, lda * M * 2);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc(&dB, ldb * K * 2);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc(&dD, ldd * M * oe);
+    if (s.code == SMK_OK && C)
+        s = smk_rt_alloc(&dC, ldd * M * oe);
+    if (s.code == SMK_OK)
+        s = smk_rt_h2d_2d(dA, lda * 2, A, K * 2, K * 2, M);
+    if (s.code == SMK_OK)
+        s = smk_rt_h2d_2d(dB, ldb * 2, B, N * 2, N * 2, K);
+    if (s.code == SMK_OK && C)
+        s = smk_rt_h2d_2d(dC, ldd * oe, C, N * oe, N * oe, M);
+    if (s.code == SMK_OK)
+        s = smk_rt_poison(dD, ldd * M * oe);
+    if (s.code == SMK_OK) {
+        p.A = dA, p.B = dB, p.C = dC, p.D = dD;
+        p.lda = (int64_t)lda, p.ldb = (int64_t)ldb, p.ldc = p.ldd = (int64_t)ldd;
+        s = smk_rt_check_launch(smk_gemm16_launch(&p, smk_rt_stream()), "launching the tensor-core GEMM");
+    }
+    if (s.code == SMK_OK)
+        s = smk_rt_d2h_2d(D, N * oe, dD, ldd * oe, N * oe, M);
+    if (s.code == SMK_OK)
+        s = smk_rt_sync();
+    smk_rt_free(dA);
+    smk_rt_free(dB);
+    smk_rt_free(dC);
+    smk_rt_free(dD);
+    return s;
+}

@@ -33,6 +33,11 @@ smk_status smk_host_sgemm(smk_sgemm_params p);
 /* Device bytes smk_host_sgemm allocates for an M x N x K problem (with or without C). */
 size_t smk_host_sgemm_device_bytes(int64_t M, int64_t N, int64_t K, int with_c);
 
+/* Host in, host out tensor-core GEMM (fp16 / bf16 inputs): dense row-major host matrices; device
+ * rows padded to 16 bytes, so the kernel's 16-byte cp.async path applies to every shape. */
+smk_status smk_host_gemm16(smk_gemm16_params p);
+size_t smk_host_gemm16_device_bytes(int64_t M, int64_t N, int64_t K, int out_esz, int with_c);
+
 /* Physical memory of this machine in bytes (0 if unknown): a host copy larger than this can only
  * end with the operating system killing the process. */
 size_t smk_host_physical_bytes(void);

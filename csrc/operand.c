@@ -418,13 +418,13 @@ void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operan
 
 /* A row-major view (unit column stride, row stride >= cols) of device operand x: x itself, or a
  * copy made on x's stream by the transpose kernel of the stride-swapped view. */
-static int device_rowmajor(const smk_operand *x, const float **ptr, int64_t *ld, void **tmp, smk_error *err)
+static int device_rowmajor(const smk_operand *x, const void **ptr, int64_t *ld, void **tmp, smk_error *err)
 {
     const int64_t rows = x->shape[0], cols = x->shape[1], rs = x->strides[0], cs = x->strides[1];
     const cudaStream_t st = (cudaStream_t)x->stream;
     smk_transpose_params p;
     *tmp = NULL;
-    *ptr = (const float *)x->ptr;
+    *ptr = x->ptr;
     *ld = cols > 1 ? cols : 1;
     if (rows == 0 || cols == 0)
         return 0;
@@ -432,7 +432,7 @@ static int device_rowmajor(const smk_operand *x, const float **ptr, int64_t *ld,
         *ld = rows > 1 ? (rs > cols ? rs : cols) : cols;
         return 0;
     }
-    if (smk_fail_status(err, smk_rt_alloc_on(tmp, bytes_of(rows * cols, 4), st)))
+    if (smk_fail_status(err, smk_rt_alloc_on(tmp, bytes_of(rows * cols, x->esz), st)))
         return -1;
     memset(&p, 0, sizeof p);
     p.in = x->ptr;
@@ -441,9 +441,9 @@ static int device_rowmajor(const smk_operand *x, const float **ptr, int64_t *ld,
     p.cols = rows;
     p.in_rs = cs;
     p.in_cs = rs;
-    p.esz = 4;
+    p.esz = x->esz;
     p.layout = SMK_SWIZZLE;
-    *ptr = (const float *)*tmp;
+    *ptr = *tmp;
     *ld = cols;
     return smk_fail_status(err, smk_rt_check_launch(smk_transpose_launch(&p, st), "copying an operand on the device"));
 }
@@ -452,7 +452,7 @@ static int device_sgemm(const char *fname, const smk_operand *const ops[3], cons
                         smk_error *err)
 {
     void *tmp[3] = {NULL, NULL, NULL};
-    const float *ptr[3] = {NULL, NULL, NULL};
+    const void *ptr[3] = {NULL, NULL, NULL};
     int64_t ld[3] = {1, 1, 1};
     const cudaStream_t st = (cudaStream_t)d->stream;
     int i, rc = 0;
@@ -462,9 +462,9 @@ static int device_sgemm(const char *fname, const smk_operand *const ops[3], cons
         if (ops[i])
             rc = device_rowmajor(ops[i], &ptr[i], &ld[i], &tmp[i], err);
     if (rc == 0 && !smk_fail_status(err, smk_rt_poison_on(d->ptr, bytes_of(p.M * p.N, 4), st))) {
-        p.A = ptr[0];
-        p.B = ptr[1];
-        p.C = ptr[2];
+        p.A = (const float *)ptr[0];
+        p.B = (const float *)ptr[1];
+        p.C = (const float *)ptr[2];
         p.lda = ld[0];
         p.ldb = ld[1];
         p.ldc = ld[2] > p.N ? ld[2] : (p.N > 1 ? p.N : 1);
@@ -501,4 +501,125 @@ int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b,
     p.B = (const float *)b->ptr;
     p.C = use_c ? (const float *)c->ptr : NULL;
     return smk_fail_status(err, smk_host_sgemm(p));
+}
+
+/* ---- gemm on float16 / bfloat16 ----------------------------------------------------------------------- */
+
+static const char *dt_name(int dt) { return dt == SMK_DT_F32 ? "float32" : dt == SMK_DT_F16 ? "float16" : "bfloat16"; }
+
+static int out_dtype_of(const smk_operand *a, const smk_gemm_opts *o)
+{
+    return o->out_dtype == SMK_DT_OTHER ? a->dtype : o->out_dtype;
+}
+
+int smk_check_gemm16(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                     const smk_gemm_opts *o, smk_error *err)
+{
+    const smk_operand *const ops[3] = {a, b, c};
+    const int od = out_dtype_of(a, o);
+    char s1[96], s2[96];
+    int i;
+    for (i = 0; i < 3; i++)
+        if (ops[i] && ops[i]->ndim != 2)
+            return smk_fail(err, SMK_ERR_VALUE, "%s(): %s must be 2-D; got a %d-D array of shape %s", fname,
+                            ops[i]->arg, ops[i]->ndim, smk_shape_str(ops[i], s1, sizeof s1));
+    if (b->dtype != a->dtype || (b->on_device && !b->native) || (a->on_device && !a->native))
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): a is %s but b is %s; pass a and b of one dtype (float16, "
+                        "bfloat16 or float32): nothing is converted silently", fname, a->dtype_name, b->dtype_name);
+    if (od != a->dtype && od != SMK_DT_F32)
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): out_dtype must be None, float32 or the inputs' dtype (%s)", fname,
+                        dt_name(a->dtype));
+    if (c && (c->dtype != od || (c->on_device && !c->native)))
+        return smk_fail(err, SMK_ERR_TYPE, "%s(): c has dtype %s; with %s inputs and out_dtype %s, c must be %s "
+                        "(it is read in the result's dtype; nothing is converted silently)", fname, c->dtype_name,
+                        dt_name(a->dtype), dt_name(od), dt_name(od));
+    if (check_same_place(fname, ops, 3, err) < 0)
+        return -1;
+    if (a->shape[1] != b->shape[0])
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): inner dimensions differ: a has shape %s and b has shape %s (a.shape[1] "
+                        "must equal b.shape[0])", fname, smk_shape_str(a, s1, sizeof s1), smk_shape_str(b, s2, sizeof s2));
+    if (c && (c->shape[0] != a->shape[0] || c->shape[1] != b->shape[1]))
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): c has shape %s; expected (%lld, %lld) = (a.shape[0], b.shape[1])",
+                        fname, smk_shape_str(c, s1, sizeof s1), (long long)a->shape[0], (long long)b->shape[1]);
+    if (o->beta != 0.0 && !c)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): beta != 0 needs c (the matrix that beta scales)", fname);
+    if (a->shape[0] > INT32_MAX - 256 || b->shape[1] > INT32_MAX - 256 || a->shape[1] > INT32_MAX - 256)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): M, N and K must each be at most 2**31 - 257; got M=%lld, N=%lld, "
+                        "K=%lld", fname, (long long)a->shape[0], (long long)b->shape[1], (long long)a->shape[1]);
+    if (o->config < 0 || o->config >= smk_gemm16_num_variants())
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): no tensor-core GEMM tile config %d", fname, o->config);
+    return 0;
+}
+
+void smk_need_gemm16(const smk_operand *a, const smk_operand *b, const smk_operand *c, const smk_gemm_opts *o,
+                     int have_out, size_t *host_bytes, size_t *device_bytes)
+{
+    const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
+    const int oesz = out_dtype_of(a, o) == SMK_DT_F32 ? 4 : 2, use_c = c && o->beta != 0.0;
+    const smk_operand *const ops[3] = {a, b, use_c ? c : NULL};
+    size_t host = have_out ? 0 : bytes_of(M * N, oesz), dev = 0;
+    int i;
+    for (i = 0; i < 3; i++)
+        if (ops[i] && !ops[i]->on_device && (ops[i]->contiguous != 1 || !ops[i]->native))
+            host = add_sat(host, bytes_of(smk_numel(ops[i]), ops[i]->esz));
+    if (!a->on_device) {
+        dev = smk_host_gemm16_device_bytes(M, N, K, oesz, use_c);
+    } else {
+        dev = bytes_of(M * N, oesz);
+        for (i = 0; i < 3; i++)
+            if (ops[i])
+                dev = add_sat(dev, bytes_of(smk_numel(ops[i]), ops[i]->esz));
+        host = 0;
+    }
+    *host_bytes = host;
+    *device_bytes = dev;
+}
+
+int smk_run_gemm16(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                   const smk_operand *d, const smk_gemm_opts *o, smk_error *err)
+{
+    const int use_c = c && o->beta != 0.0;
+    const smk_operand *const ops[3] = {a->shape[1] ? a : NULL, a->shape[1] ? b : NULL, use_c ? c : NULL};
+    void *tmp[3] = {NULL, NULL, NULL};
+    const void *ptr[3] = {NULL, NULL, NULL};
+    int64_t ld[3] = {1, 1, 1};
+    smk_gemm16_params p;
+    cudaStream_t st;
+    int i, rc = 0;
+    memset(&p, 0, sizeof p);
+    p.M = a->shape[0];
+    p.K = a->shape[1];
+    p.N = b->shape[1];
+    p.alpha = (float)o->alpha;
+    p.beta = (float)o->beta;
+    p.dtype = a->dtype == SMK_DT_BF16;
+    p.out_f32 = out_dtype_of(a, o) == SMK_DT_F32;
+    p.layout = o->layout;
+    p.swz_b = o->swz_b, p.swz_m = o->swz_m, p.swz_s = o->swz_s;
+    p.variant = o->config;
+    p.D = d->ptr;
+    if (p.M == 0 || p.N == 0)
+        return 0;
+    if (!d->on_device) {
+        p.A = a->ptr, p.B = b->ptr, p.C = use_c ? c->ptr : NULL;
+        return smk_fail_status(err, smk_host_gemm16(p));
+    }
+    st = (cudaStream_t)d->stream;
+    for (i = 0; i < 4 && rc == 0; i++)
+        rc = check_device(fname, i < 3 && ops[i] ? ops[i] : d, err);
+    for (i = 0; i < 3 && rc == 0; i++)
+        if (ops[i])
+            rc = device_rowmajor(ops[i], &ptr[i], &ld[i], &tmp[i], err);
+    if (rc == 0)
+        rc = smk_fail_status(err, smk_rt_poison_on(d->ptr, bytes_of(p.M * p.N, d->esz), st));
+    if (rc == 0) {
+        p.A = ptr[0], p.B = ptr[1], p.C = ptr[2];
+        p.lda = ld[0], p.ldb = ld[1];
+        p.ldc = ld[2] > p.N ? ld[2] : (p.N > 1 ? p.N : 1);
+        p.ldd = p.N > 1 ? p.N : 1;
+        rc = smk_fail_status(err, smk_rt_check_launch(smk_gemm16_launch(&p, st), "launching the tensor-core GEMM"));
+    }
+    for (i = 0; i < 3; i++)
+        smk_rt_free_on(tmp[i], st);
+    return rc;
 }

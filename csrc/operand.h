@@ -77,7 +77,9 @@ int smk_run_transpose(const char *fname, const smk_operand *in, const smk_operan
 typedef struct {
     double alpha, beta;
     int layout;
-    int config;                /* tile config (smk_sgemm_params.config) */
+    int config;                /* tile config (smk_sgemm_params.config / smk_gemm16_params.variant) */
+    int swz_b, swz_m, swz_s;   /* gemm: an explicit Swizzle<B,M,S> (0,0,0: the layout's own) */
+    int out_dtype;             /* gemm: SMK_DT_* of the result (SMK_DT_OTHER: the inputs') */
 } smk_gemm_opts;
 
 /* c may be NULL.  Checks dtypes (float32, no silent casts), shapes, beta/c, sizes, and that the
@@ -90,6 +92,16 @@ void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operan
  * operands may have any element strides (non-row-major ones are copied on the device first). */
 int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
                   const smk_operand *d, const smk_gemm_opts *o, smk_error *err);
+
+/* ---- gemm: the tensor-core GEMM on float16 / bfloat16 (float32 goes to sgemm) ----------------------- */
+/* a and b of one 2-byte dtype; c (optional) and the result in o->out_dtype (float32, or the inputs'
+ * dtype), never a silent cast; shapes, beta / c, sizes, one side / library / device. */
+int smk_check_gemm16(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                     const smk_gemm_opts *o, smk_error *err);
+void smk_need_gemm16(const smk_operand *a, const smk_operand *b, const smk_operand *c, const smk_gemm_opts *o,
+                     int have_out, size_t *host_bytes, size_t *device_bytes);
+int smk_run_gemm16(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                   const smk_operand *d, const smk_gemm_opts *o, smk_error *err);
 
 /* ---- out= ----------------------------------------------------------------------------------------- */
 /* `out` receives a result of `ndim` x `shape` elements like `like` (same side, element size and kind;
