@@ -449,15 +449,18 @@ static PyObject *py_matrix_transpose(PyObject *module, PyObject *args, PyObject 
     return transpose_impl(module, a, layout, out, "matrix_transpose", 1);
 }
 
-/* Host operands of sgemm as native, aligned, C-contiguous float32 (a copy when they are not). */
+/* Host operands of a GEMM as native, aligned, C-contiguous arrays of their own dtype (a copy when they
+ * are not). */
 static int stage_host(PyObject **objs, smk_operand **ops, PyObject **keep)
 {
     int i;
     for (i = 0; i < 3; i++) {
+        PyArray_Descr *native = NULL;
         if (!ops[i] || ops[i]->on_device || (ops[i]->contiguous == 1 && ops[i]->native))
             continue;
-        keep[i] = PyArray_FROM_OTF(objs[i], NPY_FLOAT32, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-                                                         NPY_ARRAY_NOTSWAPPED);
+        native = PyArray_DescrNewByteorder(PyArray_DESCR((PyArrayObject *)objs[i]), NPY_NATIVE);
+        keep[i] = native ? PyArray_FromArray((PyArrayObject *)objs[i], native, NPY_ARRAY_C_CONTIGUOUS |
+                                             NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST) : NULL; /* steals native */
         if (!keep[i])
             return -1;
         from_ndarray((PyArrayObject *)keep[i], ops[i]->arg, ops[i]);
@@ -465,12 +468,40 @@ static int stage_host(PyObject **objs, smk_operand **ops, PyObject **keep)
     return 0;
 }
 
-static PyObject *sgemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_opts *o, const char *fname)
+/* sgemm (float32) and the tensor-core GEMM (float16 / bfloat16) share one binding path. */
+typedef struct {
+    int (*check)(const char *, const smk_operand *, const smk_operand *, const smk_operand *, const smk_gemm_opts *,
+                 smk_error *);
+    void (*need)(const smk_operand *, const smk_operand *, const smk_operand *, const smk_gemm_opts *, int, size_t *,
+                 size_t *);
+    int (*run)(const char *, const smk_operand *, const smk_operand *, const smk_operand *, const smk_operand *,
+               const smk_gemm_opts *, smk_error *);
+} gemm_kind;
+static const gemm_kind kSgemm = {smk_check_sgemm, smk_need_sgemm, smk_run_sgemm};
+static const gemm_kind kGemm16 = {smk_check_gemm16, smk_need_gemm16, smk_run_gemm16};
+
+/* What the result looks like: a's operand with the result's dtype, and its NumPy descr (NULL: a's own,
+ * for a device result). */
+static PyArray_Descr *result_like(PyObject *a_obj, const smk_operand *a, const smk_gemm_opts *o, smk_operand *like)
+{
+    *like = *a;
+    if (a->dtype == SMK_DT_F32 || o->out_dtype == SMK_DT_F32) {
+        like->dtype = SMK_DT_F32, like->esz = 4, like->kind = 'f', like->native = 1;
+        snprintf(like->dtype_name, sizeof like->dtype_name, "float32");
+        return PyArray_DescrFromType(NPY_FLOAT32);
+    }
+    like->native = 1;
+    snprintf(like->dtype_name, sizeof like->dtype_name, "%s", a->dtype == SMK_DT_F16 ? "float16" : "bfloat16");
+    return a->on_device ? NULL : PyArray_DescrNewByteorder(PyArray_DESCR((PyArrayObject *)a_obj), NPY_NATIVE);
+}
+
+static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_opts *o, const char *fname,
+                           const gemm_kind *k)
 {
     static const char *const names[3] = {"a", "b", "c"};
     PyObject *keep[3] = {NULL, NULL, NULL}, *out = NULL;
-    PyArray_Descr *f32 = NULL;
-    smk_operand opd[3], d;
+    PyArray_Descr *rd = NULL;
+    smk_operand opd[3], d, like;
     smk_operand *ops[3] = {&opd[0], &opd[1], objs[2] != Py_None ? &opd[2] : NULL};
     smk_error err;
     int64_t shape[2];
@@ -479,15 +510,16 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_
     for (i = 0; i < 3; i++)
         if (ops[i] && to_operand(module, objs[i], fname, names[i], ops[i]) < 0)
             return NULL;
-    if (smk_check_sgemm(fname, ops[0], ops[1], ops[2], o, &err) < 0)
+    if (k->check(fname, ops[0], ops[1], ops[2], o, &err) < 0)
         return raise_error(module, &err);
     shape[0] = opd[0].shape[0];
     shape[1] = opd[1].shape[1];
+    rd = result_like(objs[0], &opd[0], o, &like);
     if (objs[3] && objs[3] != Py_None &&
-        !(out = take_out(module, objs[3], fname, &opd[0], 2, shape, (const smk_operand *const *)ops, 3,
+        !(out = take_out(module, objs[3], fname, &like, 2, shape, (const smk_operand *const *)ops, 3,
                          o->beta != 0.0 ? ops[2] : NULL, &d)))
-        return NULL;
-    smk_need_sgemm(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
+        goto fail;
+    k->need(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
     if (check_fits(module, fname, host_b, dev_b, opd[0].on_device) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){ops[0], ops[1], ops[2], out ? &d : NULL}, 4,
@@ -497,16 +529,10 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_
     }
     if (o->beta == 0.0)
         ops[2] = NULL; /* BLAS: c is not read when beta == 0 */
-    if (stage_host(objs, ops, keep) < 0)
-        goto fail;
-    f32 = PyArray_DescrFromType(NPY_FLOAT32);
-    if (!out)
-        out = new_result(module, objs[0], &opd[0], f32, 2, shape, &d);
-    Py_DECREF(f32);
-    if (!out)
+    if (stage_host(objs, ops, keep) < 0 || (!out && !(out = new_result(module, objs[0], &like, rd, 2, shape, &d))))
         goto fail;
     Py_BEGIN_ALLOW_THREADS
-    rc = smk_run_sgemm(fname, ops[0], ops[1], ops[2], &d, o, &err);
+    rc = k->run(fname, ops[0], ops[1], ops[2], &d, o, &err);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         raise_error(module, &err);
@@ -514,12 +540,123 @@ static PyObject *sgemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_
     }
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
+    Py_XDECREF(rd);
     return out;
 fail:
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
+    Py_XDECREF(rd);
     Py_XDECREF(out);
     return NULL;
+}
+
+/* layout= of the tensor-core GEMM: a name, or a Swizzle (smemkit.Swizzle: int attributes b, m, s) that
+ * the kernel instantiates.  0, or -1 with TypeError / ValueError set. */
+int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int swz[3])
+{
+    static const char *const attr[3] = {"b", "m", "s"};
+    char list[160] = "";
+    size_t used = 0;
+    int i, b, m, sh;
+    swz[0] = swz[1] = swz[2] = 0;
+    if (!obj || obj == Py_None || PyUnicode_Check(obj))
+        return smk_py_parse_layout(obj, fname, layout);
+    for (i = 0; i < 3; i++) {
+        PyObject *v = PyObject_GetAttrString(obj, attr[i]);
+        long x = v && PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+        Py_XDECREF(v);
+        if (x < 0 || x > 24) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s(): layout must be 'naive', 'pad', 'swizzle' or a smemkit.Swizzle; got "
+                         "%.100s", fname, Py_TYPE(obj)->tp_name);
+            return -1;
+        }
+        swz[i] = (int)x;
+    }
+    *layout = SMK_SWIZZLE;
+    if (smk_gemm16_supports_swizzle(swz[0], swz[1], swz[2]) && (swz[0] || swz[1] || swz[2]))
+        return 0;
+    for (b = 1; b <= 4; b++)
+        for (m = 0; m <= 4; m++)
+            for (sh = 1; sh <= 6; sh++)
+                if (smk_gemm16_supports_swizzle(b, m, sh) && used < sizeof list)
+                    used += (size_t)snprintf(list + used, sizeof list - used, "%sSwizzle(%d, %d, %d)", used ? ", " : "",
+                                             b, m, sh);
+    PyErr_Format(PyExc_ValueError, "%s(): Swizzle(%d, %d, %d) is not compiled into the tensor-core GEMM; supported: %s",
+                 fname, swz[0], swz[1], swz[2], list);
+    return -1;
+}
+
+/* out_dtype=: None (the inputs' dtype) or float32 / float16 / bfloat16, as SMK_DT_*; -1 with TypeError. */
+static int parse_out_dtype(PyObject *obj, const char *fname, int *dt)
+{
+    PyArray_Descr *d = NULL;
+    smk_operand tmp;
+    *dt = SMK_DT_OTHER;
+    if (!obj || obj == Py_None)
+        return 0;
+    if (!PyArray_DescrConverter(obj, &d)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): out_dtype must be None or a dtype (numpy.float32); got %R", fname, obj);
+        return -1;
+    }
+    set_dtype(&tmp, d);
+    Py_DECREF(d);
+    *dt = tmp.dtype;
+    if (*dt == SMK_DT_OTHER || !tmp.native) {
+        PyErr_Format(PyExc_TypeError, "%s(): out_dtype must be None, float32, float16 or bfloat16; got %R", fname, obj);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(gemm_doc,
+"gemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle', out_dtype=None, out=None)\n--\n\n"
+"Return ``alpha * a @ b + beta * c`` computed on the GPU, dispatching on the inputs' dtype:\n"
+"float32 goes to sgemm(); float16 and bfloat16 (ml_dtypes.bfloat16 on the host, torch.bfloat16 on\n"
+"the device) go to the tensor-core GEMM: tiles loaded with cp.async, read with ldmatrix into\n"
+"mma.sync m16n8k16, fp32 accumulation, the result in the inputs' dtype unless out_dtype=float32.\n\n"
+"Parameters\n----------\n"
+"a : (M, K), b : (K, N) of one dtype; c : (M, N) in the result's dtype, optional\n"
+"    NumPy arrays or CUDA arrays of one library, any strides.  Mixed dtypes, or a c in another\n"
+"    dtype than the result's, are TypeErrors: nothing is converted silently.  c is read only when\n"
+"    beta != 0.\n"
+"layout : 'naive', 'pad', 'swizzle', or a smemkit.Swizzle (2-byte inputs only)\n"
+"    The shared-memory map of the A and B tiles: 'naive' row-major tiles whose ldmatrix phases\n"
+"    conflict, 'pad' one 16-byte vector per row, 'swizzle' the conflict-free Swizzle<B,3,3> of\n"
+"    csrc/layout.h; Swizzle(2, 3, 2) is the article's, still 2-way conflicted on 64-byte rows.\n"
+"out_dtype : None or numpy.float32\n"
+"out : array, optional\n"
+"    Where to write the result (as for sgemm: out may be c itself when beta != 0).\n\n"
+"Any M, N, K >= 0.  Errors as for transpose().");
+
+static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", "out_dtype", "out", NULL};
+    PyObject *objs[4] = {NULL, NULL, Py_None, NULL}, *alpha = NULL, *beta = NULL, *layout = NULL, *odt = NULL;
+    smk_gemm_opts o = {1.0, 0.0, SMK_SWIZZLE, 0, 0, 0, 0, SMK_DT_OTHER};
+    smk_operand a;
+    int swz[3];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOOO:gemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
+                                     &beta, &layout, &odt, &objs[3]) ||
+        parse_real(alpha, "gemm", "alpha", &o.alpha) < 0 || parse_real(beta, "gemm", "beta", &o.beta) < 0 ||
+        smk_py_parse_gemm_layout(layout, "gemm", &o.layout, swz) < 0 || parse_out_dtype(odt, "gemm", &o.out_dtype) < 0 ||
+        to_operand(module, objs[0], "gemm", "a", &a) < 0)
+        return NULL;
+    o.swz_b = swz[0], o.swz_m = swz[1], o.swz_s = swz[2];
+    if (a.dtype == SMK_DT_F16 || a.dtype == SMK_DT_BF16)
+        return gemm_impl(module, objs, &o, "gemm", &kGemm16);
+    if (a.dtype != SMK_DT_F32)
+        return PyErr_Format(PyExc_TypeError, "gemm(): a has dtype %s; gemm computes in float32 (sgemm), float16 or "
+                            "bfloat16 (tensor cores): nothing is converted silently", a.dtype_name);
+    if (swz[0] || swz[1] || swz[2])
+        return PyErr_Format(PyExc_ValueError, "gemm(): float32 goes to sgemm, whose layouts are 'naive', 'pad' and "
+                            "'swizzle'; Swizzle instances are for float16 / bfloat16");
+    if (o.out_dtype != SMK_DT_OTHER && o.out_dtype != SMK_DT_F32)
+        return PyErr_Format(PyExc_TypeError, "gemm(): float32 inputs give a float32 result; out_dtype must be None or "
+                            "float32");
+    o.config = smk_py_sgemm_config;
+    return gemm_impl(module, objs, &o, "gemm", &kSgemm);
 }
 
 PyDoc_STRVAR(sgemm_doc,
@@ -545,14 +682,14 @@ static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", "out", NULL};
     PyObject *objs[4] = {NULL, NULL, Py_None, NULL}, *alpha = NULL, *beta = NULL, *layout = NULL;
-    smk_gemm_opts o = {1.0, 0.0, SMK_SWIZZLE, 0};
+    smk_gemm_opts o = {1.0, 0.0, SMK_SWIZZLE, 0, 0, 0, 0, SMK_DT_OTHER};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOO:sgemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
                                      &beta, &layout, &objs[3]) ||
         parse_real(alpha, "sgemm", "alpha", &o.alpha) < 0 || parse_real(beta, "sgemm", "beta", &o.beta) < 0 ||
         smk_py_parse_layout(layout, "sgemm", &o.layout) < 0)
         return NULL;
     o.config = smk_py_sgemm_config;
-    return sgemm_impl(module, objs, &o, "sgemm");
+    return gemm_impl(module, objs, &o, "sgemm", &kSgemm);
 }
 
 /* ---- module ----------------------------------------------------------------------------------- */
@@ -561,6 +698,7 @@ static PyMethodDef smk_methods[] = {
     {"transpose", SMK_KW(py_transpose), transpose_doc},
     {"matrix_transpose", SMK_KW(py_matrix_transpose), matrix_transpose_doc},
     {"sgemm", SMK_KW(py_sgemm), sgemm_doc},
+    {"gemm", SMK_KW(py_gemm), gemm_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,6 +28,8 @@ int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout);
  * ValueError naming fname, arg and the range otherwise -- never the OverflowError of PyArg's integer
  * codes.  obj NULL: *v keeps its default.  0, or -1 with an exception set. */
 int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long lo, long long hi, long long *v);
+/* layout= of the tensor-core GEMM: a name or a compiled-in smemkit.Swizzle (swz = b, m, s; 0,0,0 for a name). */
+int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int swz[3]);
 /* Raise the Python exception a failed smk_status stands for; returns NULL. */
 PyObject *smk_py_raise_status(PyObject *module, smk_status s);
 

@@ -36,6 +36,18 @@ def sgemm(
     out: _Array | None = None,
 ) -> _Array: ...
 
+def gemm(
+    a: _Array,
+    b: _Array,
+    c: _Array | None = None,
+    *,
+    alpha: float = 1.0,
+    beta: float = 0.0,
+    layout: _Layout | Any | None = 'swizzle',
+    out_dtype: Any = None,
+    out: _Array | None = None,
+) -> _Array: ...
+
 # ---- layout maps and the bank model (CPU) ---------------------------------------------------------
 def _tile_offsets(
     layout: _Layout | None, rows: int, cols: int, vec: int = 1, itemsize: int = 4, *, fname: str = 'tile_offsets'

@@ -4,6 +4,8 @@ Kernels (need a CUDA GPU):
     transpose(a, layout="swizzle")       bit-exact a.T, tiled through shared memory
     matrix_transpose(a, layout="swizzle")  bit-exact a.mT (the last two axes of a stack of matrices)
     sgemm(a, b, c=None, *, alpha=1.0, beta=0.0, layout="swizzle")   warp-tiled float32 GEMM
+    gemm(a, b, c=None, *, ..., out_dtype=None)  float32 -> sgemm; float16 / bfloat16 -> tensor cores
+                                         (ldmatrix + mma.sync), layout may be a Swizzle
 
 Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     LAYOUTS                              ("naive", "pad", "swizzle")
@@ -30,7 +32,7 @@ from ._C import (
 from . import bank_model
 from .bench import BenchResult, bench, bench_configs, format_table
 from .explain import explain
-from .ops import matrix_transpose, sgemm, transpose
+from .ops import gemm, matrix_transpose, sgemm, transpose
 from .layouts import Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
 
@@ -50,6 +52,7 @@ __all__ = [
     "empty_cache",
     "explain",
     "format_table",
+    "gemm",
     "is_available",
     "matrix_transpose",
     "plot_bank_map",

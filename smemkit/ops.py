@@ -2,6 +2,6 @@
 take one path: smemkit._C builds one operand description of each argument, checks it against one set
 of rules and dispatches it (csrc/module.c -> csrc/operand.c); the functions here are those C functions.
 """
-from ._C import matrix_transpose, sgemm, transpose
+from ._C import gemm, matrix_transpose, sgemm, transpose
 
-__all__ = ["matrix_transpose", "sgemm", "transpose"]
+__all__ = ["gemm", "matrix_transpose", "sgemm", "transpose"]
