@@ -58,10 +58,45 @@ static int launch_sgemm(void *ctx, cudaStream_t s)
     return smk_sgemm_launch(&t->p, s);
 }
 
+typedef struct {
+    smk_gemm16_params p;
+    int cublas;
+} gemm16_timed;
+
+static int launch_gemm16(void *ctx, cudaStream_t s)
+{
+    gemm16_timed *t = (gemm16_timed *)ctx;
+    if (t->cublas) {
+        int rc = smk_cublas_gemm16(&t->p, s);
+        return rc == 0 ? (int)cudaGetLastError() : (int)cudaErrorUnknown;
+    }
+    return smk_gemm16_launch(&t->p, s);
+}
+
 /* ---- data ---------------------------------------------------------------------------------------- */
 
-/* Fill device memory with pseudo-random data, never zeros (timing never runs on zeros): random bits,
- * or with `floats`, float32 values in [-1, 1). */
+/* x in [-1, 1) as fp16 (mode 2) or bf16 (mode 3) bits, two per 32-bit word. */
+static uint32_t pack_halves(uint32_t x, int mode)
+{
+    uint32_t w = 0;
+    int k;
+    for (k = 0; k < 2; k++, x = x * 1664525u + 1013904223u) {
+        const float f = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+        uint32_t b, h;
+        memcpy(&b, &f, 4);
+        if (mode == 3) {
+            h = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16; /* bf16, round to nearest even */
+        } else { /* fp16 of |f| < 1: exponent rebias, 10 mantissa bits (truncated; the values only need to vary) */
+            const int e = (int)((b >> 23) & 0xff) - 127 + 15;
+            h = (b >> 16 & 0x8000u) | (e <= 0 ? 0u : ((uint32_t)e << 10 | (b >> 13 & 0x3ffu)));
+        }
+        w |= (h & 0xffffu) << (16 * k);
+    }
+    return w;
+}
+
+/* Fill device memory with pseudo-random data, never zeros (timing never runs on zeros): mode 0 random
+ * bits, 1 float32 values in [-1, 1), 2 / 3 fp16 / bf16 values in [-1, 1). */
 static smk_status fill_random(void *dst, size_t bytes, int floats)
 {
     size_t chunk = bytes < ((size_t)64 << 20) ? bytes : ((size_t)64 << 20), off, i;
@@ -77,7 +112,9 @@ static smk_status fill_random(void *dst, size_t bytes, int floats)
         x ^= x << 13;
         x ^= x >> 17;
         x ^= x << 5;
-        if (floats) {
+        if (floats >= 2) {
+            h[i] = pack_halves(x, floats);
+        } else if (floats) {
             float f = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
             memcpy(&h[i], &f, 4);
         } else {
@@ -104,10 +141,15 @@ static void buffer_bytes(const smk_bench_spec *s, size_t b[3])
     if (s->op == SMK_OP_TRANSPOSE) {
         b[0] = b[1] = (size_t)s->dims[0] * (size_t)s->dims[1] * (size_t)batch_of(s) * (size_t)s->esz;
         b[2] = 0;
-    } else {
+    } else if (s->op == SMK_OP_SGEMM) {
         b[0] = round4(s->dims[2]) * (size_t)s->dims[0] * 4;
         b[1] = round4(s->dims[1]) * (size_t)s->dims[2] * 4;
         b[2] = round4(s->dims[1]) * (size_t)s->dims[0] * 4;
+    } else { /* gemm16: fp16/bf16 A, B and D, rows as the shape gives them (odd rows stay odd: the kernel's
+              * unaligned path is part of what is timed) */
+        b[0] = (size_t)s->dims[2] * (size_t)s->dims[0] * 2;
+        b[1] = (size_t)s->dims[1] * (size_t)s->dims[2] * 2;
+        b[2] = (size_t)s->dims[1] * (size_t)s->dims[0] * 2;
     }
 }
 
@@ -122,12 +164,20 @@ const char *smk_bench_check(const smk_bench_spec *s)
 {
     const int64_t big = (int64_t)1 << 40, lim = (int64_t)INT32_MAX - 256;
     int i;
-    if (s->op != SMK_OP_TRANSPOSE && s->op != SMK_OP_SGEMM)
+    const int gemm = s->op == SMK_OP_SGEMM || s->op == SMK_OP_GEMM16;
+    if (s->op < 0 || s->op >= SMK_NUM_OPS)
         return "unknown op";
-    for (i = 0; i < (s->op == SMK_OP_SGEMM ? 3 : 2); i++)
-        if (s->dims[i] < 1 || s->dims[i] > (s->op == SMK_OP_SGEMM ? lim : big))
-            return s->op == SMK_OP_SGEMM ? "shape entries must be in [1, 2**31 - 257]"
-                                         : "shape entries must be in [1, 2**40]";
+    for (i = 0; i < (gemm ? 3 : 2); i++)
+        if (s->dims[i] < 1 || s->dims[i] > (gemm ? lim : big))
+            return gemm ? "shape entries must be in [1, 2**31 - 257]" : "shape entries must be in [1, 2**40]";
+    if (s->op == SMK_OP_GEMM16 && (s->esz < 0 || s->esz > 1))
+        return "the tensor-core GEMM times float16 or bfloat16";
+    if (s->op == SMK_OP_GEMM16 && (s->config < 0 || s->config >= smk_gemm16_num_variants()))
+        return "no such tensor-core GEMM tile config";
+    for (i = 0; i < s->nlayouts && i < SMK_BENCH_MAX_LAYOUTS; i++)
+        if ((s->swz[i][0] || s->swz[i][1] || s->swz[i][2]) &&
+            (s->op != SMK_OP_GEMM16 || !smk_gemm16_supports_swizzle(s->swz[i][0], s->swz[i][1], s->swz[i][2])))
+            return "explicit swizzles are for the tensor-core GEMM, and only the compiled ones";
     if (s->op == SMK_OP_TRANSPOSE) {
         if (s->dims[2] < 0 || s->dims[2] > big)
             return "batch must be in [1, 2**40]";
@@ -135,7 +185,7 @@ const char *smk_bench_check(const smk_bench_spec *s)
             return "the transpose does not support this element size";
         if (s->config < 0 || s->config >= smk_transpose_num_variants())
             return "no such transpose tile variant";
-    } else if (s->config < 0 || s->config >= smk_sgemm_num_configs()) {
+    } else if (s->op == SMK_OP_SGEMM && (s->config < 0 || s->config >= smk_sgemm_num_configs())) {
         return "no such sgemm tile config";
     }
     { /* in doubles: the size_t sums of buffer_bytes must not wrap (a wrapped size would allocate too little) */
@@ -162,6 +212,7 @@ const char *smk_bench_check(const smk_bench_spec *s)
 typedef struct {
     transpose_timed tt[SMK_BENCH_MAX_LAYOUTS];
     sgemm_timed sg[SMK_BENCH_MAX_LAYOUTS + 1];
+    gemm16_timed g16[SMK_BENCH_MAX_LAYOUTS + 1];
     copy_timed ct;
     smk_timed_op ops[SMK_BENCH_MAX_LAYOUTS + 1];
 } op_table;
@@ -219,6 +270,33 @@ static void table_sgemm(const smk_bench_spec *s, void *const buf[3], int ceiling
     }
 }
 
+static void table_gemm16(const smk_bench_spec *s, void *const buf[3], int ceiling, op_table *t)
+{
+    const int n = s->nlayouts + (ceiling ? 1 : 0);
+    int i;
+    for (i = 0; i < n; i++) {
+        smk_gemm16_params *p = &t->g16[i].p;
+        memset(&t->g16[i], 0, sizeof t->g16[i]);
+        p->A = buf[0];
+        p->B = buf[1];
+        p->D = buf[2];
+        p->M = s->dims[0];
+        p->N = s->dims[1];
+        p->K = s->dims[2];
+        p->lda = s->dims[2];
+        p->ldb = p->ldc = p->ldd = s->dims[1];
+        p->alpha = 1.0f;
+        p->dtype = s->esz;
+        p->layout = i < s->nlayouts ? s->layouts[i] : SMK_SWIZZLE;
+        if (i < s->nlayouts)
+            p->swz_b = s->swz[i][0], p->swz_m = s->swz[i][1], p->swz_s = s->swz[i][2];
+        p->variant = s->config;
+        t->g16[i].cublas = i >= s->nlayouts;
+        t->ops[i].launch = launch_gemm16;
+        t->ops[i].ctx = &t->g16[i];
+    }
+}
+
 smk_status smk_bench_run(const smk_bench_spec *s, float *times_ms, smk_bench_info *info)
 {
     void *buf[3] = {NULL, NULL, NULL};
@@ -241,13 +319,15 @@ smk_status smk_bench_run(const smk_bench_spec *s, float *times_ms, smk_bench_inf
     for (i = 0; i < 3 && st.code == SMK_OK; i++)
         st = smk_rt_alloc(&buf[i], bytes[i]);
     for (i = 0; i < 2 && st.code == SMK_OK; i++)
-        if (s->op == SMK_OP_SGEMM || i == 0)
-            st = fill_random(buf[i], bytes[i], s->op == SMK_OP_SGEMM);
+        if (s->op != SMK_OP_TRANSPOSE || i == 0)
+            st = fill_random(buf[i], bytes[i], s->op == SMK_OP_TRANSPOSE ? 0 : s->op == SMK_OP_SGEMM ? 1 : 2 + s->esz);
     if (st.code == SMK_OK) {
         if (s->op == SMK_OP_TRANSPOSE)
             table_transpose(s, buf, bytes[0], info->have_ceiling, t);
-        else
+        else if (s->op == SMK_OP_SGEMM)
             table_sgemm(s, buf, info->have_ceiling, t);
+        else
+            table_gemm16(s, buf, info->have_ceiling, t);
         st = smk_time_ops(t->ops, s->nlayouts + info->have_ceiling, s->warmup, s->reps, s->flush_bytes, times_ms);
     }
     for (i = 0; i < 3; i++)

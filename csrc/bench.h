@@ -13,16 +13,17 @@
 extern "C" {
 #endif
 
-enum { SMK_OP_TRANSPOSE = 0, SMK_OP_SGEMM = 1, SMK_NUM_OPS = 2 };
+enum { SMK_OP_TRANSPOSE = 0, SMK_OP_SGEMM = 1, SMK_OP_GEMM16 = 2, SMK_NUM_OPS = 3 };
 #define SMK_BENCH_MAX_LAYOUTS 8
 
 typedef struct {
     int op;                /* SMK_OP_* */
-    int64_t dims[3];       /* transpose: rows, cols, batch (0 = 1); sgemm: M, N, K */
-    int esz;               /* transpose: bytes per element */
+    int64_t dims[3];       /* transpose: rows, cols, batch (0 = 1); sgemm, gemm16: M, N, K */
+    int esz;               /* transpose: bytes per element; gemm16: 0 fp16, 1 bf16 (dtype) */
     int nlayouts;          /* 0 .. SMK_BENCH_MAX_LAYOUTS */
     int layouts[SMK_BENCH_MAX_LAYOUTS]; /* smk_layout of each timed kernel */
-    int config;            /* transpose: tile variant; sgemm: tile config (0 = chosen per shape) */
+    int swz[SMK_BENCH_MAX_LAYOUTS][3];  /* gemm16: an explicit Swizzle<B,M,S> per layout (0,0,0: none) */
+    int config;            /* transpose: tile variant; sgemm: tile config (0 = chosen per shape); gemm16: variant */
     int ceiling;           /* also time the ceiling (D2D copy / cuBLAS) */
     int warmup, reps;      /* untimed rounds; timed rounds (>= 1) */
     size_t flush_bytes;    /* bytes written before each timed launch to evict L2 (0: none) */

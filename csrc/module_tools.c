@@ -201,11 +201,12 @@ static int parse_op_shape(const char *fname, const char *op, PyObject *shape, lo
 {
     static const char *const kTr[3] = {"shape entry rows", "shape entry cols", "shape entry batch"};
     static const char *const kMm[3] = {"shape entry M", "shape entry N", "shape entry K"};
-    const int is_sgemm = strcmp(op, "sgemm") == 0;
+    const int is_gemm16 = strcmp(op, "gemm") == 0, is_sgemm = strcmp(op, "sgemm") == 0 || is_gemm16;
     Py_ssize_t i, n = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;
     long long v = 0;
     if (!is_sgemm && strcmp(op, "transpose") != 0)
-        return PyErr_Format(PyExc_ValueError, "%s(): op must be 'transpose' or 'sgemm'; got '%s'", fname, op), -1;
+        return PyErr_Format(PyExc_ValueError, "%s(): op must be 'transpose', 'sgemm' or 'gemm'; got '%s'", fname,
+                            op), -1;
     if (is_sgemm ? n != 3 : (n != 2 && (!batch || n != 3)))
         return PyErr_Format(PyExc_ValueError, "%s(): %s shape must be a tuple %s", fname, op,
                             is_sgemm ? "(M, N, K)" : batch ? "(rows, cols) or (rows, cols, batch)" : "(rows, cols)"), -1;
@@ -215,7 +216,7 @@ static int parse_op_shape(const char *fname, const char *op, PyObject *shape, lo
             return -1;
         dims[i] = v;
     }
-    return is_sgemm ? SMK_OP_SGEMM : SMK_OP_TRANSPOSE;
+    return is_gemm16 ? SMK_OP_GEMM16 : is_sgemm ? SMK_OP_SGEMM : SMK_OP_TRANSPOSE;
 }
 
 static int fill_plan(int op, const int64_t *d, int layout, int isz, int sms, int config, smk_plan *plan)
@@ -283,9 +284,12 @@ fail:
 static PyObject *bench_result(const smk_bench_spec *s, const smk_bench_info *info, const float *times)
 {
     PyObject *d = PyDict_New(), *lst = NULL;
+    char buf[40];
     int i, r;
     for (i = 0; d && i < s->nlayouts + info->have_ceiling; i++) {
         const char *name = i < s->nlayouts ? smk_layout_names[s->layouts[i]] : info->ceiling;
+        if (i < s->nlayouts && (s->swz[i][0] || s->swz[i][1] || s->swz[i][2])) /* as repr(smemkit.Swizzle) */
+            snprintf(buf, sizeof buf, "Swizzle(%d, %d, %d)", s->swz[i][0], s->swz[i][1], s->swz[i][2]), name = buf;
         if (!(lst = PyList_New(s->reps)))
             break;
         for (r = 0; r < s->reps; r++)
@@ -304,7 +308,8 @@ static PyObject *bench_result(const smk_bench_spec *s, const smk_bench_info *inf
 }
 
 PyDoc_STRVAR(bench_doc,
-"_bench(op, shape, layouts, *, itemsize=4, config=0, ceiling=True, warmup=10, reps=50, flush_bytes=0, check_only=False)\n--\n\n"
+"_bench(op, shape, layouts, *, itemsize=4, config=0, ceiling=True, warmup=10, reps=50, flush_bytes=0, check_only=False, dtype=None)\n--\n\n"
+"op 'gemm' is the tensor-core GEMM: dtype 'float16' or 'bfloat16'; layouts may be Swizzle objects.\n"
 "Time `op` ('transpose' (rows, cols[, batch]) or 'sgemm' (M, N, K)) for each layout name in\n"
 "`layouts` and, when `ceiling`, the ceiling (cudaMemcpy D2D of the same bytes, or cuBLAS fp32) on\n"
 "device-resident random data with CUDA events, interleaved per rep (csrc/bench.c).  `config`: the\n"
@@ -315,8 +320,8 @@ PyDoc_STRVAR(bench_doc,
 static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"op", "shape", "layouts", "itemsize", "config", "ceiling", "warmup", "reps",
-                             "flush_bytes", "check_only", NULL};
-    const char *op = NULL, *bad;
+                             "flush_bytes", "check_only", "dtype", NULL};
+    const char *op = NULL, *bad, *dtype = NULL;
     PyObject *shape = NULL, *layouts = NULL, *seq = NULL, *res = NULL;
     PyObject *isz_obj = NULL, *config_obj = NULL, *warmup_obj = NULL, *reps_obj = NULL, *flush_obj = NULL;
     long long flush = 0, isz = 4, config = 0, warmup = 10, reps = 50;
@@ -328,8 +333,9 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
     int i;
     memset(&s, 0, sizeof s);
     s.ceiling = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$OOpOOOp:_bench", kwlist, &op, &shape, &layouts, &isz_obj,
-                                     &config_obj, &s.ceiling, &warmup_obj, &reps_obj, &flush_obj, &check_only) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$OOpOOOpz:_bench", kwlist, &op, &shape, &layouts, &isz_obj,
+                                     &config_obj, &s.ceiling, &warmup_obj, &reps_obj, &flush_obj, &check_only,
+                                     &dtype) ||
         (s.op = parse_op_shape("bench", op, shape, 1, (long long)1 << 40, 1, s.dims)) < 0 ||
         smk_py_int_arg(isz_obj, "bench", "itemsize", 1, 16, &isz) < 0 ||
         smk_py_int_arg(config_obj, "bench", "config", 0, INT32_MAX, &config) < 0 ||
@@ -339,10 +345,12 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
         !(seq = PySequence_Fast(layouts, "bench(): layouts must be a sequence of layout names")))
         return NULL;
     s.esz = (int)isz, s.config = (int)config, s.warmup = (int)warmup, s.reps = (int)reps;
+    if (s.op == SMK_OP_GEMM16) /* the tensor-core GEMM's dtype: 0 float16, 1 bfloat16 */
+        s.esz = dtype && strcmp(dtype, "bfloat16") == 0 ? 1 : dtype && strcmp(dtype, "float16") == 0 ? 0 : -1;
     s.nlayouts = (int)PySequence_Fast_GET_SIZE(seq);
     s.flush_bytes = (size_t)flush;
     for (i = 0; i < s.nlayouts && i < SMK_BENCH_MAX_LAYOUTS; i++)
-        if (smk_py_parse_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &s.layouts[i]) < 0)
+        if (smk_py_parse_gemm_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &s.layouts[i], s.swz[i]) < 0)
             goto done;
     if ((bad = smk_bench_check(&s)) != NULL) {
         PyErr_Format(PyExc_ValueError, "bench(): %s", bad);

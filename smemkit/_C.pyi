@@ -78,9 +78,9 @@ def _debug_fault() -> None: ...
 
 # ---- timing ----------------------------------------------------------------------------------------
 def _bench(
-    op: Literal["transpose", "sgemm"],
+    op: Literal["transpose", "sgemm", "gemm"],
     shape: tuple[int, ...],
-    layouts: list[str] | tuple[str, ...],
+    layouts: list[Any] | tuple[Any, ...],
     *,
     itemsize: int = 4,
     config: int = 0,
@@ -89,5 +89,6 @@ def _bench(
     reps: int = 50,
     flush_bytes: int = 0,
     check_only: bool = False,
+    dtype: str | None = None,
 ) -> dict[str, Any] | None: ...
 def _configs(op: Literal["transpose", "sgemm"], /) -> list[Any]: ...
