@@ -139,6 +139,8 @@ const char *smk_bench_check(const smk_bench_spec *s)
             return "no such transpose tile variant";
     } else if (s->config < 0 || s->config >= smk_sgemm_num_configs()) {
         return "no such sgemm tile config";
+    } else if (s->splits < 0 || s->splits > 65535) {
+        return "sgemm splits must be in [0, 65535] (0: chosen per shape)";
     }
     if (s->nlayouts < 0 || s->nlayouts > SMK_BENCH_MAX_LAYOUTS)
         return "too many layouts";
@@ -208,6 +210,7 @@ static void table_sgemm(const smk_bench_spec *s, void *const buf[3], int ceiling
         p->alpha = 1.0f;
         p->layout = i < s->nlayouts ? s->layouts[i] : SMK_SWIZZLE;
         p->config = s->config;
+        p->splits = s->splits;
         t->sg[i].cublas = i >= s->nlayouts;
         t->ops[i].launch = launch_sgemm;
         t->ops[i].ctx = &t->sg[i];

@@ -35,6 +35,7 @@ typedef struct {
 static smk_state *get_state(PyObject *module) { return (smk_state *)PyModule_GetState(module); }
 
 volatile int smk_py_sgemm_config = 0; /* tests: a forced SGEMM tile config (_set_knob) */
+volatile int smk_py_sgemm_splits = 0; /* tests: a forced SGEMM K split (_set_knob) */
 
 /* ---- errors ----------------------------------------------------------------------------------- */
 
@@ -468,6 +469,7 @@ static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
         smk_py_parse_layout(layout, "sgemm", &o.layout) < 0)
         return NULL;
     o.config = smk_py_sgemm_config;
+    o.splits = smk_py_sgemm_splits;
     return sgemm_impl(module, objs, &o, "sgemm");
 }
 

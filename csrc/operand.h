@@ -78,6 +78,7 @@ typedef struct {
     double alpha, beta;
     int layout;
     int config;                /* tile config (smk_sgemm_params.config) */
+    int splits;                /* K slices (smk_sgemm_params.splits; 0 = chosen) */
 } smk_gemm_opts;
 
 /* c may be NULL.  Checks dtypes (float32, no silent casts), shapes, beta/c, sizes, and that the

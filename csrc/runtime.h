@@ -119,9 +119,28 @@ typedef struct {
     float alpha, beta;
     int layout; /* smk_layout */
     int config; /* tile config: 0 = chosen per shape and SM count, else smk_sgemm_config_name(config) */
+    int splits; /* K slices (split-K): 0 = chosen per shape and SM count (smk_sgemm_choose's rule for
+                 * the tile config in use), else forced; clamped to [1, ceil(K / BK)], and rounded so
+                 * that every slice is a whole number of BK-deep k-tiles (the slices actually run are
+                 * smk_sgemm_plan's "splits") */
 } smk_sgemm_params;
 
+/* Enqueue D = alpha*A@B + beta*C on `stream`.  With more than one K slice each block computes a
+ * partial tile over its slice into an fp32 workspace allocated stream-ordered on `stream`
+ * (smk_rt_alloc_on), a reduction kernel sums the slices and applies alpha and beta, and the
+ * workspace is freed on `stream`: nothing synchronises.  Returns a cudaError_t (cudaErrorMemoryAllocation
+ * when the workspace cannot be had). */
 int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
+
+/* What smk_sgemm_launch runs for an M x N x K problem on a device with `sms` SMs when neither the
+ * config nor the split is forced.  Pure: no CUDA call, no state; the same answer on any machine. */
+typedef struct {
+    int config;      /* index of the tile config (smk_sgemm_config_name), never 0 */
+    int splits;      /* K slices, >= 1 and <= max(1, ceil(K / BK)) */
+    int64_t k_chunk; /* depth of each slice but the last: a multiple of BK (K when splits == 1) */
+} smk_sgemm_choice;
+/* 0 on success, -1 for bad arguments (negative sizes, sms < 1, NULL choice). */
+int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice);
 /* The tile configs compiled in: index 0 is "auto"; the others can be forced (benchmarks, tests). */
 int smk_sgemm_num_configs(void);
 const char *smk_sgemm_config_name(int config);
@@ -145,7 +164,7 @@ typedef struct {
     int width;         /* bytes per lane: 4, 8, 16 */
     int is_store;
     int n_instr;       /* warp instructions in one block per repeat */
-    long long repeats; /* per launch: blocks (x k-tiles for SGEMM) */
+    long long repeats; /* per launch: blocks (SGEMM: the k-tiles of every block of every K slice) */
     long long *addr;   /* NULL, or n_instr * 32 byte offsets to fill */
 } smk_access;
 
@@ -158,10 +177,12 @@ typedef struct {
     int smem_bytes;        /* shared memory per block */
 } smk_plan;
 
-/* 0 on success, -1 for bad arguments.  SGEMM picks its configuration as smk_sgemm_launch does on a
- * device with `sms` multiprocessors. */
+/* 0 on success, -1 for bad arguments.  SGEMM picks its configuration (tile config and K split, as
+ * smk_sgemm_params' config and splits) as smk_sgemm_launch does on a device with `sms`
+ * multiprocessors; its blocks are those of every K slice, each access's repeats the k-tiles of all of
+ * them, and the config string ends in ", splits S". */
 int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
-int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, smk_plan *plan);
+int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, int splits, smk_plan *plan);
 
 #ifdef __cplusplus
 }

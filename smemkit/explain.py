@@ -77,8 +77,8 @@ class Explanation:
     __str__ = __repr__
 
 
-def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
-    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0) -> Explanation
+def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, splits=0):
+    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, splits=0) -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape
     (rows, cols), or "sgemm" with shape (M, N, K)): its name, width, warp instructions per launch,
@@ -86,7 +86,9 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     (which Nsight Compute's ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum`` should
     read).  `sms` is the multiprocessor count the SGEMM launcher sizes its tiles for (132 on
     H100 / H200 SXM); `config` a forced SGEMM tile config (smemkit.bench_configs("sgemm"); 0: the
-    one chosen per shape).  Needs no GPU.
+    one chosen per shape); `splits` forced SGEMM K slices (0: chosen per shape, as the launch does;
+    the config string ends in ", splits S" and the counts cover the blocks of every slice).  Needs
+    no GPU.
     """
     if op not in _DTYPES:
         raise ValueError(f"op must be 'transpose' or 'sgemm'; got {op!r}")
@@ -94,7 +96,7 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     if dt not in _DTYPES[op]:
         raise TypeError(f"{op} does not support dtype {dt!r}; supported: {', '.join(_DTYPES[op])}")
     shape = tuple(int(s) for s in shape)
-    plan = _C._plan(op, shape, layout, _DTYPES[op][dt], sms, config)
+    plan = _C._plan(op, shape, layout, _DTYPES[op][dt], sms, config, splits)
     accesses = []
     for name, width, kind, repeats, addr in plan["accesses"]:
         wf, idl = replay(addr, width, kind)
