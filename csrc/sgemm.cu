@@ -11,6 +11,13 @@
  * transpose is done by four 4-byte STS per float4 loaded from A.  Edge tiles are predicated in the
  * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
  *
+ * Split-K (issue 11) is a launch-level choice: when an output's tiles cannot give every SM one,
+ * smk_sgemm_choose splits K into S slices of whole k-tiles; grid (tiles, S), block (x, z) runs the
+ * same kernel over slice z into an fp32 workspace (stream-ordered on the caller's stream), and
+ * sgemm_reduce_kernel sums the S partials in a fixed order and applies alpha and beta.  The kernel
+ * only gains a K range (SgemmSlice); its shared-memory traffic per k-tile is unchanged, so explain()'s
+ * plan is the unsplit one with the blocks of every slice.
+ *
  * The layout changes ONLY the shared-memory index map, which comes from layout.h:
  *   As = smk_sgemm_tile(layout, log2 BM), BK rows;  Bs = smk_sgemm_tile(layout, log2 BN), BK rows
  *   (sgemm_config.h: float4 access; swizzle = Swizzle<1,4,log2 cols - 2>).
@@ -139,6 +146,7 @@ struct SgemmSlice {
  * VEC      A, B, C (if read), D 16-byte aligned and lda, ldb, ldc, ldd multiples of 4: float4 global
  *          loads / stores wherever all 4 elements are in range, predicated scalars elsewhere.
  * p        validated by smk_sgemm_launch; p.M, p.N, p.K < 2^31; p.K == 0 when alpha == 0.
+ * slice    the K range of blockIdx.y and where its tile goes (SgemmSlice; one slice: the plain GEMM).
  * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
  */
 template <class Cfg, int LAYOUT, bool VEC>
@@ -158,9 +166,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     const int stage_elems = a_elems + b_elems; /* stage s: As at s*stage_elems, Bs after it */
 
     const int M = (int)p.M, N = (int)p.N;
-    /* this block's K slice: [kbeg, kend); the launcher makes every slice non-empty */
+    /* This block's K slice is [kbeg, kbeg + klen) (the launcher makes every slice non-empty).  Only the
+     * pointers know kbeg; the loop counts k from 0 to klen, as an unsplit block does to K, so the
+     * split costs no register in the main loop (BIG is at its 128-register cap). */
     const int kbeg = (int)blockIdx.y * slice.k_chunk;                     /* [0, K) */
-    const int kend = (int)min((int64_t)p.K, (int64_t)kbeg + slice.k_chunk); /* [kbeg, K] */
+    const int klen = (int)min((int64_t)p.K - kbeg, (int64_t)slice.k_chunk); /* [0, K - kbeg] */
 
     /* ---- which output tile: GROUP_M rasterisation of a 1-D grid ---- */
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
@@ -198,10 +208,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     float4 ra[A_LOADS], rb[B_LOADS];
     /* Whole block inside M x N: k-tiles that end before K need no predicate at all. */
     const bool interior = bm + BM <= M && bn + BN <= N;
-    /* Issue the global loads of the k-tile starting at k0 (absolute, in [kbeg, kend)); pointers
-     * advance by one tile. */
+    /* Issue the global loads of the k-tile starting at k0 (from the slice's start, in [0, klen));
+     * pointers advance by one tile. */
     auto load_global = [&](int k0) {
-        if (interior && k0 + BK <= kend) {
+        if (interior && k0 + BK <= klen) {
 #pragma unroll
             for (int j = 0; j < A_LOADS; ++j) ra[j] = load4<VEC>(a_ptr[j], 4);
 #pragma unroll
@@ -209,10 +219,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         } else {
 #pragma unroll
             for (int j = 0; j < A_LOADS; ++j)
-                ra[j] = load4<VEC>(a_ptr[j], a_mok[j] ? clamp04(kend - (k0 + a_kc[j])) : 0);
+                ra[j] = load4<VEC>(a_ptr[j], a_mok[j] ? clamp04(klen - (k0 + a_kc[j])) : 0);
 #pragma unroll
             for (int j = 0; j < B_LOADS; ++j)
-                rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < kend) ? b_nvalid[j] : 0);
+                rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < klen) ? b_nvalid[j] : 0);
         }
 #pragma unroll
         for (int j = 0; j < A_LOADS; ++j) a_ptr[j] += BK;
@@ -274,9 +284,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     };
 
     /* ---- main loop: load -> sync -> compute -> store -> sync, stage index a compile-time constant ---- */
-    const int ktiles = (kend - kbeg + BK - 1) / BK;
+    const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
-        load_global(kbeg);
+        load_global(0);
         store_shared(0);
         __syncthreads();
     }
@@ -285,7 +295,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     auto step = [&](auto st_tag, int kt) {
         constexpr int ST = decltype(st_tag)::value;
         const bool more = kt + 1 < ktiles;
-        if (more) load_global(kbeg + (kt + 1) * BK);
+        if (more) load_global((kt + 1) * BK);
         compute(ST);
         if (more) store_shared(ST ^ 1);
         __syncthreads();
@@ -352,26 +362,30 @@ inline long long sgemm_grid_blocks(int64_t M, int64_t N)
 
 /* ---- split-K reduction ----------------------------------------------------------------------------
  * D = alpha * (sum over z of W[z]) + beta * C, W the S partial tiles (M x ldw floats each, ldw =
- * N rounded up to 4, 16-byte aligned: the workspace is ours).  A warp owns 8 consecutive float4
- * groups of a row-major walk of W (lane & 7) and splits the slices 4 ways (lane >> 3: slices
- * z = ty, ty + 4, ...), so every load instruction reads four whole 128-byte lines.  The 4 lane sums
- * are combined by two XOR shuffles: a fixed tree, so the result does not depend on timing (and
- * equals what every lane holds: + commutes).  No shared memory: explain()'s plan of the GEMM kernel
- * is the whole launch's shared-memory traffic.  C is read only when beta != 0 (NaN in C does not
- * leak) and with plain loads (C may alias D; each element is read, then written, by one thread). */
+ * N rounded up to 4, 16-byte aligned: the workspace is ours).  A warp owns G consecutive float4
+ * groups of a row-major walk of W (lane % G) and splits the slices 32/G ways (lane / G sums slices
+ * z = lane / G, + 32/G, ...): G = 2 when S >= 16 (each lane pair reads one whole 32-byte sector, 16
+ * loads in flight per group), 4 when S >= 8, else 8 (whole 128-byte lines).  The 32/G lane sums are
+ * combined by XOR shuffles: a fixed tree for a given S, so the result never depends on timing (and
+ * every lane of a group holds the same value: + commutes).  No shared memory: explain()'s plan of
+ * the GEMM kernel is the whole launch's shared-memory traffic.  C is read only when beta != 0 (NaN
+ * in C does not leak) and with plain loads (C may alias D; each element is read, then written, by one
+ * thread). */
 constexpr int kReduceThreads = 64;
+
+inline int reduce_groups_per_warp(int S) { return S >= 16 ? 2 : (S >= 8 ? 4 : 8); }
 
 template <bool VEC>
 __global__ void __launch_bounds__(kReduceThreads)
-    sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S,
+    sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S, int G,
                         const smk_sgemm_params p)
 {
-    const int lane = threadIdx.x & 31, tx = lane & 7, ty = lane >> 3;
+    const int lane = threadIdx.x & 31, tx = lane & (G - 1), ty = lane / G, L = 32 / G;
     const int64_t per_row = ldw / 4, groups = p.M * per_row;
     const int64_t warp = ((int64_t)blockIdx.x * kReduceThreads + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * kReduceThreads) >> 5;
     const float alpha = p.alpha, beta = p.beta;
-    for (int64_t g0 = warp * 8; g0 < groups; g0 += warps * 8) { /* uniform per warp: shuffles below */
+    for (int64_t g0 = warp * G; g0 < groups; g0 += warps * G) { /* uniform per warp: shuffles below */
         const int64_t g = g0 + tx;
         const bool ok = g < groups;
         const int64_t m = ok ? g / per_row : 0, n = ok ? (g % per_row) * 4 : 0;
@@ -379,7 +393,7 @@ __global__ void __launch_bounds__(kReduceThreads)
         if (ok) {
             const float *w = W + m * ldw + n;
 #pragma unroll 4
-            for (int z = ty; z < S; z += 4) {
+            for (int z = ty; z < S; z += L) {
                 const float4 v = __ldcg(reinterpret_cast<const float4 *>(w + z * slice_stride));
                 s.x += v.x;
                 s.y += v.y;
@@ -387,8 +401,7 @@ __global__ void __launch_bounds__(kReduceThreads)
                 s.w += v.w;
             }
         }
-#pragma unroll
-        for (int o = 8; o <= 16; o <<= 1) {
+        for (int o = G; o < 32; o <<= 1) {
             s.x += __shfl_xor_sync(0xffffffffu, s.x, o);
             s.y += __shfl_xor_sync(0xffffffffu, s.y, o);
             s.z += __shfl_xor_sync(0xffffffffu, s.z, o);
@@ -605,17 +618,18 @@ inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice 
     if (e == cudaSuccess) {
         smk_sgemm_params r = q; /* the reduction reads only W and C, writes D */
         r.K = 0;
-        const int64_t warps = (q.M * (ldw / 4) + 7) / 8, per_block = kReduceThreads / 32;
+        const int G = reduce_groups_per_warp(ch.splits);
+        const int64_t warps = (q.M * (ldw / 4) + G - 1) / G, per_block = kReduceThreads / 32;
         int64_t blocks = (warps + per_block - 1) / per_block;
         const int64_t cap = (int64_t)sms * 32; /* a grid-stride loop covers the rest */
         blocks = blocks < cap ? blocks : cap;
         const bool vec = sgemm_vec(r);
         if (vec)
             sgemm_reduce_kernel<true><<<(unsigned)blocks, kReduceThreads, 0, stream>>>((const float *)ws, stride, ldw,
-                                                                                        ch.splits, q);
+                                                                                        ch.splits, G, q);
         else
             sgemm_reduce_kernel<false><<<(unsigned)blocks, kReduceThreads, 0, stream>>>((const float *)ws, stride, ldw,
-                                                                                         ch.splits, q);
+                                                                                         ch.splits, G, q);
         e = (int)cudaGetLastError();
     }
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
