@@ -95,6 +95,30 @@ __device__ __forceinline__ float4 load4(const float *p, int valid)
 
 __device__ __forceinline__ int clamp04(int x) { return x < 0 ? 0 : (x > 4 ? 4 : x); }
 
+/* d[0..3] = alpha * v + beta * c[0..3] for the `valid` (<= 0: none; >= 4: all) in range; c is read
+ * only when beta != 0 (NaN in C does not leak) and with plain loads (C may alias D: each element is
+ * read, then written, by one thread).  VEC: d and c are 16-byte aligned whenever valid >= 4. */
+template <bool VEC>
+__device__ __forceinline__ void store4(float *d, const float *c, float4 v, float alpha, float beta, int valid)
+{
+    v = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    if (VEC && valid >= 4) {
+        if (beta != 0.f) {
+            const float4 cv = *reinterpret_cast<const float4 *>(c);
+            v.x = fmaf(beta, cv.x, v.x);
+            v.y = fmaf(beta, cv.y, v.y);
+            v.z = fmaf(beta, cv.z, v.z);
+            v.w = fmaf(beta, cv.w, v.w);
+        }
+        *reinterpret_cast<float4 *>(d) = v;
+    } else {
+        const float vv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            if (e < valid) d[e] = beta != 0.f ? fmaf(beta, c[e], vv[e]) : vv[e];
+    }
+}
+
 /* Which tile element each thread touches: shared by the kernel and the host bank check in
  * bench/sgemm_dev.cu, so the replayed addresses are the kernel's. */
 template <class Cfg>
@@ -322,23 +346,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
                 for (int j = 0; j < TN; j += 4) {
                     const int n = bn + b_col + jn * WSUBN + j;
                     const float *a4 = &acc[i * TM + ii][jn * TN + j];
-                    float4 v = make_float4(alpha * a4[0], alpha * a4[1], alpha * a4[2], alpha * a4[3]);
-                    if (VEC && n + 4 <= N) {
-                        if (beta != 0.f) {
-                            const float4 c = *reinterpret_cast<const float4 *>(crow + n);
-                            v.x = fmaf(beta, c.x, v.x);
-                            v.y = fmaf(beta, c.y, v.y);
-                            v.z = fmaf(beta, c.z, v.z);
-                            v.w = fmaf(beta, c.w, v.w);
-                        }
-                        *reinterpret_cast<float4 *>(drow + n) = v;
-                    } else {
-                        const float vv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                        for (int e = 0; e < 4; ++e)
-                            if (n + e < N)
-                                drow[n + e] = beta != 0.f ? fmaf(beta, crow[n + e], vv[e]) : vv[e];
-                    }
+                    store4<VEC>(drow + n, crow + n, make_float4(a4[0], a4[1], a4[2], a4[3]), alpha, beta, N - n);
                 }
         }
 }
@@ -408,24 +416,8 @@ __global__ void __launch_bounds__(kReduceThreads)
             s.w += __shfl_xor_sync(0xffffffffu, s.w, o);
         }
         if (!ok || ty != 0 || n >= p.N) continue;
-        float *d = p.D + m * p.ldd + n;
-        const float *c = p.C + m * p.ldc + n; /* formed only; read only if beta != 0 */
-        float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
-        if (VEC && n + 4 <= p.N) {
-            if (beta != 0.f) {
-                const float4 cv = *reinterpret_cast<const float4 *>(c);
-                v.x = fmaf(beta, cv.x, v.x);
-                v.y = fmaf(beta, cv.y, v.y);
-                v.z = fmaf(beta, cv.z, v.z);
-                v.w = fmaf(beta, cv.w, v.w);
-            }
-            *reinterpret_cast<float4 *>(d) = v;
-        } else {
-            const float vv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                if (n + e < p.N) d[e] = beta != 0.f ? fmaf(beta, c[e], vv[e]) : vv[e];
-        }
+        /* C formed only; read only if beta != 0 */
+        store4<VEC>(p.D + m * p.ldd + n, p.C + m * p.ldc + n, s, alpha, beta, (int)(p.N - n));
     }
 }
 
