@@ -528,19 +528,28 @@ const SgemmConfigEntry kConfigs[] = {
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 constexpr int kBig = 1, kSmall = 2;
 
-/* The shallowest K slice split-K makes: 32 k-tiles of BK 8.  A slice's block pays a pipeline fill
- * (one k-tile's global latency) and a partial-tile write that the reduction reads back; at 256 deep
- * a SMALL block's slice is 1 M FMA against 16 KB of partials (64 FMA per byte of workspace traffic),
- * so both stay a few per cent of the slice. */
-constexpr int64_t kMinSliceK = 256;
+/* The shallowest K slice split-K makes: 16 k-tiles of BK 8.  A slice's block pays a pipeline fill
+ * (one k-tile's global latency) and a partial-tile write that the reduction reads back; at 128 deep
+ * a SMALL block's slice is 0.5 M FMA against 16 KB of partials (32 FMA per byte of workspace traffic).
+ * Measured (H100, bench/SGEMM_NOTES.md, split-K run 1): with a floor of 256, every shape whose S the
+ * floor capped below one wave ran 10-40% faster at twice the S (slices of 128), and every shape whose
+ * S already filled the wave ran slower at twice the S. */
+constexpr int64_t kMinSliceK = 128;
 constexpr int kMaxSplits = 65535; /* gridDim.y */
 
 /* The tile config a launch uses on a device with `sms` SMs: BIG tiles when their grid fills at least
- * one wave of one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle). */
+ * one wave of one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle), and
+ * SMALL also when BIG's tiles hang far over the output's edge: BIG's grid covers >= 1.25x the area
+ * SMALL's does (a 64-wide output fills half of every 128-wide tile; measured on an H100, split-K
+ * run 1: 65536x64x1024 ran 0.49 of cuBLAS in BIG tiles, 0.85 in SMALL; 65536x128 0.97 in BIG). */
 inline int sgemm_pick(int64_t M, int64_t N, int sms, int forced)
 {
     if (forced > 0) return forced;
-    return sgemm_grid_blocks<SgemmBig>(M, N) >= sms ? kBig : kSmall;
+    const long long big = sgemm_grid_blocks<SgemmBig>(M, N), small = sgemm_grid_blocks<SgemmSmall>(M, N);
+    if (big < sms) return kSmall;
+    if (small > 0 && 4 * big * (SgemmBig::BM * SgemmBig::BN) >= 5 * small * (SgemmSmall::BM * SgemmSmall::BN))
+        return kSmall;
+    return kBig;
 }
 
 /* K slices for config `cfg` when the split is not forced.  An output whose tiles give every SM one

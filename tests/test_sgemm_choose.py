@@ -52,10 +52,17 @@ def test_big_squares_and_short_k_are_not_split(n, sms):
     assert _C._sgemm_choose(64, 65536, n, sms)[1] == 1
 
 
-def test_shallow_k_is_never_split_below_256_deep_slices():
+def test_shallow_k_is_never_split_below_128_deep_slices():
     for M, N, K in itertools.product(SIZES, SIZES, [1, 16, 128, 255, 511, 1000]):
         name, splits = _C._sgemm_choose(M, N, K, 132)
-        assert splits <= max(1, K // 256)
+        assert splits <= max(1, K // 128)
+
+
+@pytest.mark.parametrize("mn,want", [((65536, 64), "64x64x8"), ((64, 65536), "64x64x8"), ((65536, 192), "64x64x8"),
+                                     ((65536, 128), "128x128x8"), ((65536, 256), "128x128x8"),
+                                     ((4097, 4095), "128x128x8"), ((16384, 64), "64x64x8")])
+def test_big_tiles_only_where_they_are_not_half_empty(mn, want):
+    assert _C._sgemm_choose(*mn, 1024, 132) == (want, 1)
 
 
 def test_choose_is_pure_and_checks_its_arguments():
