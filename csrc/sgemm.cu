@@ -528,13 +528,13 @@ const SgemmConfigEntry kConfigs[] = {
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 constexpr int kBig = 1, kSmall = 2;
 
-/* The shallowest K slice split-K makes: 16 k-tiles of BK 8.  A slice's block pays a pipeline fill
- * (one k-tile's global latency) and a partial-tile write that the reduction reads back; at 128 deep
- * a SMALL block's slice is 0.5 M FMA against 16 KB of partials (32 FMA per byte of workspace traffic).
- * Measured (H100, bench/SGEMM_NOTES.md, split-K run 1): with a floor of 256, every shape whose S the
- * floor capped below one wave ran 10-40% faster at twice the S (slices of 128), and every shape whose
- * S already filled the wave ran slower at twice the S. */
-constexpr int64_t kMinSliceK = 128;
+/* The shallowest K slice split-K makes: 8 k-tiles of BK 8.  A slice's block pays a pipeline fill
+ * (one k-tile's global latency) and a partial-tile write that the reduction reads back (at 64 deep a
+ * SMALL block's slice is 256 K FMA against 16 KB of partials).  Measured on an H100 (bench/SGEMM_NOTES.md,
+ * split-K runs 1 and 2): wherever this floor, not the wave, capped S, doubling S (halving the floor,
+ * 256 -> 128 -> 64) ran faster every time (64x64x16384 0.58 -> 0.77 -> 0.90 of cuBLAS, 512^3 0.56 ->
+ * 0.77 -> 0.84); wherever S already filled the wave, doubling it ran slower every time. */
+constexpr int64_t kMinSliceK = 64;
 constexpr int kMaxSplits = 65535; /* gridDim.y */
 
 /* The tile config a launch uses on a device with `sms` SMs: BIG tiles when their grid fills at least
