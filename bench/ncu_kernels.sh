@@ -8,6 +8,6 @@ NCU=${NCU:-$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null |
 metrics=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 metrics=$metrics,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
 metrics=$metrics,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-"$NCU" --clock-control none --print-units base --csv --metrics "$metrics" -k 'regex:transpose_kernel|sgemm' \
+"$NCU" --clock-control none --print-units base --csv --metrics "$metrics" -k 'regex:transpose_kernel|sgemm_kernel' \
     python3 "$(dirname "$0")/ncu_kernels.py" "$out/ncu_manifest.txt" > "$out/ncu_kernels.csv"
 echo "ncu rows: $(grep -c '"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"' "$out/ncu_kernels.csv")"

@@ -187,6 +187,8 @@ const char *smk_bench_check(const smk_bench_spec *s)
             return "no such transpose tile variant";
     } else if (s->op == SMK_OP_SGEMM && (s->config < 0 || s->config >= smk_sgemm_num_configs())) {
         return "no such sgemm tile config";
+    } else if (s->splits < 0 || s->splits > 65535) {
+        return "sgemm splits must be in [0, 65535] (0: chosen per shape)";
     }
     { /* in doubles: the size_t sums of buffer_bytes must not wrap (a wrapped size would allocate too little) */
         const double m = (double)s->dims[0], n = (double)s->dims[1], k = (double)s->dims[2] + 4.0;
@@ -264,6 +266,7 @@ static void table_sgemm(const smk_bench_spec *s, void *const buf[3], int ceiling
         p->alpha = 1.0f;
         p->layout = i < s->nlayouts ? s->layouts[i] : SMK_SWIZZLE;
         p->config = s->config;
+        p->splits = s->splits;
         t->sg[i].cublas = i >= s->nlayouts;
         t->ops[i].launch = launch_sgemm;
         t->ops[i].ctx = &t->sg[i];

@@ -24,6 +24,7 @@ typedef struct {
     int layouts[SMK_BENCH_MAX_LAYOUTS]; /* smk_layout of each timed kernel */
     int swz[SMK_BENCH_MAX_LAYOUTS][3];  /* gemm16: an explicit Swizzle<B,M,S> per layout (0,0,0: none) */
     int config;            /* transpose: tile variant; sgemm: tile config (0 = chosen per shape); gemm16: variant */
+    int splits;            /* sgemm: K slices (0 = chosen per shape, smk_sgemm_params.splits) */
     int ceiling;           /* also time the ceiling (D2D copy / cuBLAS) */
     int warmup, reps;      /* untimed rounds; timed rounds (>= 1) */
     size_t flush_bytes;    /* bytes written before each timed launch to evict L2 (0: none) */

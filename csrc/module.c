@@ -35,6 +35,7 @@ typedef struct {
 static smk_state *get_state(PyObject *module) { return (smk_state *)PyModule_GetState(module); }
 
 volatile int smk_py_sgemm_config = 0; /* tests: a forced SGEMM tile config (_set_knob) */
+volatile int smk_py_sgemm_splits = 0; /* tests: a forced SGEMM K split (_set_knob) */
 
 /* ---- errors ----------------------------------------------------------------------------------- */
 
@@ -634,7 +635,7 @@ static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", "out_dtype", "out", NULL};
     PyObject *objs[4] = {NULL, NULL, Py_None, NULL}, *alpha = NULL, *beta = NULL, *layout = NULL, *odt = NULL;
-    smk_gemm_opts o = {1.0, 0.0, SMK_SWIZZLE, 0, 0, 0, 0, SMK_DT_OTHER};
+    smk_gemm_opts o = {.alpha = 1.0, .layout = SMK_SWIZZLE, .out_dtype = SMK_DT_OTHER};
     smk_operand a;
     int swz[3];
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOOO:gemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
@@ -656,6 +657,7 @@ static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
         return PyErr_Format(PyExc_TypeError, "gemm(): float32 inputs give a float32 result; out_dtype must be None or "
                             "float32");
     o.config = smk_py_sgemm_config;
+    o.splits = smk_py_sgemm_splits;
     return gemm_impl(module, objs, &o, "gemm", &kSgemm);
 }
 
@@ -682,13 +684,14 @@ static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"a", "b", "c", "alpha", "beta", "layout", "out", NULL};
     PyObject *objs[4] = {NULL, NULL, Py_None, NULL}, *alpha = NULL, *beta = NULL, *layout = NULL;
-    smk_gemm_opts o = {1.0, 0.0, SMK_SWIZZLE, 0, 0, 0, 0, SMK_DT_OTHER};
+    smk_gemm_opts o = {.alpha = 1.0, .layout = SMK_SWIZZLE, .out_dtype = SMK_DT_OTHER};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOO:sgemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
                                      &beta, &layout, &objs[3]) ||
         parse_real(alpha, "sgemm", "alpha", &o.alpha) < 0 || parse_real(beta, "sgemm", "beta", &o.beta) < 0 ||
         smk_py_parse_layout(layout, "sgemm", &o.layout) < 0)
         return NULL;
     o.config = smk_py_sgemm_config;
+    o.splits = smk_py_sgemm_splits;
     return gemm_impl(module, objs, &o, "sgemm", &kSgemm);
 }
 

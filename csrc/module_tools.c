@@ -219,47 +219,50 @@ static int parse_op_shape(const char *fname, const char *op, PyObject *shape, lo
     return is_gemm16 ? SMK_OP_GEMM16 : is_sgemm ? SMK_OP_SGEMM : SMK_OP_TRANSPOSE;
 }
 
-static int fill_plan(int op, const int64_t *d, int layout, int isz, int sms, int config, smk_plan *plan)
+static int fill_plan(int op, const int64_t *d, int layout, int isz, int sms, int config, int splits, smk_plan *plan)
 {
-    return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, plan)
+    return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, splits, plan)
                               : smk_transpose_plan(d[0], d[1], isz, layout, plan);
 }
 
 PyDoc_STRVAR(plan_doc,
-"_plan(op, shape, layout, itemsize=4, sms=132, config=0)\n--\n\n"
+"_plan(op, shape, layout, itemsize=4, sms=132, config=0, splits=0)\n--\n\n"
 "The shared-memory instructions of one block of the kernel `op` ('transpose' or 'sgemm') for a\n"
-"problem of `shape`, replayed on the host by the kernel's own index code.  Returns a dict: config,\n"
+"problem of `shape`, replayed on the host by the kernel's own index code (sgemm: the tile config and\n"
+"K split the launch would use on `sms` SMs, or the forced ones; repeats count every K slice's\n"
+"blocks and the config string ends in ', splits S').  Returns a dict: config,\n"
 "blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32))].");
 
 static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", NULL};
+    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", NULL};
     const char *op = NULL;
     PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
-    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL;
+    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL;
     int64_t dims[3];
-    long long isz = 4, sms = 132, config = 0;
+    long long isz = 4, sms = 132, config = 0, splits = 0;
     int layout = 0, i, opk = 0;
     smk_plan plan;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOO:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj, &sms_obj,
-                                     &config_obj) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOO:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj, &sms_obj,
+                                     &config_obj, &splits_obj) ||
         smk_py_parse_layout(layout_obj, "explain", &layout) < 0 ||
         (opk = parse_op_shape("explain", op, shape, 0, INT32_MAX, 0, dims)) < 0 ||
         smk_py_int_arg(isz_obj, "explain", "itemsize", 1, 16, &isz) < 0 ||
         smk_py_int_arg(sms_obj, "explain", "sms", 1, 1 << 16, &sms) < 0 ||
-        smk_py_int_arg(config_obj, "explain", "config", 0, INT32_MAX, &config) < 0)
+        smk_py_int_arg(config_obj, "explain", "config", 0, INT32_MAX, &config) < 0 ||
+        smk_py_int_arg(splits_obj, "explain", "splits", 0, INT32_MAX, &splits) < 0)
         return NULL;
     memset(&plan, 0, sizeof plan); /* pass 1: counts; pass 2: addresses into the arrays */
-    if (fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, &plan) != 0)
-        return PyErr_Format(PyExc_ValueError, "explain(): no plan for %s with itemsize=%lld, sms=%lld, config=%lld "
-                            "(config: an index of smemkit.bench_configs('%s'))", op, isz, sms, config, op);
+    if (fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, (int)splits, &plan) != 0)
+        return PyErr_Format(PyExc_ValueError, "explain(): no plan for %s with itemsize=%lld, sms=%lld, config=%lld, "
+                            "splits=%lld (config: an index of smemkit.bench_configs('%s'))", op, isz, sms, config, splits, op);
     for (i = 0; i < plan.n; i++) {
         npy_intp d[2] = {plan.acc[i].n_instr, 32};
         if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
     }
-    (void)fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, &plan);
+    (void)fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, (int)splits, &plan);
     if (!(lst = PyList_New(plan.n)))
         goto fail;
     for (i = 0; i < plan.n; i++) {
@@ -308,23 +311,25 @@ static PyObject *bench_result(const smk_bench_spec *s, const smk_bench_info *inf
 }
 
 PyDoc_STRVAR(bench_doc,
-"_bench(op, shape, layouts, *, itemsize=4, config=0, ceiling=True, warmup=10, reps=50, flush_bytes=0, check_only=False, dtype=None)\n--\n\n"
+"_bench(op, shape, layouts, *, itemsize=4, config=0, splits=0, ceiling=True, warmup=10, reps=50, flush_bytes=0, check_only=False, dtype=None)\n--\n\n"
 "op 'gemm' is the tensor-core GEMM: dtype 'float16' or 'bfloat16'; layouts may be Swizzle objects.\n"
 "Time `op` ('transpose' (rows, cols[, batch]) or 'sgemm' (M, N, K)) for each layout name in\n"
 "`layouts` and, when `ceiling`, the ceiling (cudaMemcpy D2D of the same bytes, or cuBLAS fp32) on\n"
 "device-resident random data with CUDA events, interleaved per rep (csrc/bench.c).  `config`: the\n"
-"transpose tile variant or the SGEMM tile config (0: what the op ships).  Returns {'times': {name:\n"
+"transpose tile variant or the SGEMM tile config (0: what the op ships); `splits` the SGEMM K\n"
+"slices (0: chosen per shape).  Returns {'times': {name:\n"
 "[ms, ...]}, 'ceiling': name or None, 'ceiling_why': str}.  `check_only`: validate every argument\n"
 "(ValueError / TypeError naming it) and return None without touching the device.");
 
 static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"op", "shape", "layouts", "itemsize", "config", "ceiling", "warmup", "reps",
+    static char *kwlist[] = {"op", "shape", "layouts", "itemsize", "config", "splits", "ceiling", "warmup", "reps",
                              "flush_bytes", "check_only", "dtype", NULL};
     const char *op = NULL, *bad, *dtype = NULL;
     PyObject *shape = NULL, *layouts = NULL, *seq = NULL, *res = NULL;
     PyObject *isz_obj = NULL, *config_obj = NULL, *warmup_obj = NULL, *reps_obj = NULL, *flush_obj = NULL;
-    long long flush = 0, isz = 4, config = 0, warmup = 10, reps = 50;
+    long long flush = 0, isz = 4, config = 0, splits = 0, warmup = 10, reps = 50;
+    PyObject *splits_obj = NULL;
     int check_only = 0;
     smk_bench_spec s;
     smk_bench_info info;
@@ -333,18 +338,19 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
     int i;
     memset(&s, 0, sizeof s);
     s.ceiling = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$OOpOOOpz:_bench", kwlist, &op, &shape, &layouts, &isz_obj,
-                                     &config_obj, &s.ceiling, &warmup_obj, &reps_obj, &flush_obj, &check_only,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|$OOOpOOOpz:_bench", kwlist, &op, &shape, &layouts, &isz_obj,
+                                     &config_obj, &splits_obj, &s.ceiling, &warmup_obj, &reps_obj, &flush_obj, &check_only,
                                      &dtype) ||
         (s.op = parse_op_shape("bench", op, shape, 1, (long long)1 << 40, 1, s.dims)) < 0 ||
         smk_py_int_arg(isz_obj, "bench", "itemsize", 1, 16, &isz) < 0 ||
         smk_py_int_arg(config_obj, "bench", "config", 0, INT32_MAX, &config) < 0 ||
+        smk_py_int_arg(splits_obj, "bench", "splits", 0, INT32_MAX, &splits) < 0 ||
         smk_py_int_arg(warmup_obj, "bench", "warmup", 0, INT32_MAX, &warmup) < 0 ||
         smk_py_int_arg(reps_obj, "bench", "reps", 1, 1000000, &reps) < 0 ||
         smk_py_int_arg(flush_obj, "bench", "flush_bytes", 0, (long long)1 << 40, &flush) < 0 ||
         !(seq = PySequence_Fast(layouts, "bench(): layouts must be a sequence of layout names")))
         return NULL;
-    s.esz = (int)isz, s.config = (int)config, s.warmup = (int)warmup, s.reps = (int)reps;
+    s.esz = (int)isz, s.config = (int)config, s.splits = (int)splits, s.warmup = (int)warmup, s.reps = (int)reps;
     if (s.op == SMK_OP_GEMM16) /* the tensor-core GEMM's dtype: 0 float16, 1 bfloat16 */
         s.esz = dtype && strcmp(dtype, "bfloat16") == 0 ? 1 : dtype && strcmp(dtype, "float16") == 0 ? 0 : -1;
     s.nlayouts = (int)PySequence_Fast_GET_SIZE(seq);
@@ -455,7 +461,8 @@ PyDoc_STRVAR(set_knob_doc,
 "_set_knob(name, value, /)\n--\n\n"
 "Tests and benchmarks: 'poison' (1: every kernel output starts as 0xFF bytes, NaN), 'host_mode'\n"
 "(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined; see csrc/host.h),\n"
-"'sgemm_config' (0 chosen per shape, else a forced tile config of _configs('sgemm')).");
+"'sgemm_config' (0 chosen per shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
+"(0 chosen per shape, else the K slices to force).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -468,9 +475,28 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         ;
     else if (strcmp(name, "sgemm_config") == 0 && v >= 0 && v < smk_sgemm_num_configs())
         smk_py_sgemm_config = v;
+    else if (strcmp(name, "sgemm_splits") == 0 && v >= 0 && v <= 65535)
+        smk_py_sgemm_splits = v;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
     Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(sgemm_choose_doc,
+"_sgemm_choose(M, N, K, sms, /)\n--\n\n"
+"(config name, splits): the tile config and K slices smk_sgemm_launch chooses for an M x N x K\n"
+"SGEMM on a device with `sms` SMs (smk_sgemm_choose, a pure function: no GPU needed).");
+static PyObject *py_sgemm_choose(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0, K = 0;
+    int sms = 0;
+    smk_sgemm_choice ch;
+    if (!PyArg_ParseTuple(args, "LLLi:_sgemm_choose", &M, &N, &K, &sms))
+        return NULL;
+    if (smk_sgemm_choose(M, N, K, sms, &ch) != 0)
+        return PyErr_Format(PyExc_ValueError, "_sgemm_choose(): M, N, K must be >= 0 and sms >= 1; got %lld, %lld, "
+                            "%lld, %d", M, N, K, sms);
+    return Py_BuildValue("si", smk_sgemm_config_name(ch.config), ch.splits);
 }
 
 PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compiled in for op: 'transpose' -> "
@@ -503,6 +529,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_tile_swizzle", SMK_KW(py_tile_swizzle), tile_swizzle_doc},
     {"_swizzle", py_swizzle, METH_VARARGS, swizzle_doc},
     {"_configs", py_configs, METH_O, configs_doc},
+    {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},

@@ -389,6 +389,8 @@ int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *
                         "K=%lld", fname, (long long)a->shape[0], (long long)b->shape[1], (long long)a->shape[1]);
     if (o->config < 0 || o->config >= smk_sgemm_num_configs())
         return smk_fail(err, SMK_ERR_VALUE, "%s(): no SGEMM tile config %d", fname, o->config);
+    if (o->splits < 0)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): SGEMM K splits must be >= 0 (0: chosen); got %d", fname, o->splits);
     return 0;
 }
 
@@ -492,6 +494,7 @@ int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b,
     p.beta = (float)o->beta;
     p.layout = o->layout;
     p.config = o->config;
+    p.splits = o->splits;
     p.D = (float *)d->ptr;
     if (p.M == 0 || p.N == 0)
         return 0;

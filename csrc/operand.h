@@ -78,6 +78,7 @@ typedef struct {
     double alpha, beta;
     int layout;
     int config;                /* tile config (smk_sgemm_params.config / smk_gemm16_params.variant) */
+    int splits;                /* sgemm: K slices (smk_sgemm_params.splits; 0 = chosen) */
     int swz_b, swz_m, swz_s;   /* gemm: an explicit Swizzle<B,M,S> (0,0,0: the layout's own) */
     int out_dtype;             /* gemm: SMK_DT_* of the result (SMK_DT_OTHER: the inputs') */
 } smk_gemm_opts;

@@ -127,9 +127,28 @@ typedef struct {
     float alpha, beta;
     int layout; /* smk_layout */
     int config; /* tile config: 0 = chosen per shape and SM count, else smk_sgemm_config_name(config) */
+    int splits; /* K slices (split-K): 0 = chosen per shape and SM count (smk_sgemm_choose's rule for
+                 * the tile config in use), else forced; clamped to [1, ceil(K / BK)], and rounded so
+                 * that every slice is a whole number of BK-deep k-tiles (the slices actually run are
+                 * smk_sgemm_plan's "splits") */
 } smk_sgemm_params;
 
+/* Enqueue D = alpha*A@B + beta*C on `stream`.  With more than one K slice each block computes a
+ * partial tile over its slice into an fp32 workspace allocated stream-ordered on `stream`
+ * (smk_rt_alloc_on), a reduction kernel sums the slices and applies alpha and beta, and the
+ * workspace is freed on `stream`: nothing synchronises.  Returns a cudaError_t (cudaErrorMemoryAllocation
+ * when the workspace cannot be had). */
 int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
+
+/* What smk_sgemm_launch runs for an M x N x K problem on a device with `sms` SMs when neither the
+ * config nor the split is forced.  Pure: no CUDA call, no state; the same answer on any machine. */
+typedef struct {
+    int config;      /* index of the tile config (smk_sgemm_config_name), never 0 */
+    int splits;      /* K slices, >= 1 and <= max(1, ceil(K / BK)) */
+    int64_t k_chunk; /* depth of each slice but the last: a multiple of BK (K when splits == 1) */
+} smk_sgemm_choice;
+/* 0 on success, -1 for bad arguments (negative sizes, sms < 1, NULL choice). */
+int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice);
 /* The tile configs compiled in: index 0 is "auto"; the others can be forced (benchmarks, tests). */
 int smk_sgemm_num_configs(void);
 const char *smk_sgemm_config_name(int config);
@@ -202,7 +221,7 @@ typedef struct {
     int is_store;
     int kind;          /* SMK_ACC_*: 0 (LDS/STS) unless the kernel says otherwise */
     int n_instr;       /* warp instructions in one block per repeat */
-    long long repeats; /* per launch: blocks (x k-tiles for SGEMM) */
+    long long repeats; /* per launch: blocks (SGEMM: the k-tiles of every block of every K slice) */
     long long *addr;   /* NULL, or n_instr * 32 byte offsets to fill */
 } smk_access;
 
@@ -215,12 +234,14 @@ typedef struct {
     int smem_bytes;        /* shared memory per block */
 } smk_plan;
 
-/* 0 on success, -1 for bad arguments.  SGEMM picks its configuration as smk_sgemm_launch does on a
- * device with `sms` multiprocessors. */
+/* 0 on success, -1 for bad arguments.  SGEMM picks its configuration (tile config and K split, as
+ * smk_sgemm_params' config and splits) as smk_sgemm_launch does on a device with `sms`
+ * multiprocessors; its blocks are those of every K slice, each access's repeats the k-tiles of all of
+ * them, and the config string ends in ", splits S". */
 int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
 /* The same for a batch of `batch` matrices (one launch): blocks and repeats scale by batch. */
 int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
-int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, smk_plan *plan);
+int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, int splits, smk_plan *plan);
 /* The tensor-core GEMM's block: A / B cp.async stores (kind SMK_ACC_CPASYNC, width 16) and A
  * ldmatrix.x4 / B ldmatrix.x4.trans loads (SMK_ACC_LDSM_X4, width 16, lane l = the row address it
  * supplies), one k-tile of one block; repeats = blocks x k-tiles.  Same argument rules as

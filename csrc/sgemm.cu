@@ -11,6 +11,13 @@
  * transpose is done by four 4-byte STS per float4 loaded from A.  Edge tiles are predicated in the
  * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
  *
+ * Split-K (issue 11) is a launch-level choice: when an output's tiles cannot give every SM one,
+ * smk_sgemm_choose splits K into S slices of whole k-tiles; grid (tiles, S), block (x, z) runs the
+ * same kernel over slice z into an fp32 workspace (stream-ordered on the caller's stream), and
+ * sgemm_reduce_kernel sums the S partials in a fixed order and applies alpha and beta.  The kernel
+ * only gains a K range (SgemmSlice); its shared-memory traffic per k-tile is unchanged, so explain()'s
+ * plan is the unsplit one with the blocks of every slice.
+ *
  * The layout changes ONLY the shared-memory index map, which comes from layout.h:
  *   As = smk_sgemm_tile(layout, log2 BM), BK rows;  Bs = smk_sgemm_tile(layout, log2 BN), BK rows
  *   (sgemm_config.h: float4 access; swizzle = Swizzle<1,4,log2 cols - 2>).
@@ -61,6 +68,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -86,6 +94,30 @@ __device__ __forceinline__ float4 load4(const float *p, int valid)
 }
 
 __device__ __forceinline__ int clamp04(int x) { return x < 0 ? 0 : (x > 4 ? 4 : x); }
+
+/* d[0..3] = alpha * v + beta * c[0..3] for the `valid` (<= 0: none; >= 4: all) in range; c is read
+ * only when beta != 0 (NaN in C does not leak) and with plain loads (C may alias D: each element is
+ * read, then written, by one thread).  VEC: d and c are 16-byte aligned whenever valid >= 4. */
+template <bool VEC>
+__device__ __forceinline__ void store4(float *d, const float *c, float4 v, float alpha, float beta, int valid)
+{
+    v = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    if (VEC && valid >= 4) {
+        if (beta != 0.f) {
+            const float4 cv = *reinterpret_cast<const float4 *>(c);
+            v.x = fmaf(beta, cv.x, v.x);
+            v.y = fmaf(beta, cv.y, v.y);
+            v.z = fmaf(beta, cv.z, v.z);
+            v.w = fmaf(beta, cv.w, v.w);
+        }
+        *reinterpret_cast<float4 *>(d) = v;
+    } else {
+        const float vv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            if (e < valid) d[e] = beta != 0.f ? fmaf(beta, c[e], vv[e]) : vv[e];
+    }
+}
 
 /* Which tile element each thread touches: shared by the kernel and the host bank check in
  * bench/sgemm_dev.cu, so the replayed addresses are the kernel's. */
@@ -122,17 +154,28 @@ struct SgemmMap {
     }
 };
 
+/* The K range of a launch (split-K is a launch-level choice): block (x, z) with z = blockIdx.y
+ * multiplies k in [z * k_chunk, min(K, (z + 1) * k_chunk)) and writes its tile to D + z * d_stride.
+ * One slice: k_chunk >= K, d_stride 0 (the plain GEMM).  Several: D is the fp32 workspace, alpha 1,
+ * beta 0, and sgemm_reduce_kernel finishes the job.  k_chunk is a multiple of BK, so a slice's
+ * k-tiles are the GEMM's own k-tiles and only the last slice has a ragged end. */
+struct SgemmSlice {
+    int k_chunk;
+    int64_t d_stride;
+};
+
 /*
  * Cfg      SgemmCfg<...> (sgemm_config.h): block / warp / thread tile, threads, min blocks per SM.
  * LAYOUT   smk_layout of both shared-memory tiles; changes only smk_tile_offset.
  * VEC      A, B, C (if read), D 16-byte aligned and lda, ldb, ldc, ldd multiples of 4: float4 global
  *          loads / stores wherever all 4 elements are in range, predicated scalars elsewhere.
  * p        validated by smk_sgemm_launch; p.M, p.N, p.K < 2^31; p.K == 0 when alpha == 0.
+ * slice    the K range of blockIdx.y and where its tile goes (SgemmSlice; one slice: the plain GEMM).
  * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
  */
 template <class Cfg, int LAYOUT, bool VEC>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
-    sgemm_kernel(const smk_sgemm_params p)
+    sgemm_kernel(const smk_sgemm_params p, const SgemmSlice slice)
 {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int WMITER = Cfg::WMITER, WNITER = Cfg::WNITER;
@@ -146,7 +189,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     const int a_elems = smk_tile_elems(TA, BK), b_elems = smk_tile_elems(TB, BK);
     const int stage_elems = a_elems + b_elems; /* stage s: As at s*stage_elems, Bs after it */
 
-    const int M = (int)p.M, N = (int)p.N, K = (int)p.K;
+    const int M = (int)p.M, N = (int)p.N;
+    /* This block's K slice is [kbeg, kbeg + klen) (the launcher makes every slice non-empty).  Only the
+     * pointers know kbeg; the loop counts k from 0 to klen, as an unsplit block does to K, so the
+     * split costs no register in the main loop (BIG is at its 128-register cap). */
+    const int kbeg = (int)blockIdx.y * slice.k_chunk;                     /* [0, K) */
+    const int klen = (int)min((int64_t)p.K - kbeg, (int64_t)slice.k_chunk); /* [0, K - kbeg] */
 
     /* ---- which output tile: GROUP_M rasterisation of a 1-D grid ---- */
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
@@ -170,7 +218,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         Map::a_load(j, tid, &a_row[j], &a_kc[j]);
         const int m = bm + a_row[j];
         a_mok[j] = m < M;
-        a_ptr[j] = p.A + (int64_t)(a_mok[j] ? m : 0) * p.lda + a_kc[j];
+        a_ptr[j] = p.A + (int64_t)(a_mok[j] ? m : 0) * p.lda + kbeg + a_kc[j];
     }
     int b_row[B_LOADS], b_cl[B_LOADS], b_nvalid[B_LOADS];
     const float *b_ptr[B_LOADS];
@@ -178,15 +226,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     for (int j = 0; j < B_LOADS; ++j) {
         Map::b_load(j, tid, &b_row[j], &b_cl[j]);
         b_nvalid[j] = clamp04(N - (bn + b_cl[j]));
-        b_ptr[j] = p.B + (int64_t)b_row[j] * p.ldb + (b_nvalid[j] > 0 ? bn + b_cl[j] : 0);
+        b_ptr[j] = p.B + (int64_t)(kbeg + b_row[j]) * p.ldb + (b_nvalid[j] > 0 ? bn + b_cl[j] : 0);
     }
 
     float4 ra[A_LOADS], rb[B_LOADS];
     /* Whole block inside M x N: k-tiles that end before K need no predicate at all. */
     const bool interior = bm + BM <= M && bn + BN <= N;
-    /* Issue the global loads of the k-tile starting at k0; pointers advance by one tile. */
+    /* Issue the global loads of the k-tile starting at k0 (from the slice's start, in [0, klen));
+     * pointers advance by one tile. */
     auto load_global = [&](int k0) {
-        if (interior && k0 + BK <= K) {
+        if (interior && k0 + BK <= klen) {
 #pragma unroll
             for (int j = 0; j < A_LOADS; ++j) ra[j] = load4<VEC>(a_ptr[j], 4);
 #pragma unroll
@@ -194,10 +243,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         } else {
 #pragma unroll
             for (int j = 0; j < A_LOADS; ++j)
-                ra[j] = load4<VEC>(a_ptr[j], a_mok[j] ? clamp04(K - (k0 + a_kc[j])) : 0);
+                ra[j] = load4<VEC>(a_ptr[j], a_mok[j] ? clamp04(klen - (k0 + a_kc[j])) : 0);
 #pragma unroll
             for (int j = 0; j < B_LOADS; ++j)
-                rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < K) ? b_nvalid[j] : 0);
+                rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < klen) ? b_nvalid[j] : 0);
         }
 #pragma unroll
         for (int j = 0; j < A_LOADS; ++j) a_ptr[j] += BK;
@@ -259,7 +308,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     };
 
     /* ---- main loop: load -> sync -> compute -> store -> sync, stage index a compile-time constant ---- */
-    const int ktiles = (K + BK - 1) / BK;
+    const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
         load_global(0);
         store_shared(0);
@@ -289,7 +338,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         for (int ii = 0; ii < TM; ++ii) {
             const int m = bm + a_col + i * WSUBM + ii;
             if (m >= M) continue;
-            float *drow = p.D + (int64_t)m * p.ldd;
+            float *drow = p.D + blockIdx.y * slice.d_stride + (int64_t)m * p.ldd;
             const float *crow = p.C + (int64_t)m * p.ldc; /* formed only; read only if beta != 0 */
 #pragma unroll
             for (int jn = 0; jn < WNITER; ++jn)
@@ -297,23 +346,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
                 for (int j = 0; j < TN; j += 4) {
                     const int n = bn + b_col + jn * WSUBN + j;
                     const float *a4 = &acc[i * TM + ii][jn * TN + j];
-                    float4 v = make_float4(alpha * a4[0], alpha * a4[1], alpha * a4[2], alpha * a4[3]);
-                    if (VEC && n + 4 <= N) {
-                        if (beta != 0.f) {
-                            const float4 c = *reinterpret_cast<const float4 *>(crow + n);
-                            v.x = fmaf(beta, c.x, v.x);
-                            v.y = fmaf(beta, c.y, v.y);
-                            v.z = fmaf(beta, c.z, v.z);
-                            v.w = fmaf(beta, c.w, v.w);
-                        }
-                        *reinterpret_cast<float4 *>(drow + n) = v;
-                    } else {
-                        const float vv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                        for (int e = 0; e < 4; ++e)
-                            if (n + e < N)
-                                drow[n + e] = beta != 0.f ? fmaf(beta, crow[n + e], vv[e]) : vv[e];
-                    }
+                    store4<VEC>(drow + n, crow + n, make_float4(a4[0], a4[1], a4[2], a4[3]), alpha, beta, N - n);
                 }
         }
 }
@@ -335,40 +368,103 @@ inline long long sgemm_grid_blocks(int64_t M, int64_t N)
     return b <= INT_MAX ? b : 0;
 }
 
-/* Launch one instantiation on a validated, normalised q (M, N > 0). */
+/* ---- split-K reduction ----------------------------------------------------------------------------
+ * D = alpha * (sum over z of W[z]) + beta * C, W the S partial tiles (M x ldw floats each, ldw =
+ * N rounded up to 4, 16-byte aligned: the workspace is ours).  A warp owns G consecutive float4
+ * groups of a row-major walk of W (lane % G) and splits the slices 32/G ways (lane / G sums slices
+ * z = lane / G, + 32/G, ...): G = 2 when S >= 16 (each lane pair reads one whole 32-byte sector, 16
+ * loads in flight per group), 4 when S >= 8, else 8 (whole 128-byte lines).  The 32/G lane sums are
+ * combined by XOR shuffles: a fixed tree for a given S, so the result never depends on timing (and
+ * every lane of a group holds the same value: + commutes).  No shared memory: explain()'s plan of
+ * the GEMM kernel is the whole launch's shared-memory traffic.  C is read only when beta != 0 (NaN
+ * in C does not leak) and with plain loads (C may alias D; each element is read, then written, by one
+ * thread). */
+constexpr int kReduceThreads = 64;
+
+inline int reduce_groups_per_warp(int S) { return S >= 16 ? 2 : (S >= 8 ? 4 : 8); }
+
+template <bool VEC>
+__global__ void __launch_bounds__(kReduceThreads)
+    sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S, int G,
+                        const smk_sgemm_params p)
+{
+    const int lane = threadIdx.x & 31, tx = lane & (G - 1), ty = lane / G, L = 32 / G;
+    const int64_t per_row = ldw / 4, groups = p.M * per_row;
+    const int64_t warp = ((int64_t)blockIdx.x * kReduceThreads + threadIdx.x) >> 5;
+    const int64_t warps = ((int64_t)gridDim.x * kReduceThreads) >> 5;
+    const float alpha = p.alpha, beta = p.beta;
+    for (int64_t g0 = warp * G; g0 < groups; g0 += warps * G) { /* uniform per warp: shuffles below */
+        const int64_t g = g0 + tx;
+        const bool ok = g < groups;
+        const int64_t m = ok ? g / per_row : 0, n = ok ? (g % per_row) * 4 : 0;
+        float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (ok) {
+            const float *w = W + m * ldw + n;
+#pragma unroll 4
+            for (int z = ty; z < S; z += L) {
+                const float4 v = __ldcg(reinterpret_cast<const float4 *>(w + z * slice_stride));
+                s.x += v.x;
+                s.y += v.y;
+                s.z += v.z;
+                s.w += v.w;
+            }
+        }
+        for (int o = G; o < 32; o <<= 1) {
+            s.x += __shfl_xor_sync(0xffffffffu, s.x, o);
+            s.y += __shfl_xor_sync(0xffffffffu, s.y, o);
+            s.z += __shfl_xor_sync(0xffffffffu, s.z, o);
+            s.w += __shfl_xor_sync(0xffffffffu, s.w, o);
+        }
+        if (!ok || ty != 0 || n >= p.N) continue;
+        /* C formed only; read only if beta != 0 */
+        store4<VEC>(p.D + m * p.ldd + n, p.C + m * p.ldc + n, s, alpha, beta, (int)(p.N - n));
+    }
+}
+
+/* Launch one instantiation on a validated, normalised q (M, N > 0) over `splits` K slices. */
 template <class Cfg, int LAYOUT, bool VEC>
-int sgemm_launch_cfg(const smk_sgemm_params &q, cudaStream_t stream)
+int sgemm_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
 {
     const long long blocks = sgemm_grid_blocks<Cfg>(q.M, q.N);
-    if (blocks <= 0) return (int)cudaErrorInvalidValue;
+    if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
     const size_t smem = sgemm_smem_bytes<Cfg, LAYOUT>();
     if (smem > 48 * 1024) {
         const cudaError_t e = cudaFuncSetAttribute(sgemm_kernel<Cfg, LAYOUT, VEC>,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return (int)e;
     }
-    sgemm_kernel<Cfg, LAYOUT, VEC><<<(unsigned)blocks, Cfg::THREADS, smem, stream>>>(q);
+    sgemm_kernel<Cfg, LAYOUT, VEC><<<dim3((unsigned)blocks, (unsigned)splits), Cfg::THREADS, smem, stream>>>(q, slice);
     return (int)cudaGetLastError();
 }
 
 template <class Cfg, bool VEC>
-int sgemm_launch_layout(const smk_sgemm_params &q, cudaStream_t stream)
+int sgemm_launch_layout(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
 {
     switch (q.layout) {
-    case SMK_NAIVE: return sgemm_launch_cfg<Cfg, SMK_NAIVE, VEC>(q, stream);
-    case SMK_PAD: return sgemm_launch_cfg<Cfg, SMK_PAD, VEC>(q, stream);
-    case SMK_SWIZZLE: return sgemm_launch_cfg<Cfg, SMK_SWIZZLE, VEC>(q, stream);
+    case SMK_NAIVE: return sgemm_launch_cfg<Cfg, SMK_NAIVE, VEC>(q, slice, splits, stream);
+    case SMK_PAD: return sgemm_launch_cfg<Cfg, SMK_PAD, VEC>(q, slice, splits, stream);
+    case SMK_SWIZZLE: return sgemm_launch_cfg<Cfg, SMK_SWIZZLE, VEC>(q, slice, splits, stream);
     default: return (int)cudaErrorInvalidValue;
     }
 }
 
 template <class Cfg>
-int sgemm_launch_any(const smk_sgemm_params &q, bool vec, cudaStream_t stream)
+int sgemm_launch_any(const smk_sgemm_params &q, bool vec, const SgemmSlice &slice, int splits, cudaStream_t stream)
 {
-    return vec ? sgemm_launch_layout<Cfg, true>(q, stream) : sgemm_launch_layout<Cfg, false>(q, stream);
+    return vec ? sgemm_launch_layout<Cfg, true>(q, slice, splits, stream)
+               : sgemm_launch_layout<Cfg, false>(q, slice, splits, stream);
 }
 
 inline bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
+
+/* Every pointer the kernel touches 16-byte aligned and every leading dimension a multiple of 4. */
+inline bool sgemm_vec(const smk_sgemm_params &q)
+{
+    bool v = aligned16(q.D) && q.ldd % 4 == 0;
+    if (q.K > 0) v = v && aligned16(q.A) && q.lda % 4 == 0 && aligned16(q.B) && q.ldb % 4 == 0;
+    if (q.beta != 0.f) v = v && aligned16(q.C) && q.ldc % 4 == 0;
+    return v;
+}
 
 /* Validate p into q: 0 = launch q, 1 = nothing to do, negative = invalid.  Normalises alpha == 0
  * (BLAS: A and B are not referenced) to K = 0, and K == 0 to alpha = 0, so both give D = beta*C. */
@@ -376,7 +472,7 @@ inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *v
 {
     if (!p) return -1;
     *q = *p;
-    if (q->layout < 0 || q->layout >= SMK_NUM_LAYOUTS) return -1;
+    if (q->layout < 0 || q->layout >= SMK_NUM_LAYOUTS || q->splits < 0) return -1;
     const int64_t lim = (int64_t)INT_MAX - 256; /* in-kernel indices are int; + a tile stays < 2^31 */
     if (q->M < 0 || q->N < 0 || q->K < 0 || q->M > lim || q->N > lim || q->K > lim) return -1;
     if (q->M == 0 || q->N == 0) return 1;
@@ -387,10 +483,7 @@ inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *v
     const bool use_c = q->beta != 0.f;
     if (use_c && (!q->C || q->ldc < q->N)) return -1;
     if (!use_c) q->C = NULL;
-    bool v = aligned16(q->D) && q->ldd % 4 == 0;
-    if (q->K > 0) v = v && aligned16(q->A) && q->lda % 4 == 0 && aligned16(q->B) && q->ldb % 4 == 0;
-    if (use_c) v = v && aligned16(q->C) && q->ldc % 4 == 0;
-    *vec = v;
+    *vec = sgemm_vec(*q);
     return 0;
 }
 
@@ -406,7 +499,7 @@ using C128x256x8 = SgemmCfg<128, 256, 8, 64, 64, 2, 4, 4, 256, 1>;  /* 16x8 per 
 using C128x128t128 = SgemmCfg<128, 128, 8, 64, 64, 2, 4, 4, 128, 2>; /* 16x8 per thread, 128 threads */
 using C64x128 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 3>;       /* small-problem alternative */
 
-typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, cudaStream_t);
+typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 typedef int (*cfg_plan_fn)(int layout, smk_plan *plan);
 typedef long long (*cfg_blocks_fn)(int64_t M, int64_t N);
 template <class Cfg> int sgemm_block_plan(int layout, smk_plan *plan);
@@ -417,10 +510,12 @@ struct SgemmConfigEntry {
     cfg_plan_fn plan;
     cfg_blocks_fn blocks;
     int bk;
+    int minblocks; /* blocks per SM the config is built for (its __launch_bounds__) */
 };
-#define SMK_SGEMM_ENTRY(NAME, CFG) {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BK}
+#define SMK_SGEMM_ENTRY(NAME, CFG)                                                                   \
+    {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BK, CFG::MINBLOCKS}
 const SgemmConfigEntry kConfigs[] = {
-    {"auto", nullptr, nullptr, nullptr, 0},
+    {"auto", nullptr, nullptr, nullptr, 0, 0},
     SMK_SGEMM_ENTRY("128x128x8", SgemmBig),
     SMK_SGEMM_ENTRY("64x64x8", SgemmSmall),
 #ifdef SMK_SGEMM_CANDIDATES
@@ -433,12 +528,60 @@ const SgemmConfigEntry kConfigs[] = {
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 constexpr int kBig = 1, kSmall = 2;
 
-/* The config a launch on a device with `sms` SMs uses: BIG tiles when their grid fills at least one
- * wave of one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle). */
+/* The shallowest K slice split-K makes: 8 k-tiles of BK 8.  A slice's block pays a pipeline fill
+ * (one k-tile's global latency) and a partial-tile write that the reduction reads back (at 64 deep a
+ * SMALL block's slice is 256 K FMA against 16 KB of partials).  Measured on an H100 (bench/SGEMM_NOTES.md,
+ * split-K runs 1 and 2): wherever this floor, not the wave, capped S, doubling S (halving the floor,
+ * 256 -> 128 -> 64) ran faster every time (64x64x16384 0.58 -> 0.77 -> 0.90 of cuBLAS, 512^3 0.56 ->
+ * 0.77 -> 0.84); wherever S already filled the wave, doubling it ran slower every time. */
+constexpr int64_t kMinSliceK = 64;
+constexpr int kMaxSplits = 65535; /* gridDim.y */
+
+/* The tile config a launch uses on a device with `sms` SMs: BIG tiles when their grid fills at least
+ * one wave of one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle), and
+ * SMALL also when BIG's tiles hang far over the output's edge: BIG's grid covers >= 1.25x the area
+ * SMALL's does (a 64-wide output fills half of every 128-wide tile; measured on an H100, split-K
+ * run 1: 65536x64x1024 ran 0.49 of cuBLAS in BIG tiles, 0.85 in SMALL; 65536x128 0.97 in BIG). */
 inline int sgemm_pick(int64_t M, int64_t N, int sms, int forced)
 {
     if (forced > 0) return forced;
-    return sgemm_grid_blocks<SgemmBig>(M, N) >= sms ? kBig : kSmall;
+    const long long big = sgemm_grid_blocks<SgemmBig>(M, N), small = sgemm_grid_blocks<SgemmSmall>(M, N);
+    if (big < sms) return kSmall;
+    if (small > 0 && 4 * big * (SgemmBig::BM * SgemmBig::BN) >= 5 * small * (SgemmSmall::BM * SgemmSmall::BN))
+        return kSmall;
+    return kBig;
+}
+
+/* K slices for config `cfg` when the split is not forced.  An output whose tiles give every SM one
+ * (tiles >= sms) is not split: more blocks only add partial traffic.  Otherwise the K slices fill
+ * one wave at the config's designed occupancy (sms * MINBLOCKS resident blocks: 528 SMALL blocks
+ * on 132 SMs), but no slice is shallower than kMinSliceK. */
+inline int64_t sgemm_auto_splits(int cfg, int64_t M, int64_t N, int64_t K, int sms)
+{
+    const SgemmConfigEntry &c = kConfigs[cfg];
+    const long long tiles = c.blocks(M, N);
+    if (tiles <= 0 || tiles >= sms) return 1;
+    const int64_t fill = (int64_t)sms * c.minblocks / tiles, deep = K / kMinSliceK;
+    return fill < deep ? fill : deep;
+}
+
+/* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
+ * smk_sgemm_plan replays.  splits is clamped to [1, ceil(K / BK)] and then made exact: every slice
+ * is k_chunk deep (a multiple of BK) but the last, and none is empty. */
+inline void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch)
+{
+    const int cfg = sgemm_pick(M, N, sms, config);
+    const int64_t bk = kConfigs[cfg].bk, ktiles = (K + bk - 1) / bk;
+    int64_t s = splits > 0 ? splits : sgemm_auto_splits(cfg, M, N, K, sms);
+    s = s > ktiles ? ktiles : s;
+    s = s > kMaxSplits ? kMaxSplits : s;
+    ch->config = cfg;
+    ch->splits = 1;
+    ch->k_chunk = K;
+    if (s <= 1) return;
+    const int64_t chunk = ((K + s - 1) / s + bk - 1) / bk * bk; /* ceil(K / s), up to a whole k-tile */
+    ch->splits = (int)((K + chunk - 1) / chunk);
+    ch->k_chunk = ch->splits > 1 ? chunk : K;
 }
 } /* namespace smk */
 
@@ -449,7 +592,53 @@ extern "C" const char *smk_sgemm_config_name(int config)
     return config >= 0 && config < smk::kNumConfigs ? smk::kConfigs[config].name : NULL;
 }
 
-/* Enqueue D = alpha*A@B + beta*C on `stream` with the config smk::sgemm_pick chooses. */
+extern "C" int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice)
+{
+    if (!choice || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
+    smk::sgemm_resolve(M, N, K, sms, 0, 0, choice);
+    return 0;
+}
+
+namespace smk {
+/* Split-K: S partial tiles into a stream-ordered fp32 workspace on `stream`, then the reduction
+ * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation). */
+inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, cudaStream_t stream)
+{
+    const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
+    void *ws = NULL;
+    const smk_status st = smk_rt_alloc_on(&ws, (size_t)ch.splits * (size_t)stride * sizeof(float), stream);
+    if (st.code != SMK_OK) return st.cuda ? st.cuda : (int)cudaErrorMemoryAllocation;
+    smk_sgemm_params w = q; /* the partial tiles: D = 1 * A[:, slice] @ B[slice, :], C not read */
+    w.D = (float *)ws;
+    w.ldd = ldw;
+    w.C = NULL;
+    w.alpha = 1.f;
+    w.beta = 0.f;
+    const SgemmSlice slice = {(int)ch.k_chunk, stride};
+    int e = kConfigs[ch.config].launch(w, sgemm_vec(w), slice, ch.splits, stream);
+    if (e == cudaSuccess) {
+        smk_sgemm_params r = q; /* the reduction reads only W and C, writes D */
+        r.K = 0;
+        const int G = reduce_groups_per_warp(ch.splits);
+        const int64_t warps = (q.M * (ldw / 4) + G - 1) / G, per_block = kReduceThreads / 32;
+        int64_t blocks = (warps + per_block - 1) / per_block;
+        const int64_t cap = (int64_t)sms * 32; /* a grid-stride loop covers the rest */
+        blocks = blocks < cap ? blocks : cap;
+        const bool vec = sgemm_vec(r);
+        if (vec)
+            sgemm_reduce_kernel<true><<<(unsigned)blocks, kReduceThreads, 0, stream>>>((const float *)ws, stride, ldw,
+                                                                                        ch.splits, G, q);
+        else
+            sgemm_reduce_kernel<false><<<(unsigned)blocks, kReduceThreads, 0, stream>>>((const float *)ws, stride, ldw,
+                                                                                         ch.splits, G, q);
+        e = (int)cudaGetLastError();
+    }
+    smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
+    return e;
+}
+} /* namespace smk */
+
+/* Enqueue D = alpha*A@B + beta*C on `stream` with the config and K split smk::sgemm_resolve gives. */
 extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
 {
     smk_sgemm_params q;
@@ -470,7 +659,11 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
         if (e != cudaSuccess) return (int)e;
         if (dev >= 0 && dev < 64) sms_of[dev] = sms; /* benign race: every writer stores the same value */
     }
-    return smk::kConfigs[smk::sgemm_pick(q.M, q.N, sms, q.config)].launch(q, vec, stream);
+    smk_sgemm_choice ch;
+    smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch);
+    if (ch.splits > 1) return smk::sgemm_launch_split(q, ch, sms, stream);
+    const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
+    return smk::kConfigs[ch.config].launch(q, vec, whole, 1, stream);
 }
 
 /* ---- host replay of one block's shared-memory instructions, for the bank model (runtime.h) ---- */
@@ -547,17 +740,27 @@ int sgemm_block_plan(int layout, smk_plan *plan)
 
 } /* namespace smk */
 
-extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, smk_plan *plan)
+extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, int splits,
+                              smk_plan *plan)
 {
     if (!plan || M < 0 || N < 0 || K < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX || layout < 0 ||
-        layout >= SMK_NUM_LAYOUTS || sms < 1 || config < 0 || config >= smk::kNumConfigs)
+        layout >= SMK_NUM_LAYOUTS || sms < 1 || config < 0 || config >= smk::kNumConfigs || splits < 0)
         return -1;
-    const smk::SgemmConfigEntry &c = smk::kConfigs[smk::sgemm_pick(M, N, sms, config)]; /* as the launch */
+    smk_sgemm_choice ch;
+    smk::sgemm_resolve(M, N, K, sms, config, splits, &ch); /* as the launch */
+    const smk::SgemmConfigEntry &c = smk::kConfigs[ch.config];
     const int rc = c.plan(layout, plan);
     if (rc != 0)
         return rc;
-    plan->blocks = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
+    /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
+     * The split-K reduction uses no shared memory, so this is the launch's whole shared traffic. */
+    const long long tiles = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
+    const long long full = (long long)(ch.splits - 1), last_k = K - full * ch.k_chunk;
+    const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;
+    plan->blocks = tiles * ch.splits;
     for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = plan->blocks * ((K + c.bk - 1) / c.bk);
+        plan->acc[a].repeats = tiles * ktiles;
+    const size_t used = strlen(plan->config);
+    snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
     return 0;
 }

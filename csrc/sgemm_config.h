@@ -7,7 +7,9 @@
  *   BIG    128x128x8 block tile, 256 threads (8 warps of 32x64), 8x8 outputs per thread;
  *          used when its grid fills at least one wave (one block per SM).
  *   SMALL  64x64x8 block tile, 128 threads (4 warps of 32x32), 8x4 outputs per thread;
- *          used for problems whose BIG grid would leave SMs idle (e.g. 1024^3 = 64 BIG tiles on 132 SMs).
+ *          used for problems whose BIG grid would leave SMs idle (e.g. 1024^3 = 64 BIG tiles on 132 SMs),
+ *          or whose BIG tiles would pad >= 1.25x the area (64-wide outputs), and split along K when
+ *          even its tiles cannot give every SM one (smk_sgemm_choose in sgemm.cu has the whole rule).
  *
  * Both have the same warp geometry inside a warp sub-tile (4 lanes along m x 8 lanes along n, 4x4
  * thread tile), so the bank arithmetic of bench/SGEMM_NOTES.md applies to both unchanged.

@@ -129,16 +129,16 @@ def _budget(name, v):
     return v
 
 
-def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, warmup_ms=25, rep_ms=100,
+def bench(op, shape, *, layout=None, dtype="float32", config=None, splits=None, reps=None, warmup_ms=25, rep_ms=100,
           flush_l2=True):
-    """bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, warmup_ms=25, rep_ms=100, flush_l2=True)
+    """bench(op, shape, *, layout=None, dtype="float32", config=None, splits=None, reps=None, warmup_ms=25, rep_ms=100, flush_l2=True)
 
     Time smemkit's kernel `op` ("transpose" with shape (rows, cols) or (batch, rows, cols) -- the
     kernel of transpose / matrix_transpose --, "sgemm" with (M, N, K)) on the GPU, beside its ceiling
     measured in the same run (cudaMemcpy D2D of the same bytes / cuBLAS fp32).  ``layout`` None times
     all three layouts interleaved and returns a list of BenchResult; a layout name returns one.
     ``config`` forces a tile configuration (a name or index of ``bench_configs(op)``; None: what the op
-    ships).  ``reps`` fixes the number of timed repetitions; otherwise ``warmup_ms`` / ``rep_ms`` are
+    ships); ``splits`` forces SGEMM's K slices (None: chosen per shape, see ``_C._sgemm_choose``).  ``reps`` fixes the number of timed repetitions; otherwise ``warmup_ms`` / ``rep_ms`` are
     budgets in milliseconds (at least 10 repetitions).  This is the one timing path: every figure in
     bench/RESULTS.md comes from it.  Raises CudaError without a GPU.
     """
@@ -159,6 +159,10 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, wa
         raise ValueError(f"bench(): reps must be a positive int or None; got {reps!r}")
     shape = _shape(op, shape)
     cfg = _config_index(op, config)
+    if splits is not None and (op != "sgemm" or isinstance(splits, bool) or not isinstance(splits, int)
+                               or not 1 <= splits <= 65535):
+        raise ValueError(f"bench(): splits must be None or an int in [1, 65535] (sgemm only); got {splits!r}")
+    nsplit = splits or 0
     cshape = (shape[1], shape[2], shape[0]) if op == "transpose" and len(shape) == 3 else shape
     itemsize = _ITEMSIZE[op][dtype]
     kw = dict(itemsize=itemsize, config=cfg)
@@ -166,6 +170,7 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, wa
     _C._bench(op, cshape, layouts, reps=reps or 10, check_only=True, **kw)
     info = _C._device_info()
     flush = 2 * info["l2_bytes"] if flush_l2 else 0
+    kw = dict(itemsize=itemsize, config=cfg, splits=nsplit)
     if reps is None:  # calibrate: a few launches of each to size the warm-up and the repetitions
         probe = _C._bench(op, cshape, layouts, warmup=1, reps=3, flush_bytes=0, **kw)
         per_round = sum(statistics.median(t) for t in probe["times"].values())
@@ -188,7 +193,7 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, reps=None, wa
         med = statistics.median(t)
         rate = work / med
         e = explain(op, shape if op == "sgemm" else shape[-2:], name, dtype, sms=info["sms"],
-                    **({"config": cfg} if op == "sgemm" else {}))
+                    **({"config": cfg, "splits": nsplit} if op == "sgemm" else {}))
         batch = shape[0] if op == "transpose" and len(shape) == 3 else 1
         results.append(BenchResult(op, name, shape, dtype, len(t), med, t[0], _quantile(t, 0.2), _quantile(t, 0.8),
                                    tuple(run["times"][name]), rate, unit,

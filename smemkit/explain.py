@@ -130,8 +130,8 @@ def check_op_args(fname, op, dtype, shape, table):
     return op, dt, shape
 
 
-def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
-    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0) -> Explanation
+def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, splits=0):
+    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, splits=0) -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape
     (rows, cols) or (..., rows, cols) for a batch transposed in one launch, or "sgemm" with shape
@@ -141,7 +141,9 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     (which Nsight Compute's ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum`` should
     read).  `sms` is the multiprocessor count the SGEMM launcher sizes its tiles for (132 on
     H100 / H200 SXM); `config` a forced SGEMM tile config (smemkit.bench_configs("sgemm"); 0: the
-    one chosen per shape).  Needs no GPU.
+    one chosen per shape); `splits` forced SGEMM K slices (0: chosen per shape, as the launch does;
+    the config string ends in ", splits S" and the counts cover the blocks of every slice).  Needs
+    no GPU.
     """
     if not isinstance(op, str) or op not in _DTYPES:
         raise ValueError(f"explain(): op must be 'transpose' or 'sgemm'; got {op!r}")
@@ -160,7 +162,7 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0):
     else:
         op, dt, shape = check_op_args("explain", op, dtype, shape, _DTYPES)
         itemsize, kshape = _DTYPES[op][dt], shape
-    plan = _C._plan(op, kshape, layout, itemsize, sms, config)
+    plan = _C._plan(op, kshape, layout, itemsize, sms, config, splits)
     accesses = []
     for name, width, kind, repeats, addr in plan["accesses"]:
         wf, idl = replay(addr, width, kind)
