@@ -207,6 +207,7 @@ static int from_device(PyObject *module, PyObject *obj, const char *fname, const
     PyObject *t = NULL, *shape, *strides;
     PyArray_Descr *descr = NULL;
     Py_ssize_t i, nd;
+    int64_t acc;
     int rc = -1;
     if (!st->describe) {
         PyObject *m = PyImport_ImportModule("smemkit._device");
@@ -243,6 +244,12 @@ static int from_device(PyObject *module, PyObject *obj, const char *fname, const
     op->arg = arg;
     op->ndim = (int)nd;
     op->on_device = 1;
+    op->contiguous = 1; /* C order: every axis of extent > 1 steps over everything inside it */
+    for (i = nd - 1, acc = 1; i >= 0; i--) {
+        if (op->shape[i] != 1 && op->strides[i] != acc)
+            op->contiguous = 0;
+        acc *= op->shape[i];
+    }
     op->writeable = 1;
     set_dtype(op, descr);
     rc = 1;
