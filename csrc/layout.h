@@ -27,6 +27,8 @@
  *   32x32 fp64, vec 1:   Swizzle<4,0,5>  -> r*32 + (c ^ (r & 15))   16 lanes fill a phase of 8-byte access
  *   BK x 32 fp32, vec 4: Swizzle<3,2,3>  keeps each float4 whole, XORs its 16-byte slot with row & 7
  *   BK x 64 fp32, vec 4: Swizzle<3,2,4>
+ *   BM x 32 fp16/bf16, vec 8 (64-byte rows):   Swizzle<2,3,3>  XORs the 16-byte slot with bank row & 3
+ *   BM x 64 fp16/bf16, vec 8 (128-byte rows):  Swizzle<3,3,3>  XORs the 16-byte slot with row & 7
  *
  * Why these are conflict-free for a column access (lane i reads (i, c)):
  *   naive:   byte = (i*cols + c)*esz; with cols*esz a multiple of 128 every lane hits one bank.
@@ -100,6 +102,15 @@ SMK_HD smk_swz smk_tile_swizzle(smk_tile t)
     z.b = smk_min_int(vec_slots_in_row, vec_slots_in_bank_row);
     z.m = t.log2_vec;
     z.s = vec_slots_in_row;
+    /* Rows shorter than 128 bytes, vectors of whole bank words (e.g. 16-byte vectors of a 32 x 2-byte
+     * row: 64-byte rows, two per bank row).  The rows sharing a bank row already sit in different
+     * slots; what collides is rows in different bank rows, so yyy must be the low bits of the BANK
+     * ROW index (offset bits from log2(128 / esz) up), not of the row index: Swizzle<2,3,3>, not
+     * <2,3,2> (which XORs with r & 3, so rows r and r + 4 of an 8-row ldmatrix phase still share a
+     * slot: 2-way).  Sub-word vectors (vec * esz < 4, the 2-byte transpose) keep the row rule: there
+     * two elements share one bank word and the row bits are what separates them. */
+    if (vec_slots_in_row < vec_slots_in_bank_row && t.log2_vec + t.log2_esz >= 2)
+        z.s = vec_slots_in_bank_row;
     return z;
 }
 
