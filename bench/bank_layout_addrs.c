@@ -13,7 +13,7 @@
 
 int main(void)
 {
-    smk_tile t;
+    smk_tile t = {0, 0, 0, 0, 0, 0, 0}; /* swz_b = 0: the automatic swizzle */
     int r, c;
     while (scanf("%d %d %d %d %d %d", &t.layout, &t.log2_cols, &t.log2_vec, &t.log2_esz, &r, &c) == 6)
         printf("%lld\n", (long long)smk_tile_offset(t, r, c) << t.log2_esz);

@@ -6,7 +6,13 @@
  *
  * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/gen_bank_patterns.py):
  * width 4/8/16 bytes, kind ld/st, per-lane byte offsets into a 48 KB shared buffer, negative = the
- * lane skips the instruction.  Each pattern is one launch of smk_bank_probe_<kind><width>; pattern
+ * lane skips the instruction.  Tensor-core kinds (width 16 only; bench/bank_patterns_tc.txt):
+ *   ldsm1 ldsm2 ldsm4 ldsm1t ldsm2t ldsm4t   ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16: lane l
+ *        gives the 16-byte row address of row l%8 of matrix l/8 (x1 reads lanes 0-7, x2 lanes 0-15);
+ *        the instruction is warp-wide and cannot be predicated per lane, so a negative offset is
+ *        replaced by 0 (use it only for lanes the instruction ignores).
+ *   cpasync   cp.async.cg.shared.global 16 bytes from a global buffer to the lane's offset (the
+ *        shared-memory write side of LDGSTS), predicated per lane; cp.async.wait_all follows.  Each pattern is one launch of smk_bank_probe_<kind><width>; pattern
  * number i (0-based, in file order) is launched with gridDim = (1, i+1, 1): blocks with
  * blockIdx.y != 0 exit before touching shared memory, so the counters see exactly one warp and one
  * shared instruction, and ncu's "Grid Size" column says which pattern a row belongs to (the parser
@@ -70,6 +76,51 @@ __device__ __forceinline__ void probe_access(unsigned saddr, long long a, unsign
     }
 }
 
+/* Tensor-core kinds: 0..5 = ldmatrix x1/x2/x4 (+3: .trans), 6 = cp.async 16 bytes. */
+template <int TK>
+__device__ __forceinline__ void probe_tc_access(unsigned saddr, long long a, const unsigned *gsrc, unsigned (&v)[4])
+{
+    if (TK == 0)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(v[0]) : "r"(saddr) : "memory");
+    else if (TK == 1)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(v[0]), "=r"(v[1]) : "r"(saddr)
+                     : "memory");
+    else if (TK == 2)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(saddr) : "memory");
+    else if (TK == 3)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(v[0]) : "r"(saddr)
+                     : "memory");
+    else if (TK == 4)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(v[0]), "=r"(v[1])
+                     : "r"(saddr) : "memory");
+    else if (TK == 5)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(saddr) : "memory");
+    else
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %0, 0;\n\t"
+                     "@p cp.async.cg.shared.global [%1], [%2], 16;\n\t"
+                     "cp.async.wait_all;\n\t}"
+                     :: "l"(a), "r"(saddr), "l"(gsrc) : "memory");
+}
+
+template <int TK>
+__device__ __forceinline__ void probe_tc_body(const long long *__restrict__ addr, unsigned *__restrict__ out)
+{
+    __shared__ __align__(128) unsigned char smem[PROBE_SMEM_BYTES];
+    if (blockIdx.y != 0)
+        return;
+    const int lane = threadIdx.x;
+    const long long a = addr[lane];
+    const unsigned saddr = (unsigned)__cvta_generic_to_shared(smem) + (unsigned)(a < 0 ? 0 : a);
+    unsigned v[4] = {0u, 0u, 0u, 0u};
+    probe_tc_access<TK>(saddr, a, out + PROBE_LANES * 4 + 4 + lane * 4, v); /* 16-byte aligned source */
+    for (int j = 0; j < 4; j++)
+        out[lane * 4 + j] = v[j];
+    if (lane == 0)
+        out[PROBE_LANES * 4] = (unsigned)__cvta_generic_to_shared(smem);
+}
+
 template <int W, bool STORE>
 __device__ __forceinline__ void probe_body(const long long *__restrict__ addr, unsigned *__restrict__ out)
 {
@@ -92,6 +143,9 @@ __device__ __forceinline__ void probe_body(const long long *__restrict__ addr, u
 }
 
 /* Plain names so ncu's "Kernel Name" and the SASS dump read as what they are. */
+typedef void (*probe_kernel)(const long long *, unsigned *);
+typedef probe_kernel probe_kernel_t;
+
 #define PROBE_KERNEL(KIND, W, STORE)                                                              \
     extern "C" __global__ void __launch_bounds__(PROBE_LANES)                                      \
         smk_bank_probe_##KIND##W(const long long *__restrict__ addr, unsigned *__restrict__ out)   \
@@ -105,7 +159,25 @@ PROBE_KERNEL(st, 4, true)
 PROBE_KERNEL(st, 8, true)
 PROBE_KERNEL(st, 16, true)
 
-typedef void (*probe_kernel)(const long long *, unsigned *);
+#define PROBE_TC_KERNEL(NAME, TK)                                                                   \
+    extern "C" __global__ void __launch_bounds__(PROBE_LANES)                                      \
+        smk_bank_probe_##NAME(const long long *__restrict__ addr, unsigned *__restrict__ out)       \
+    {                                                                                              \
+        probe_tc_body<TK>(addr, out);                                                              \
+    }
+PROBE_TC_KERNEL(ldsm1_16, 0)
+PROBE_TC_KERNEL(ldsm2_16, 1)
+PROBE_TC_KERNEL(ldsm4_16, 2)
+PROBE_TC_KERNEL(ldsm1t16, 3)
+PROBE_TC_KERNEL(ldsm2t16, 4)
+PROBE_TC_KERNEL(ldsm4t16, 5)
+PROBE_TC_KERNEL(cpasync16, 6)
+
+static const char *const TC_KINDS[] = {"ldsm1", "ldsm2", "ldsm4", "ldsm1t", "ldsm2t", "ldsm4t", "cpasync"};
+static const probe_kernel_t TC_KERNELS[] = {smk_bank_probe_ldsm1_16, smk_bank_probe_ldsm2_16, smk_bank_probe_ldsm4_16,
+                                            smk_bank_probe_ldsm1t16, smk_bank_probe_ldsm2t16, smk_bank_probe_ldsm4t16,
+                                            smk_bank_probe_cpasync16};
+
 
 static probe_kernel kernel_for(int width, bool store)
 {
@@ -120,6 +192,7 @@ static probe_kernel kernel_for(int width, bool store)
 struct Pattern {
     int width;
     bool store;
+    int tc;          /* -1: ld/st; else index into TC_KINDS */
     long long addr[PROBE_LANES];
     std::string name;
     int line;
@@ -139,10 +212,10 @@ static bool parse_line(const char *text, int lineno, Pattern &p, std::string &wh
         s.resize(hash);
     }
     p.line = lineno;
-    char kind[8] = {0};
+    char kind[16] = {0};
     int n = 0;
     const char *c = s.c_str();
-    if (sscanf(c, "%d %7s%n", &p.width, kind, &n) != 2) {
+    if (sscanf(c, "%d %15s%n", &p.width, kind, &n) != 2) {
         why = "expected: width kind a0 .. a31";
         return false;
     }
@@ -150,13 +223,24 @@ static bool parse_line(const char *text, int lineno, Pattern &p, std::string &wh
         why = "width must be 4, 8 or 16";
         return false;
     }
+    p.tc = -1;
     if (!strcmp(kind, "ld"))
         p.store = false;
     else if (!strcmp(kind, "st"))
         p.store = true;
     else {
-        why = "kind must be ld or st";
-        return false;
+        for (int k = 0; k < (int)(sizeof TC_KINDS / sizeof TC_KINDS[0]); k++)
+            if (!strcmp(kind, TC_KINDS[k]))
+                p.tc = k;
+        if (p.tc < 0) {
+            why = "kind must be ld, st, ldsm1/2/4[t] or cpasync";
+            return false;
+        }
+        if (p.width != 16) {
+            why = "ldmatrix and cp.async patterns have width 16";
+            return false;
+        }
+        p.store = p.tc == 6;
     }
     c += n;
     for (int l = 0; l < PROBE_LANES; l++) {
@@ -260,7 +344,7 @@ int main(int argc, char **argv)
         fprintf(m, "index\twidth\tkind\taddresses\tname\n");
         for (long i = first; i < last; i++) {
             const Pattern &p = pats[i];
-            fprintf(m, "%ld\t%d\t%s\t", i, p.width, p.store ? "st" : "ld");
+            fprintf(m, "%ld\t%d\t%s\t", i, p.width, p.tc >= 0 ? TC_KINDS[p.tc] : p.store ? "st" : "ld");
             for (int l = 0; l < PROBE_LANES; l++)
                 fprintf(m, l ? " %lld" : "%lld", p.addr[l]);
             fprintf(m, "\t%s\n", p.name.c_str());
@@ -271,11 +355,12 @@ int main(int argc, char **argv)
     long long *d_addr = nullptr;
     unsigned *d_out = nullptr;
     CUDA_OK(cudaMalloc(&d_addr, PROBE_LANES * sizeof(long long)));
-    CUDA_OK(cudaMalloc(&d_out, (PROBE_LANES * 4 + 1) * sizeof(unsigned)));
+    CUDA_OK(cudaMalloc(&d_out, (PROBE_LANES * 8 + 8) * sizeof(unsigned))); /* + cp.async sources */
     for (long i = first; i < last; i++) {
         const Pattern &p = pats[i];
         CUDA_OK(cudaMemcpy(d_addr, p.addr, sizeof p.addr, cudaMemcpyHostToDevice));
-        kernel_for(p.width, p.store)<<<dim3(1, (unsigned)i + 1, 1), PROBE_LANES>>>(d_addr, d_out);
+        probe_kernel k = p.tc >= 0 ? TC_KERNELS[p.tc] : kernel_for(p.width, p.store);
+        k<<<dim3(1, (unsigned)i + 1, 1), PROBE_LANES>>>(d_addr, d_out);
         CUDA_OK(cudaGetLastError());
         CUDA_OK(cudaDeviceSynchronize());
         if (i == first) {

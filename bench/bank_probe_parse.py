@@ -11,6 +11,9 @@
         pattern has no result, a row's kernel does not match its pattern, or a counter of the other
         kind is non-zero (the probe must execute exactly one shared instruction).
 
+    bank_probe_parse.py tctable NCU_CSV MANIFEST_TSV -o OUT_CSV
+        The tensor-core kinds (ldsm*, cpasync; bench/bank_patterns_tc.txt): every metric ncu
+        reported, one column each, so the counters that move for LDSM / LDGSTS can be found.
     bank_probe_parse.py sass SASS_TXT
         SASS_TXT: `cuobjdump --dump-sass bank_probe`.  Exit 1 unless every smk_bank_probe_<kind><W>
         kernel has exactly one shared-memory instruction, of the right opcode and width, predicated.
@@ -47,8 +50,10 @@ def read_manifest(path):
     return pats
 
 
-def ncu_rows(path):
-    """Yield dicts {id, kernel, grid, metrics{name: value}} from either ncu CSV layout."""
+def ncu_rows(path, metrics=None):
+    """Yield dicts {id, kernel, grid, metrics{name: value}} from either ncu CSV layout.
+    metrics: the metric names to keep (default: the probe's four); "all" keeps every metric."""
+    keep = METRICS if metrics is None else metrics
     with open(path, newline="", errors="replace") as f:
         lines = [ln for ln in f if ln.startswith('"')]  # drop ==PROF== and program chatter
     rows = list(csv.reader(io.StringIO("".join(lines))))
@@ -74,10 +79,10 @@ def ncu_rows(path):
             if len(r) != len(hdr) or not r[0].isdigit():
                 continue
             name = r[col["Metric Name"]]
-            if name in METRICS:
+            if keep == "all" or name in keep:
                 result(r)["metrics"][name] = number(r[col["Metric Value"]])
     else:  # wide layout (--page raw): metrics are columns, a units row follows the header
-        mcols = {m: col[m] for m in METRICS if m in col}
+        mcols = {m: col[m] for m in (METRICS if keep == "all" else keep) if m in col}
         if not mcols:
             raise SystemExit(f"{path}: none of the probe's metrics are in the CSV")
         for r in rows[hdr_i + 1:]:
@@ -141,6 +146,37 @@ def cmd_table(args):
     return 1 if problems else 0
 
 
+TC_KERNEL_RE = re.compile(r"smk_bank_probe_(ldsm[124]t?|cpasync)_?16\b")
+
+
+def cmd_tctable(args):
+    """Tensor-core kinds: one row per pattern with EVERY metric ncu reported (the counters that move
+    for LDSM / LDGSTS are what this table is for), columns sorted by name."""
+    pats = read_manifest(args.manifest)
+    got, names = {}, set()
+    for n, res in enumerate(ncu_rows(args.ncu_csv, "all")):
+        m = TC_KERNEL_RE.search(res["kernel"])
+        if not m:
+            continue
+        idx = pattern_index(res, -1)
+        if idx not in pats or pats[idx]["kind"] != m.group(1):
+            print(f"bank_probe_parse: ncu ID {res['id']} ({res['kernel']}, grid {res['grid']}) matches no pattern",
+                  file=sys.stderr)
+            continue
+        got[idx] = res["metrics"]
+        names |= set(k for k, v in res["metrics"].items() if v is not None)
+    cols = sorted(names)
+    with open(args.output, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["width", "kind", "addresses", "name"] + cols)
+        for i in sorted(got):
+            p = pats[i]
+            w.writerow([p["width"], p["kind"], p["addresses"], p["name"]] +
+                       ["" if got[i].get(c) is None else got[i][c] for c in cols])
+    print(f"{args.output}: {len(got)} of {len(pats)} patterns, {len(cols)} metrics", file=sys.stderr)
+    return 0 if len(got) == len(pats) else 1
+
+
 SHARED_OP = re.compile(r"\b(LDS|STS|LDSM|STSM|ATOMS|LDGSTS|RED\.\S*SHARED)(\.[A-Z0-9_.]+)?\b")
 
 
@@ -182,10 +218,14 @@ def main(argv=None):
     t.add_argument("ncu_csv")
     t.add_argument("manifest")
     t.add_argument("-o", "--output", required=True)
+    tc = sub.add_parser("tctable")
+    tc.add_argument("ncu_csv")
+    tc.add_argument("manifest")
+    tc.add_argument("-o", "--output", required=True)
     s = sub.add_parser("sass")
     s.add_argument("sass_txt")
     args = ap.parse_args(argv)
-    return cmd_table(args) if args.cmd == "table" else cmd_sass(args)
+    return {"table": cmd_table, "tctable": cmd_tctable, "sass": cmd_sass}[args.cmd](args)
 
 
 if __name__ == "__main__":
