@@ -7,15 +7,21 @@
  *                                    dtype or float32 (out_f32)
  *
  * Structure: block tile BM x BN x BK, 8 warps of WM x WN; global -> shared with 16-byte cp.async into
- * STAGES shared buffers (one __syncthreads per k-tile: wait for tile kt, sync, refill the buffer that
- * tile kt-1 used, compute tile kt); fragments with ldmatrix.x4 (A) and ldmatrix.x4.trans (B, which
- * is K x N row-major in shared memory as in global memory); math with mma.sync.m16n8k16 (f32
- * accumulators); epilogue from registers with alpha / beta, pairs of elements where aligned.
+ * STAGES shared buffers; fragments with ldmatrix.x4 (A) and ldmatrix.x4.trans (B, which is K x N
+ * row-major in shared memory as in global memory), double-buffered one k16 step ahead; math with
+ * mma.sync.m16n8k16 (f32 accumulators); epilogue from registers with alpha / beta, pairs of elements
+ * where aligned.  One __syncthreads per k-tile, at its last k step: wait for tile kt+1, sync,
+ * prefetch tile kt+1's first fragments, then the last MMAs of tile kt; the top of the next tile
+ * refills the stage tile kt used.  (Measured on an H100, 4096^3 fp16: without the fragment
+ * prefetch this kernel ran 335 TFLOP/s at 128x256x64, with it 389.)
  * Unaligned operands (a base or a leading dimension not a multiple of 8 elements: rows not 16-byte
  * aligned, e.g. 4097x4095x4093) take the SAME kernel with VEC = false: each 16-byte shared vector is
  * gathered with eight predicated 2-byte global loads into registers one k-tile ahead and stored with
- * one 16-byte st.shared into the same layout.  Edges (M, N, K not tile multiples) are predicated in
- * the kernel (zero fill: cp.async src-size 0..16 bytes), 64-bit global offsets, any M, N, K >= 0.
+ * one 16-byte st.shared into the same layout (one barrier per tile, no fragment prefetch across it).
+ * Variant 5 instead reads the one or two aligned 16-byte blocks around each chunk and funnel-shifts:
+ * correct, but measured slower (79 vs 110 TFLOP/s at 4097x4095x4093 on an H100), kept for the
+ * benchmark.  Edges (M, N, K not tile multiples) are predicated in the kernel (zero fill: cp.async
+ * src-size 0..16 bytes), 64-bit global offsets, any M, N, K >= 0.
  *
  * ---- Shared-memory tiles (the layout changes ONLY these maps, all from layout.h) ------------------
  *   A tile: BM rows (m) x BK columns (k), tile tA = {layout, log2 BK, vec 8, 2-byte}.
@@ -48,9 +54,15 @@
  *       naive 8-way, pad 1, Swizzle<3,3,3> 1, <2,3,3> 2-way, <2,3,2> 4-way.
  *   cp.async stores (16 bytes, quarter-warp phases of 8 lanes): 8 consecutive lanes write 128
  *     contiguous logical bytes (A: two 64-byte rows or one 128-byte row; B: one panel row), which
- *     every swizzle only permutes within the bank row -> conflict-free; pad shifts each row by 16
- *     bytes, so a quarter-warp spanning two 64-byte A rows wraps into the next bank row (2-way on
- *     one slot).  bench/bank_probe.sh measures which counter sees these (RESULTS.md).
+ *     every swizzle only permutes within the bank row -> conflict-free by the shared-address rule;
+ *     pad shifts each row by 16 bytes, so a quarter-warp spanning two 64-byte A rows wraps into the
+ *     next bank row (2-way on one slot).  Measured (ncu, H100): LDGSTS's shared writes show up only
+ *     in smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (not in ..._op_st), at
+ *     8 per instruction for naive / swizzle with 128-byte rows (BK = 64), 14.5 for pad; see
+ *     bench/GEMM16_NOTES.md.
+ *   Measured ldmatrix wavefronts per instruction (ncu, H100, 4096^3): BK = 64 naive 31.9, pad 4.0,
+ *     swizzle 4.0, <2,3,2> 15.9, <2,3,3> 8.0; BK = 32 (A 4-way, B 8-way) naive 23.9, <2,3,2> 12.0,
+ *     <2,3,3> 6.0, pad / swizzle / <3,3,3> 4.0 -- the arithmetic above, phase by phase.
  *
  * Rules: the launcher validates params (cudaErrorInvalidValue), opts into > 48 KB shared memory once
  * per instantiation, returns the first CUDA error, never exits, allocates nothing.
@@ -104,18 +116,23 @@ struct Cfg {
     static_assert(NI % 2 == 0, "B fragments come in pairs from one ldmatrix.x4.trans");
 };
 
-/* The variants (params.variant): the benchmark can show BK = 32 (naive 4-way on A) and BK = 64
- * (naive 8-way).  Variant 0 is the shipped default. */
-using V0 = Cfg<128, 256, 32, 64, 64, 4, 1>;
+/* The variants (params.variant).  1..4 are fixed tile configurations (the benchmark shows BK = 32,
+ * naive 4-way on A, next to BK = 64, naive 8-way); 0 is the shipped default, which picks one by
+ * the operands' alignment (see smk_gemm16_launch). */
 using V1 = Cfg<128, 256, 64, 64, 64, 3, 1>;
-using V2 = Cfg<128, 128, 32, 64, 32, 4, 2>;
-using V3 = Cfg<128, 128, 64, 64, 32, 3, 2>;
-constexpr int kNumVariants = 4;
+using V2 = Cfg<128, 256, 32, 64, 64, 4, 1>;
+using V3 = Cfg<128, 128, 32, 64, 32, 4, 2>;
+using V4 = Cfg<128, 128, 64, 64, 32, 3, 2>;
+using VAligned = V1;   /* variant 0 with 16-byte-aligned rows */
+using VUnaligned = V2; /* variant 0 otherwise (no spills with its register staging) */
+constexpr int kNumVariants = 6;
 static const char *const kVariantNames[kNumVariants] = {
-    "128x256x32 block tile, 4 stages, 8 warps of 64x64",
+    "default: 128x256x64 (variant 1) for 16-byte-aligned rows, else 128x256x32 (variant 2)",
     "128x256x64 block tile, 3 stages, 8 warps of 64x64",
+    "128x256x32 block tile, 4 stages, 8 warps of 64x64",
     "128x128x32 block tile, 4 stages, 8 warps of 64x32",
     "128x128x64 block tile, 3 stages, 8 warps of 64x32",
+    "128x256x32 as variant 2; unaligned rows read as aligned 16-byte blocks + funnel shift",
 };
 
 /* The tiles of a configuration: layout + swizzle id -> layout.h tiles. */
@@ -133,6 +150,8 @@ struct Smem {
     static SMK_HD smk_tile ta() { return a_tile(LAYOUT, C::LOG2_BK, SID); }
     static SMK_HD smk_tile tb() { return b_tile(LAYOUT, SID); }
     static constexpr int A_ELEMS = smk_tile_elems(a_tile(LAYOUT, C::LOG2_BK, SID), C::BM);
+    static constexpr int A_PITCH = smk_tile_elems(a_tile(LAYOUT, C::LOG2_BK, SID), 1);
+    static constexpr int P_PITCH = smk_tile_elems(b_tile(LAYOUT, SID), 1);
     static constexpr int PANEL_ELEMS = smk_tile_elems(b_tile(LAYOUT, SID), C::BK);
     static constexpr int B_ELEMS = PANEL_ELEMS * C::PANELS;
     static constexpr int STAGE_ELEMS = A_ELEMS + B_ELEMS;
@@ -235,6 +254,45 @@ __device__ __forceinline__ uint4 gather8(const unsigned short *p, int valid)
     return v;
 }
 
+/* 16 bytes at a 16-byte-aligned global address when pred, else zeros: one predicated LDG.128 (no
+ * branch, so a thread's loads of all its chunks are in flight together). */
+__device__ __forceinline__ uint4 ldg16_if(uintptr_t addr, bool pred)
+{
+    uint4 v;
+    asm("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %5, 0;\n\t"
+        "mov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\tmov.b32 %2, 0;\n\tmov.b32 %3, 0;\n\t"
+        "@p ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n\t}"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(addr), "r"((int)pred));
+    return v;
+}
+
+/* Eight elements at p (any 2-byte alignment), `valid` of them in range, the rest zero.
+ * fast (variant 5 only, and only where the caller knows p[0..14] lie in the row): the one or two
+ * 16-byte-aligned blocks around p[0..7] (they hold nothing outside p[-7..14]) with predicated
+ * LDG.128 and a funnel shift, 2 loads instead of 8 LDG.U16; otherwise gather8.  Branch-free. */
+__device__ __forceinline__ uint4 load8(const unsigned short *p, int valid, bool fast)
+{
+    const uintptr_t a = (uintptr_t)p;
+    const unsigned sh = (unsigned)(a & 15); /* even */
+    const uint4 lo = ldg16_if(a - sh, fast);
+    const uint4 hi = ldg16_if(a - sh + (sh ? 16 : 0), fast && sh != 0);
+    const uint4 slow = gather8(p, fast ? 0 : valid);
+    unsigned w0 = lo.x, w1 = lo.y, w2 = lo.z, w3 = lo.w, w4 = hi.x, w5 = hi.y, w6 = hi.z, w7 = hi.w;
+    if (sh & 8) { w0 = w2; w1 = w3; w2 = w4; w3 = w5; w4 = w6; w5 = w7; }
+    if (sh & 4) { w0 = w1; w1 = w2; w2 = w3; w3 = w4; w4 = w5; }
+    uint4 v;
+    if (sh & 2) {
+        v.x = __byte_perm(w0, w1, 0x5432);
+        v.y = __byte_perm(w1, w2, 0x5432);
+        v.z = __byte_perm(w2, w3, 0x5432);
+        v.w = __byte_perm(w3, w4, 0x5432);
+    } else {
+        v = make_uint4(w0, w1, w2, w3);
+    }
+    return fast ? v : slow;
+}
+
 template <bool BF16>
 __device__ __forceinline__ float to_f(unsigned short x)
 {
@@ -254,11 +312,21 @@ __device__ __forceinline__ unsigned short from_f(float x)
 constexpr int GROUP_M = 8;
 
 template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
-__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_gemm16_params p)
+__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_gemm16_params p, int fastu)
 {
     using S = Smem<C, LAYOUT, SID>;
     using MP = Map<C>;
     extern __shared__ __align__(128) unsigned short smem[];
+
+    /* A thread's chunks are A_STEP (A) / B_STEP (B) rows apart, its fragments 16 rows apart.  Every
+     * swizzle here XORs with row bits 0..3 only (Swizzle<3,3,3> on 32-element rows: bits 1..3;
+     * <2,3,2> / <2,3,3> / <3,3,3> on 64-element rows: bits 0..2), so moving down a multiple of 16
+     * rows (8 for the B panels) moves the offset by whole row pitches: one offset per thread plus
+     * immediates (the host plan replays smk_tile_offset itself, and the GPU check compares). */
+    constexpr int A_STEP = C::THREADS / C::KCH, B_STEP = C::THREADS / (C::BN / 8), KS = C::BK / 16;
+    constexpr int A_PITCH = S::A_PITCH, P_PITCH = S::P_PITCH; /* elements per row, padding included */
+    static_assert(A_STEP % 16 == 0 && B_STEP % 8 == 0, "row steps keep the swizzle's XOR");
+    static_assert(KS % 2 == 0, "fragment double buffer: tile kt+1's first step lands in buffer 0");
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int64_t M = p.M, N = p.N, K = p.K;
@@ -277,77 +345,90 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
     const int KT = (int)((K + C::BK - 1) / C::BK);
     const unsigned sbase = smem_u32(smem);
 
-    /* Per-thread global sources and shared destinations of its chunks (k-tile 0, stage 0). */
-    const unsigned short *a_src[C::A_CHUNKS];
-    const unsigned short *b_src[C::B_CHUNKS];
-    int a_dst[C::A_CHUNKS], b_dst[C::B_CHUNKS];
-    int a_kc[C::A_CHUNKS], b_kr[C::B_CHUNKS], a_ok[C::A_CHUNKS], b_nv[C::B_CHUNKS];
-#pragma unroll
-    for (int j = 0; j < C::A_CHUNKS; j++) {
-        int m, k;
-        MP::a_chunk(j, tid, &m, &k);
-        a_ok[j] = bm + m < M;
-        a_src[j] = A + (a_ok[j] ? (bm + m) * p.lda + k : 0);
-        a_kc[j] = k;
-        a_dst[j] = S::a_off(m, k) * 2;
-    }
-#pragma unroll
-    for (int j = 0; j < C::B_CHUNKS; j++) {
-        int k, n;
-        MP::b_chunk(j, tid, &k, &n);
-        const int64_t nv = N - (bn + n);
-        b_nv[j] = nv <= 0 ? 0 : nv >= 8 ? 8 : (int)nv;
-        b_src[j] = B + (int64_t)k * p.ldb + (b_nv[j] ? bn + n : 0);
-        b_kr[j] = k;
-        b_dst[j] = S::b_off(k, n) * 2;
-    }
-    const int64_t b_step = (int64_t)C::BK * p.ldb;
+    /* this thread's chunk 0 (the others: + j * STEP rows) */
+    int m0, kc, kb0, nc;
+    MP::a_chunk(0, tid, &m0, &kc);
+    MP::b_chunk(0, tid, &kb0, &nc);
+    const int64_t a_rows = M - bm - m0; /* chunk j in range iff j * A_STEP < a_rows */
+    const unsigned short *a_src = A + (a_rows > 0 ? (bm + m0) * p.lda + kc : 0);
+    const int64_t a_jstride = (int64_t)A_STEP * p.lda;
+    const int64_t n_left = N - (bn + nc);
+    const int b_nv = n_left <= 0 ? 0 : n_left >= 8 ? 8 : (int)n_left;
+    const bool b_fast = n_left >= 15; /* !VEC: the aligned 16-byte blocks around the chunk are in the row */
+    const unsigned short *b_src = B + (int64_t)kb0 * p.ldb + (b_nv ? bn + nc : 0);
+    const int64_t b_jstride = (int64_t)B_STEP * p.ldb, b_step = (int64_t)C::BK * p.ldb;
+    const unsigned a_dst = (unsigned)S::a_off(m0, kc) * 2, b_dst = (unsigned)S::b_off(kb0, nc) * 2;
 
-    /* VEC: cp.async k-tile kt into stage st.  Zero fill past the edges (src-size < 16). */
+    /* VEC: cp.async k-tile kt into stage st, zero fill past the edges (src-size < 16). */
     auto load_async = [&](int kt, int st) {
         const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
-        const int64_t k0 = (int64_t)kt * C::BK;
+        const int64_t k0 = (int64_t)kt * C::BK, kl = K - k0 - kc;
+        const int kv = kl <= 0 ? 0 : kl >= 8 ? 8 : (int)kl;
 #pragma unroll
         for (int j = 0; j < C::A_CHUNKS; j++) {
-            const int64_t kv = K - (k0 + a_kc[j]);
-            const int v = !a_ok[j] || kv <= 0 ? 0 : kv >= 8 ? 8 : (int)kv;
-            cp_async16(base + a_dst[j], v ? a_src[j] + k0 : A, v * 2);
+            const bool ok = kv > 0 && j * A_STEP < a_rows;
+            cp_async16(base + a_dst + j * A_STEP * A_PITCH * 2, ok ? a_src + k0 + j * a_jstride : A, ok ? kv * 2 : 0);
         }
 #pragma unroll
         for (int j = 0; j < C::B_CHUNKS; j++) {
-            const bool kin = k0 + b_kr[j] < K;
-            const int v = kin ? b_nv[j] : 0;
-            cp_async16(base + b_dst[j], v ? b_src[j] + kt * b_step : B, v * 2);
+            const bool ok = b_nv > 0 && k0 + kb0 + j * B_STEP < K;
+            cp_async16(base + b_dst + j * B_STEP * P_PITCH * 2, ok ? b_src + kt * b_step + j * b_jstride : B,
+                       ok ? b_nv * 2 : 0);
         }
     };
-    /* !VEC: gather k-tile kt into registers, then store them into stage st. */
+    /* !VEC: k-tile kt into registers (aligned 16-byte loads + funnel shifts where the row allows,
+     * else eight predicated 2-byte loads), then 16-byte st.shared into stage st. */
     uint4 ra[VEC ? 1 : C::A_CHUNKS], rb[VEC ? 1 : C::B_CHUNKS];
     auto load_regs = [&](int kt) {
-        const int64_t k0 = (int64_t)kt * C::BK;
+        const int64_t k0 = (int64_t)kt * C::BK, kl = K - k0 - kc;
+        const int kv = kl <= 0 ? 0 : kl >= 8 ? 8 : (int)kl;
 #pragma unroll
         for (int j = 0; j < (VEC ? 0 : C::A_CHUNKS); j++) {
-            const int64_t kv = K - (k0 + a_kc[j]);
-            const int v = !a_ok[j] || kv <= 0 ? 0 : kv >= 8 ? 8 : (int)kv;
-            ra[j] = gather8(a_src[j] + (v ? k0 : 0), v);
+            const bool ok = kv > 0 && j * A_STEP < a_rows;
+            ra[j] = load8(a_src + (ok ? k0 + j * a_jstride : 0), ok ? kv : 0, fastu && ok && kl >= 15);
         }
 #pragma unroll
         for (int j = 0; j < (VEC ? 0 : C::B_CHUNKS); j++) {
-            const bool kin = k0 + b_kr[j] < K;
-            const int v = kin ? b_nv[j] : 0;
-            rb[j] = gather8(b_src[j] + (v ? kt * b_step : 0), v);
+            const bool ok = b_nv > 0 && k0 + kb0 + j * B_STEP < K;
+            rb[j] = load8(b_src + (ok ? kt * b_step + j * b_jstride : 0), ok ? b_nv : 0, fastu && ok && b_fast);
         }
     };
     auto store_regs = [&](int st) {
         const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
 #pragma unroll
         for (int j = 0; j < (VEC ? 0 : C::A_CHUNKS); j++)
-            sts128(base + a_dst[j], ra[j]);
+            sts128(base + a_dst + j * A_STEP * A_PITCH * 2, ra[j]);
 #pragma unroll
         for (int j = 0; j < (VEC ? 0 : C::B_CHUNKS); j++)
-            sts128(base + b_dst[j], rb[j]);
+            sts128(base + b_dst + j * B_STEP * P_PITCH * 2, rb[j]);
     };
 
-    /* ldmatrix addresses (byte offsets inside a stage) for each fragment and k step */
+    /* ldmatrix row addresses (bytes inside a stage): A per k step (+ mi*16 rows), B per fragment
+     * pair (+ ks*16 rows) */
+    unsigned a_ld[KS], b_ld[C::NI / 2];
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+        int m, k;
+        MP::a_ldsm(warp, lane, 0, ks, &m, &k);
+        a_ld[ks] = (unsigned)S::a_off(m, k) * 2;
+    }
+#pragma unroll
+    for (int nj = 0; nj < C::NI / 2; nj++) {
+        int k, n;
+        MP::b_ldsm(warp, lane, nj, 0, &k, &n);
+        b_ld[nj] = (unsigned)S::b_off(k, n) * 2;
+    }
+    unsigned af[2][C::MI][4], bfr[2][C::NI / 2][4];
+    auto load_frags = [&](int st, int ks, int buf) {
+        const unsigned sb = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+#pragma unroll
+        for (int mi = 0; mi < C::MI; mi++)
+            ldsm_x4(sb + a_ld[ks] + mi * 16 * A_PITCH * 2, af[buf][mi]);
+#pragma unroll
+        for (int nj = 0; nj < C::NI / 2; nj++)
+            ldsm_x4_trans(sb + b_ld[nj] + ks * 16 * P_PITCH * 2, bfr[buf][nj]);
+    };
+
     float acc[C::MI][C::NI][4];
 #pragma unroll
     for (int i = 0; i < C::MI; i++)
@@ -357,7 +438,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
             for (int e = 0; e < 4; e++)
                 acc[i][j][e] = 0.f;
 
-    /* prologue: tiles 0 .. STAGES-2 */
+    /* prologue: tiles 0 .. STAGES-2 in flight (VEC) or stored (!VEC, + tile STAGES-1 in registers) */
     if (VEC) {
 #pragma unroll
         for (int s = 0; s < C::STAGES - 1; s++) {
@@ -365,6 +446,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
                 load_async(s, s);
             cp_async_commit();
         }
+        cp_async_wait<C::STAGES - 2>();
     } else {
         for (int s = 0; s < C::STAGES - 1 && s < KT; s++) {
             load_regs(s);
@@ -374,47 +456,69 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
             load_regs(C::STAGES - 1);
     }
 
-    int st = 0; /* stage of tile kt */
-    for (int kt = 0; kt < KT; kt++) {
-        if (VEC)
-            cp_async_wait<C::STAGES - 2>();
-        __syncthreads(); /* tile kt visible; everyone is done with tile kt-1's stage */
-        {
-            const int nt = kt + C::STAGES - 1;
-            const int nst = st == 0 ? C::STAGES - 1 : st - 1; /* (kt-1) % STAGES */
-            if (VEC) {
+    auto mma_step = [&](int buf) {
+#pragma unroll
+        for (int mi = 0; mi < C::MI; mi++)
+#pragma unroll
+            for (int ni = 0; ni < C::NI; ni++) {
+                const int nn = (mi & 1) ? C::NI - 1 - ni : ni; /* serpentine: reuse B registers */
+                mma16816<BF16>(acc[mi][nn], af[buf][mi], bfr[buf][nn / 2][(nn & 1) * 2],
+                               bfr[buf][nn / 2][(nn & 1) * 2 + 1]);
+            }
+    };
+    int st = 0;
+    if (VEC) {
+        /* Main loop.  At the top of tile kt every warp has read tile kt-1 into registers (the
+         * barrier at the end of tile kt-1 came after its last fragment loads), so tile kt+STAGES-1
+         * goes into that stage.  Fragments are double-buffered one k step ahead; the last step of a
+         * tile waits for tile kt+1, syncs, and prefetches tile kt+1's first fragments before its
+         * own MMAs. */
+        __syncthreads();
+        if (KT > 0)
+            load_frags(0, 0, 0);
+        for (int kt = 0; kt < KT; kt++) {
+            {
+                const int nt = kt + C::STAGES - 1, nst = st == 0 ? C::STAGES - 1 : st - 1;
                 if (nt < KT)
                     load_async(nt, nst);
                 cp_async_commit();
-            } else if (nt < KT) {
-                store_regs(nst);
-                if (nt + 1 < KT)
-                    load_regs(nt + 1);
             }
+            const int st_next = st + 1 == C::STAGES ? 0 : st + 1;
+#pragma unroll
+            for (int ks = 0; ks < KS; ks++) {
+                if (ks + 1 < KS) {
+                    load_frags(st, ks + 1, (ks + 1) & 1);
+                } else {
+                    cp_async_wait<C::STAGES - 2>();
+                    __syncthreads();
+                    if (kt + 1 < KT)
+                        load_frags(st_next, 0, 0);
+                }
+                mma_step(ks & 1);
+            }
+            st = st_next;
         }
-        const unsigned sb = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
-#pragma unroll
-        for (int ks = 0; ks < C::BK / 16; ks++) {
-            unsigned af[C::MI][4], bf[C::NI / 2][4];
-#pragma unroll
-            for (int mi = 0; mi < C::MI; mi++) {
-                int m, k;
-                MP::a_ldsm(warp, lane, mi, ks, &m, &k);
-                ldsm_x4(sb + S::a_off(m, k) * 2, af[mi]);
+    } else {
+        /* Register-staged loads (unaligned rows): one barrier at the top of each tile, then store
+         * the tile loaded one iteration ago, start loading the next, and multiply (fragments not
+         * prefetched across the barrier: measured faster with the staging's register load). */
+        for (int kt = 0; kt < KT; kt++) {
+            __syncthreads();
+            {
+                const int nt = kt + C::STAGES - 1, nst = st == 0 ? C::STAGES - 1 : st - 1;
+                if (nt < KT) {
+                    store_regs(nst);
+                    if (nt + 1 < KT)
+                        load_regs(nt + 1);
+                }
             }
 #pragma unroll
-            for (int nj = 0; nj < C::NI / 2; nj++) {
-                int k, n;
-                MP::b_ldsm(warp, lane, nj, ks, &k, &n);
-                ldsm_x4_trans(sb + S::b_off(k, n) * 2, bf[nj]);
+            for (int ks = 0; ks < KS; ks++) {
+                load_frags(st, ks, ks & 1);
+                mma_step(ks & 1);
             }
-#pragma unroll
-            for (int mi = 0; mi < C::MI; mi++)
-#pragma unroll
-                for (int ni = 0; ni < C::NI; ni++)
-                    mma16816<BF16>(acc[mi][ni], af[mi], bf[ni / 2][(ni & 1) * 2], bf[ni / 2][(ni & 1) * 2 + 1]);
+            st = st + 1 == C::STAGES ? 0 : st + 1;
         }
-        st = st + 1 == C::STAGES ? 0 : st + 1;
     }
     if (VEC)
         cp_async_wait<0>();
@@ -505,7 +609,7 @@ int launch_inst(const smk_gemm16_params &q, cudaStream_t stream)
             return (int)e;
         opted |= bit;
     }
-    kern<<<(unsigned)blocks, C::THREADS, S::BYTES, stream>>>(q);
+    kern<<<(unsigned)blocks, C::THREADS, S::BYTES, stream>>>(q, q.variant == 5);
     return (int)cudaGetLastError();
 }
 
@@ -589,10 +693,12 @@ extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *b
     using namespace smk::g16;
 #define SMK_G16_GEOM(V) do { if (bm) *bm = V::BM; if (bn) *bn = V::BN; if (bk) *bk = V::BK; if (stages) *stages = V::STAGES; } while (0)
     switch (variant) {
-    case 0: SMK_G16_GEOM(V0); return 0;
+    case 0: SMK_G16_GEOM(VAligned); return 0;
     case 1: SMK_G16_GEOM(V1); return 0;
     case 2: SMK_G16_GEOM(V2); return 0;
     case 3: SMK_G16_GEOM(V3); return 0;
+    case 4: SMK_G16_GEOM(V4); return 0;
+    case 5: SMK_G16_GEOM(V2); return 0;
     default: return -1;
     }
 #undef SMK_G16_GEOM
@@ -615,10 +721,12 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
     if (st > 0)
         return (int)cudaSuccess;
     switch (q.variant) {
-    case 0: return launch_layout<V0>(q, sid, vec, stream);
+    case 0: return vec ? launch_layout<VAligned>(q, sid, true, stream) : launch_layout<VUnaligned>(q, sid, false, stream);
     case 1: return launch_layout<V1>(q, sid, vec, stream);
     case 2: return launch_layout<V2>(q, sid, vec, stream);
     case 3: return launch_layout<V3>(q, sid, vec, stream);
+    case 4: return launch_layout<V4>(q, sid, vec, stream);
+    case 5: return launch_layout<V2>(q, sid, vec, stream);
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -733,10 +841,12 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
         (sid > 0 && layout != SMK_SWIZZLE))
         return -1;
     switch (variant) {
-    case 0: return plan_cfg<V0>(M, N, K, layout, sid, plan);
+    case 0: return plan_cfg<VAligned>(M, N, K, layout, sid, plan); /* aligned operands */
     case 1: return plan_cfg<V1>(M, N, K, layout, sid, plan);
     case 2: return plan_cfg<V2>(M, N, K, layout, sid, plan);
     case 3: return plan_cfg<V3>(M, N, K, layout, sid, plan);
+    case 4: return plan_cfg<V4>(M, N, K, layout, sid, plan);
+    case 5: return plan_cfg<V2>(M, N, K, layout, sid, plan);
     default: return -1;
     }
 }
