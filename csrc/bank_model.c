@@ -71,6 +71,37 @@
  * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe.sh
  * there and replay).
  *
+ * TENSOR-CORE KINDS (tests/data/bank_probe_tc_h100.csv: 155 patterns of bench/bank_patterns_tc.txt,
+ * NVIDIA H100 / sm_90, Nsight Compute, 2026-11-23; smk_bank_replay_kind):
+ *
+ *   ldmatrix .x1 / .x2 / .x4 (plain and .trans alike): the wavefronts are counted in
+ *     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld (and smsp__sass_..._op_ldsm), instructions in
+ *     smsp__inst_executed_op_ldsm (not in ..._op_shared_ld).  RULE: one group per matrix (lanes
+ *     8q..8q+7 = its 8 row addresses), each costing its degree (distinct bank rows asked of one
+ *     16-byte slot); duplicates inside a matrix are free; no merging across matrices.  Every ldsm row
+ *     of the table agrees: consecutive rows 1 / 2 / 4, k-way per phase k / 2k / 4k, one 8-way
+ *     matrix + three free = 8 + 1 + 1 + 1 = 11, all lanes one address 1 / 2 / 4 (a broadcast still
+ *     costs one wavefront per matrix), four matrices on the same 8 rows 4 (no merging), and the
+ *     GEMM's own fragments: A BK=32 naive 16, A BK=64 / B naive 32, <2,3,2> 8 / 16, <2,3,3> 4 / 8,
+ *     pad / automatic swizzle / <3,3,3> 4.
+ *
+ *   cp.async 16 bytes (LDGSTS): its shared-memory writes do NOT appear in ..._op_st (0 in every row)
+ *     nor in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld; the counter that moves is
+ *     smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (instructions:
+ *     smsp__inst_executed_op_ldgsts).  Its counts depend on more than the shared addresses: 32
+ *     consecutive 16-byte destinations cost 12, one 128-byte row (8 lanes) 3, all lanes one
+ *     destination 1, and two permutations of the same destination set differ (the GEMM's A tile
+ *     rows under <2,3,2>: 20, identity order 12).  In the GEMM (global rows 128-byte aligned) the
+ *     conflict-free layouts read 8 per instruction with 128-byte rows and 16 with 64-byte rows, pad
+ *     14.5 / 18.7.  Duplicate destinations merge across the whole warp (four quarter-warps on the
+ *     same 8-way rows: 8, not 32).  NOT MODELLED: the CPASYNC rule below is the STS.128
+ *     shared-address rule (quarter-warp groups, degree each): the cost the shared side would have
+ *     if it behaved like STS.128.  It does not reproduce the counter (factor 2x to 4x on
+ *     conflict-free patterns, and the order dependence: <2,3,2> 20 vs 12 is invisible to it), so
+ *     explain() reports cp.async wavefronts as that rule's, labelled; tests/test_gemm16_model.py
+ *     checks every ldsm row exactly and lists the cp.async rows without asserting them.  Finding
+ *     the LDGSTS rule needs patterns that vary the global source alignment (not done yet).
+ *
  * ---------------------------------------------------------------------------------------------
  * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
  * Built as in tests/c/test_bank_model.c's header, `/tmp/tbm tests/data/bank_probe_h200.csv` replays
@@ -112,6 +143,7 @@ const char *smk_bank_strerror(int code)
     case SMK_BANK_E_KIND: return "is_store must be 0 (load) or 1 (store)";
     case SMK_BANK_E_ALIGN: return "address is not a multiple of the access width";
     case SMK_BANK_E_RANGE: return "address is beyond the shared-memory window";
+    case SMK_BANK_E_INSTR: return "instruction kind unknown, or not of this width / direction";
     default: return "unknown error";
     }
 }
@@ -339,4 +371,94 @@ long long smk_bank_replay(const long long *byte_addr, long long n_instr, int wid
     if (err)
         *err = code;
     return code ? -1 : total;
+}
+
+/* ---- tensor-core kinds: ldmatrix and the shared side of cp.async ------------------------------
+ * RULES AS MEASURED: see the "TENSOR-CORE KINDS" paragraph in the header comment. */
+static const smk_bank_kind_rule KIND_RULES[SMK_BANK_NUM_KINDS] = {
+    /* LDST: not used (smk_bank_get_rule) */ {32, 32},
+    /* LDSM_X1 */ {8, 8},
+    /* LDSM_X2 */ {16, 8},
+    /* LDSM_X4 */ {32, 8},
+    /* CPASYNC */ {32, 8},
+};
+
+int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule)
+{
+    if (kind < 0 || kind >= SMK_BANK_NUM_KINDS)
+        return SMK_BANK_E_INSTR;
+    if (rule)
+        *rule = KIND_RULES[kind];
+    return SMK_BANK_OK;
+}
+
+static int kind_costs(const long long *a, int kind, int *wf, int *ideal)
+{
+    long long masked[SMK_WARP_LANES];
+    const smk_bank_kind_rule r = KIND_RULES[kind];
+    int lane, lo, w = 0, i = 0, code;
+    decoded d;
+    if (!a)
+        return SMK_BANK_E_NULL;
+    for (lane = 0; lane < SMK_WARP_LANES; lane++)
+        masked[lane] = lane < r.lanes ? a[lane] : -1; /* ldmatrix ignores lanes past its matrices */
+    code = decode(masked, 16, &d);
+    if (code)
+        return code;
+    for (lo = 0; lo < r.lanes; lo += r.group_lanes) {
+        int g = degree(&d, lo, lo + r.group_lanes);
+        w += g;
+        i += g > 0;
+    }
+    *wf = w;
+    *ideal = i;
+    return SMK_BANK_OK;
+}
+
+static int kind_ok(int kind, int width, int is_store)
+{
+    if (kind == SMK_BANK_KIND_LDST)
+        return 1;
+    if (kind < 0 || kind >= SMK_BANK_NUM_KINDS || width != 16)
+        return 0;
+    return kind == SMK_BANK_KIND_CPASYNC ? is_store == 1 : is_store == 0;
+}
+
+long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
+                               int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+{
+    long long i, total = 0;
+    int code = SMK_BANK_OK;
+    if (kind == SMK_BANK_KIND_LDST)
+        return smk_bank_replay(byte_addr, n_instr, width, is_store, out_wavefronts, out_ideal, bad_index, err);
+    if (bad_index)
+        *bad_index = -1;
+    if (!kind_ok(kind, width, is_store))
+        code = SMK_BANK_E_INSTR;
+    else if (!byte_addr && n_instr > 0)
+        code = SMK_BANK_E_NULL;
+    for (i = 0; code == SMK_BANK_OK && i < n_instr; i++) {
+        int wf, ideal;
+        code = kind_costs(byte_addr + i * SMK_WARP_LANES, kind, &wf, &ideal);
+        if (code) {
+            if (bad_index)
+                *bad_index = i;
+            break;
+        }
+        if (out_wavefronts)
+            out_wavefronts[i] = wf;
+        if (out_ideal)
+            out_ideal[i] = ideal;
+        total += wf;
+    }
+    if (err)
+        *err = code;
+    return code ? -1 : total;
+}
+
+int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, int is_store, int *err)
+{
+    int wf = -1;
+    long long t = smk_bank_replay_kind(byte_addr, 1, kind, width, is_store, &wf, NULL, NULL, err);
+    return t < 0 ? -1 : wf;
 }

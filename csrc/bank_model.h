@@ -84,6 +84,45 @@ typedef struct {
 /* Returns 0 and fills *rule, or an SMK_BANK_E_* code for a bad width/kind. */
 int smk_bank_get_rule(int width, int is_store, smk_bank_rule *rule);
 
+/*
+ * Instruction kinds beyond LDS/STS (the same numbers as runtime.h's SMK_ACC_*):
+ *   SMK_BANK_KIND_LDST     LDS / STS of `width` bytes: everything above (is_store says which).
+ *   SMK_BANK_KIND_LDSM_X1/X2/X4   ldmatrix.m8n8.x1/.x2/.x4 (.trans alike: it changes which register
+ *            gets which element, not the addresses): lane 8q + i gives the 16-byte address of row i
+ *            of matrix q; lanes past 8 * matrices are ignored (their offsets are not checked and may
+ *            be anything, -1 included).  width must be 16, is_store 0.  Never predicated per lane.
+ *   SMK_BANK_KIND_CPASYNC  the shared-memory write of a 16-byte cp.async (LDGSTS): width 16,
+ *            is_store 1; a negative offset = lane predicated off.
+ * The measured rules are in bank_model.c's header (smk_bank_get_kind_rule returns them).
+ */
+enum {
+    SMK_BANK_KIND_LDST = 0,
+    SMK_BANK_KIND_LDSM_X1 = 1,
+    SMK_BANK_KIND_LDSM_X2 = 2,
+    SMK_BANK_KIND_LDSM_X4 = 3,
+    SMK_BANK_KIND_CPASYNC = 4,
+    SMK_BANK_NUM_KINDS = 5
+};
+#define SMK_BANK_E_INSTR 6 /* unknown instruction kind, or a width / direction it does not have */
+
+/* The rule of a tensor-core kind: the warp's used lanes (`lanes`: 8, 16 or 32) are cut into groups
+ * of `group_lanes` consecutive lanes, each costing its bank-conflict degree (distinct 128-byte bank
+ * rows asked of one 16-byte slot; duplicates inside a group are free); the instruction costs the
+ * sum.  For LDST kinds this is smk_bank_get_rule's table instead. */
+typedef struct {
+    int lanes;       /* lanes whose addresses count */
+    int group_lanes; /* lanes per wavefront group */
+} smk_bank_kind_rule;
+int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule);
+
+/* smk_bank_replay for any kind: kind SMK_BANK_KIND_LDST is exactly smk_bank_replay(); the others
+ * need width 16 and their own direction (LDSM: is_store 0; CPASYNC: is_store 1), else -1 with
+ * *err = SMK_BANK_E_INSTR.  Same outputs as smk_bank_replay. */
+long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
+                               int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
+/* One instruction of any kind: wavefronts, or -1 (err as above). */
+int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, int is_store, int *err);
+
 #ifdef __cplusplus
 }
 #endif
