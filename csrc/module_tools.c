@@ -15,6 +15,10 @@
 #include "layout.h"
 #include "runtime.h"
 
+/* The instruction kinds of smk_access.kind / SMK_BANK_KIND_*, as Python names them. */
+static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4",
+                                                       "cp.async"};
+
 /* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
 
 /* A power of two in [1, hi], named in the error.  0, or -1 with an exception set. */
@@ -130,7 +134,7 @@ static PyObject *py_swizzle(PyObject *module, PyObject *args)
 /* ---- bank model (CPU) ------------------------------------------------------------------------- */
 
 PyDoc_STRVAR(bank_replay_doc,
-"_bank_replay(addresses, width, kind, /)\n--\n\n"
+"_bank_replay(addresses, width, kind, instr='ldst', /)\n--\n\n"
 "addresses: C-contiguous int64 array (n, 32) of byte offsets (negative = inactive lane), shaped by\n"
 "smemkit.bank_model.  Returns (wavefronts, ideal): two int32 arrays of length n (csrc/bank_model.c).");
 
@@ -138,13 +142,17 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
 {
     PyArrayObject *a = NULL;
     PyObject *wf = NULL, *id = NULL;
-    const char *kind = NULL;
-    int width = 0, err = 0;
+    const char *kind = NULL, *instr = "ldst";
+    int width = 0, err = 0, k = 0;
     long long n, bad = -1, total;
     npy_intp dims[1];
     char msg[200];
-    if (!PyArg_ParseTuple(args, "O!is:_bank_replay", &PyArray_Type, &a, &width, &kind))
+    if (!PyArg_ParseTuple(args, "O!is|s:_bank_replay", &PyArray_Type, &a, &width, &kind, &instr))
         return NULL;
+    while (k < SMK_BANK_NUM_KINDS && strcmp(instr, kInstr[k]) != 0)
+        k++;
+    if (k == SMK_BANK_NUM_KINDS)
+        return PyErr_Format(PyExc_ValueError, "_bank_replay(): unknown instruction kind '%s'", instr);
     if (PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != SMK_WARP_LANES ||
         !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || (strcmp(kind, "load") && strcmp(kind, "store")))
         return PyErr_Format(PyExc_ValueError, "_bank_replay(): need an aligned C-contiguous int64 (n, 32) array "
@@ -156,9 +164,9 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
     if (!id)
         goto fail;
     Py_BEGIN_ALLOW_THREADS
-    total = smk_bank_replay((const long long *)PyArray_DATA(a), n, width, kind[0] == 's',
-                            (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id), &bad,
-                            &err);
+    total = smk_bank_replay_kind((const long long *)PyArray_DATA(a), n, k, width, kind[0] == 's',
+                                 (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id), &bad,
+                                 &err);
     Py_END_ALLOW_THREADS
     if (total >= 0)
         return Py_BuildValue("NN", wf, id);
@@ -219,14 +227,18 @@ static int parse_op_shape(const char *fname, const char *op, PyObject *shape, lo
     return is_gemm16 ? SMK_OP_GEMM16 : is_sgemm ? SMK_OP_SGEMM : SMK_OP_TRANSPOSE;
 }
 
-static int fill_plan(int op, const int64_t *d, int layout, int isz, int sms, int config, int splits, smk_plan *plan)
+static int fill_plan(int op, const int64_t *d, int layout, const int *swz, int isz, int sms, int config, int splits,
+                     smk_plan *plan)
 {
+    if (op == SMK_OP_GEMM16)
+        return smk_gemm16_plan(d[0], d[1], d[2], layout, swz[0], swz[1], swz[2], config, plan);
     return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, splits, plan)
                               : smk_transpose_plan(d[0], d[1], isz, layout, plan);
 }
 
+
 PyDoc_STRVAR(plan_doc,
-"_plan(op, shape, layout, itemsize=4, sms=132, config=0, splits=0)\n--\n\n"
+"_plan(op, shape, layout, itemsize=4, sms=132, config=0, splits=0, *, swizzle=None)\n--\n\n"
 "The shared-memory instructions of one block of the kernel `op` ('transpose' or 'sgemm') for a\n"
 "problem of `shape`, replayed on the host by the kernel's own index code (sgemm: the tile config and\n"
 "K split the launch would use on `sms` SMs, or the forced ones; repeats count every K slice's\n"
@@ -235,16 +247,18 @@ PyDoc_STRVAR(plan_doc,
 
 static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", NULL};
+    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", "swizzle", NULL};
     const char *op = NULL;
     PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
-    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL;
+    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL, *swz_obj = Py_None;
+    int swz[3] = {0, 0, 0};
     int64_t dims[3];
     long long isz = 4, sms = 132, config = 0, splits = 0;
     int layout = 0, i, opk = 0;
     smk_plan plan;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOO:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj, &sms_obj,
-                                     &config_obj, &splits_obj) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOO$O:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj,
+                                     &sms_obj, &config_obj, &splits_obj, &swz_obj) ||
+        (swz_obj != Py_None && !PyArg_ParseTuple(swz_obj, "iii:swizzle", &swz[0], &swz[1], &swz[2])) ||
         smk_py_parse_layout(layout_obj, "explain", &layout) < 0 ||
         (opk = parse_op_shape("explain", op, shape, 0, INT32_MAX, 0, dims)) < 0 ||
         smk_py_int_arg(isz_obj, "explain", "itemsize", 1, 16, &isz) < 0 ||
@@ -253,7 +267,7 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
         smk_py_int_arg(splits_obj, "explain", "splits", 0, INT32_MAX, &splits) < 0)
         return NULL;
     memset(&plan, 0, sizeof plan); /* pass 1: counts; pass 2: addresses into the arrays */
-    if (fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, (int)splits, &plan) != 0)
+    if (fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, &plan) != 0)
         return PyErr_Format(PyExc_ValueError, "explain(): no plan for %s with itemsize=%lld, sms=%lld, config=%lld, "
                             "splits=%lld (config: an index of smemkit.bench_configs('%s'))", op, isz, sms, config, splits, op);
     for (i = 0; i < plan.n; i++) {
@@ -262,12 +276,13 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
     }
-    (void)fill_plan(opk, dims, layout, (int)isz, (int)sms, (int)config, (int)splits, &plan);
+    (void)fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, &plan);
     if (!(lst = PyList_New(plan.n)))
         goto fail;
     for (i = 0; i < plan.n; i++) {
-        PyObject *t = Py_BuildValue("sisLN", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
-                                    plan.acc[i].repeats, arrays[i]);
+        const int k = plan.acc[i].kind >= 0 && plan.acc[i].kind < SMK_BANK_NUM_KINDS ? plan.acc[i].kind : 0;
+        PyObject *t = Py_BuildValue("sisLNs", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
+                                    plan.acc[i].repeats, arrays[i], kInstr[k]);
         arrays[i] = NULL;
         if (!t)
             goto fail;
@@ -504,16 +519,18 @@ PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compil
 static PyObject *py_configs(PyObject *module, PyObject *arg)
 {
     const int sg = PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "sgemm") == 0;
-    const int n = sg ? smk_sgemm_num_configs() : smk_transpose_num_variants();
+    const int g16 = PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "gemm") == 0;
+    const int n = sg ? smk_sgemm_num_configs() : g16 ? smk_gemm16_num_variants() : smk_transpose_num_variants();
     PyObject *lst = NULL;
     int i, tile = 0, rows = 0;
-    if (!sg && !(PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "transpose") == 0))
-        return PyErr_Format(PyExc_ValueError, "_configs(): op must be 'transpose' or 'sgemm'");
+    if (!sg && !g16 && !(PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "transpose") == 0))
+        return PyErr_Format(PyExc_ValueError, "_configs(): op must be 'transpose', 'sgemm' or 'gemm'");
     lst = PyList_New(n);
     for (i = 0; lst && i < n; i++) {
-        if (!sg)
+        if (!sg && !g16)
             smk_transpose_variant_geometry(i, &tile, &rows);
-        PyList_SET_ITEM(lst, i, sg ? PyUnicode_FromString(smk_sgemm_config_name(i)) : Py_BuildValue("ii", tile, rows));
+        PyList_SET_ITEM(lst, i, sg ? PyUnicode_FromString(smk_sgemm_config_name(i))
+                                : g16 ? PyUnicode_FromString(smk_gemm16_variant_name(i)) : Py_BuildValue("ii", tile, rows));
     }
     if (lst && PyErr_Occurred())
         Py_CLEAR(lst);

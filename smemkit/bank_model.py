@@ -9,7 +9,15 @@ import numpy as np
 from . import _C
 
 WIDTHS = (4, 8, 16)
-KINDS = ("load", "store")
+#: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
+#: the probe on Hopper (csrc/bank_model.c): "ldmatrix" (= "ldmatrix.x4"), "ldmatrix.x1", "ldmatrix.x2"
+#: -- lane 8q + i gives the 16-byte address of row i of matrix q; .trans reads the same addresses --
+#: and "cp.async", the shared-memory write of a 16-byte cp.async.  All four move 16-byte rows: width
+#: is 16 for them (the default 4 is read as 16).
+KINDS = ("load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async")
+_INSTR = {"ldmatrix": ("load", "ldmatrix.x4"), "ldmatrix.x1": ("load", "ldmatrix.x1"),
+          "ldmatrix.x2": ("load", "ldmatrix.x2"), "ldmatrix.x4": ("load", "ldmatrix.x4"),
+          "cp.async": ("store", "cp.async")}
 INACTIVE = -1
 #: Byte offsets must lie below this: 227 KiB, the most shared memory one block can have (Hopper,
 #: sm_90, with the opt-in attribute).  An offset at or past it can come from no real kernel.
@@ -26,7 +34,7 @@ def _check_width(width, fname):
 
 def _check_kind(kind, fname):
     if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"{fname}(): kind must be 'load' or 'store'; got {kind!r}")
+        raise ValueError(f"{fname}(): kind must be one of {', '.join(map(repr, KINDS))}; got {kind!r}")
     return kind
 
 
@@ -66,8 +74,14 @@ def _batch(addresses, fname, one=False):
 
 def _replay(addresses, width, kind, fname, one=False):
     a, width, kind = _batch(addresses, fname, one), _check_width(width, fname), _check_kind(kind, fname)
+    direction, instr = _INSTR.get(kind, (kind, "ldst"))
+    if instr != "ldst":
+        if width == 4:
+            width = 16
+        if width != 16:
+            raise ValueError(f"{fname}(): {kind} moves 16-byte rows: width must be 16; got {width}")
     try:
-        return _C._bank_replay(a, width, kind)
+        return _C._bank_replay(a, width, direction, instr)
     except ValueError as e:  # the C model's own refusals (an unaligned address) name no function
         raise ValueError(f"{fname}(): {e}") from None
 
@@ -92,7 +106,9 @@ def wavefronts(addresses, width=4, kind="load"):
         inactive lane; every other entry must be in [0, 232448) -- 227 KiB, the most shared memory
         a block can have (Hopper) -- and a multiple of ``width``.
     width : 4, 8 or 16 -- bytes per lane (LDS/STS .32, .64, .128).
-    kind : "load" or "store".
+    kind : "load" or "store" (LDS / STS), or one of the tensor-core GEMM's instructions:
+        "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
+        addresses) or "cp.async" (its shared-memory write; width 16).
 
     Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
     kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.
@@ -116,4 +132,6 @@ def ideal(addresses, width=4, kind="load"):
 
 def rule(width, kind="load"):
     """rule(width, kind="load") -> (pass_lanes, phase_lanes): the model's grouping of lanes."""
-    return _C._bank_rule(_check_width(width, "rule"), _check_kind(kind, "rule"))
+    if kind not in ("load", "store"):
+        raise ValueError(f"rule(): kind must be 'load' or 'store' (the LDS / STS rules); got {kind!r}")
+    return _C._bank_rule(_check_width(width, "rule"), kind)

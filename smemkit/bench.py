@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from . import _C
 from .explain import _DTYPES, check_op_args, explain
+from .layouts import Swizzle
 
 __all__ = ["BenchResult", "bench", "bench_configs", "format_table"]
 
@@ -96,9 +97,9 @@ def bench_configs(op):
     ``bench(..., config=...)``.  Index 0 is what the op ships ("auto" for sgemm: chosen per shape
     and SM count).  SGEMM's candidate tiles are compiled in only with SMEMKIT_SGEMM_CANDIDATES=1."""
     if not isinstance(op, str) or op not in _ITEMSIZE:
-        raise ValueError(f"bench_configs(): op must be 'transpose' or 'sgemm'; got {op!r}")
-    if op == "sgemm":
-        return list(_C._configs("sgemm"))
+        raise ValueError(f"bench_configs(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")
+    if op in ("sgemm", "gemm"):
+        return list(_C._configs(op))
     return ["shipped"] + [f"{t}x{t}/{t}x{r}" for t, r in _C._configs("transpose")[1:]]
 
 
@@ -114,8 +115,8 @@ def _config_index(op, config):
 
 
 def _shape(op, shape):
-    if op == "sgemm" and len(shape) != 3:
-        raise ValueError(f"bench(): sgemm shape must be (M, N, K); got {shape}")
+    if op in ("sgemm", "gemm") and len(shape) != 3:
+        raise ValueError(f"bench(): {op} shape must be (M, N, K); got {shape}")
     if op == "transpose" and len(shape) not in (2, 3):
         raise ValueError(f"bench(): transpose shape must be (rows, cols) or (batch, rows, cols); got {shape}")
     return shape
@@ -129,25 +130,32 @@ def _budget(name, v):
     return v
 
 
-def bench(op, shape, *, layout=None, dtype="float32", config=None, splits=None, reps=None, warmup_ms=25, rep_ms=100,
+def bench(op, shape, *, layout=None, dtype=None, config=None, splits=None, reps=None, warmup_ms=25, rep_ms=100,
           flush_l2=True):
-    """bench(op, shape, *, layout=None, dtype="float32", config=None, splits=None, reps=None, warmup_ms=25, rep_ms=100, flush_l2=True)
+    """bench(op, shape, *, layout=None, dtype=None, config=None, splits=None, reps=None, warmup_ms=25, rep_ms=100, flush_l2=True)
 
     Time smemkit's kernel `op` ("transpose" with shape (rows, cols) or (batch, rows, cols) -- the
-    kernel of transpose / matrix_transpose --, "sgemm" with (M, N, K)) on the GPU, beside its ceiling
-    measured in the same run (cudaMemcpy D2D of the same bytes / cuBLAS fp32).  ``layout`` None times
-    all three layouts interleaved and returns a list of BenchResult; a layout name returns one.
+    kernel of transpose / matrix_transpose --, "sgemm" with (M, N, K), "gemm" -- the tensor-core
+    GEMM, float16 or bfloat16 -- with (M, N, K)) on the GPU, beside its ceiling measured in the same
+    run (cudaMemcpy D2D of the same bytes / cuBLAS fp32 / cuBLAS GemmEx of the same precision with
+    fp32 accumulation).  ``dtype`` None: float32 (float16 for gemm).  ``layout`` None times all three
+    layouts interleaved and returns a list of BenchResult; a layout (for gemm also a smemkit.Swizzle
+    the kernel instantiates, e.g. the article's Swizzle(2, 3, 2)) returns one; a list times those.
     ``config`` forces a tile configuration (a name or index of ``bench_configs(op)``; None: what the op
     ships); ``splits`` forces SGEMM's K slices (None: chosen per shape, see ``_C._sgemm_choose``).  ``reps`` fixes the number of timed repetitions; otherwise ``warmup_ms`` / ``rep_ms`` are
     budgets in milliseconds (at least 10 repetitions).  This is the one timing path: every figure in
     bench/RESULTS.md comes from it.  Raises CudaError without a GPU.
     """
+    if dtype is None:
+        dtype = "float16" if op == "gemm" else "float32"
     op, dtype, shape = check_op_args("bench", op, dtype, shape, _ITEMSIZE)
-    single = isinstance(layout, str)
+    single = isinstance(layout, (str, Swizzle))
     if not (single or layout is None or isinstance(layout, (list, tuple))):
         raise TypeError(f"bench(): layout must be None, a layout name or a list of them; got {type(layout).__name__}")
     layouts = [layout] if single else list(_C.LAYOUTS if layout is None else layout)
     for name in layouts:
+        if isinstance(name, Swizzle) and op == "gemm":
+            continue  # checked against the compiled swizzles in C
         if not isinstance(name, str):
             raise TypeError(f"bench(): layout must be a str, one of 'naive', 'pad', 'swizzle'; got "
                             f"{type(name).__name__}")
@@ -165,12 +173,11 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, splits=None, 
     nsplit = splits or 0
     cshape = (shape[1], shape[2], shape[0]) if op == "transpose" and len(shape) == 3 else shape
     itemsize = _ITEMSIZE[op][dtype]
-    kw = dict(itemsize=itemsize, config=cfg)
+    kw = dict(itemsize=itemsize, config=cfg, splits=nsplit, **({"dtype": dtype} if op == "gemm" else {}))
     # every argument is checked (in C: the shape's ranges and bytes) before the device is touched
     _C._bench(op, cshape, layouts, reps=reps or 10, check_only=True, **kw)
     info = _C._device_info()
     flush = 2 * info["l2_bytes"] if flush_l2 else 0
-    kw = dict(itemsize=itemsize, config=cfg, splits=nsplit)
     if reps is None:  # calibrate: a few launches of each to size the warm-up and the repetitions
         probe = _C._bench(op, cshape, layouts, warmup=1, reps=3, flush_bytes=0, **kw)
         per_round = sum(statistics.median(t) for t in probe["times"].values())
@@ -185,20 +192,22 @@ def bench(op, shape, *, layout=None, dtype="float32", config=None, splits=None, 
     ceiling = None
     if run["ceiling"]:
         ceiling = work / statistics.median(run["times"][run["ceiling"]])
-    if op == "sgemm" and not run["ceiling"]:
+    if op != "transpose" and not run["ceiling"]:
         ceiling_name = f"cuBLAS n/a ({run['ceiling_why']})"
     results = []
-    for name in layouts:
+    for layout_obj in layouts:
+        name = repr(layout_obj) if isinstance(layout_obj, Swizzle) else layout_obj
         t = sorted(run["times"][name])
         med = statistics.median(t)
         rate = work / med
-        e = explain(op, shape if op == "sgemm" else shape[-2:], name, dtype, sms=info["sms"],
-                    **({"config": cfg, "splits": nsplit} if op == "sgemm" else {}))
+        e = explain(op, shape if op != "transpose" else shape[-2:], layout_obj, dtype, sms=info["sms"],
+                    **({"config": cfg, "splits": nsplit} if op == "sgemm" else {"config": cfg} if op == "gemm" else {}))
         batch = shape[0] if op == "transpose" and len(shape) == 3 else 1
         results.append(BenchResult(op, name, shape, dtype, len(t), med, t[0], _quantile(t, 0.2), _quantile(t, 0.8),
                                    tuple(run["times"][name]), rate, unit,
                                    "cudaMemcpy D2D" if run["ceiling"] == "copy" else
-                                   ("cuBLAS fp32" if run["ceiling"] else ceiling_name),
+                                   ((f"cuBLAS {dtype}" if op == "gemm" else "cuBLAS fp32") if run["ceiling"]
+                                    else ceiling_name),
                                    ceiling, None if ceiling is None else rate / ceiling, info["name"],
                                    e.total() * batch, e.total(what="excess") * batch, bench_configs(op)[cfg]))
     return results[0] if single else results

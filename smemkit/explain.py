@@ -23,7 +23,11 @@ _TRANSPOSE_ITEMSIZE = {
     "complex128": 16,
 }
 _TRANSPOSE_WIDTHS = (1, 2, 4, 8, 16)
-_DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}}
+_DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}, "gemm": {"float16": 2, "bfloat16": 2}}
+
+# smk_access.kind (csrc/runtime.h SMK_ACC_*) as _C._plan names it; bank_model.replay takes the same
+# names as its `kind` (csrc/bank_model.h SMK_BANK_KIND_*), "ldst" being LDS / STS ("load" / "store").
+INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async")
 
 
 def _transpose_itemsize(dtype, fname="explain"):
@@ -54,6 +58,7 @@ class Access:
     wavefronts: int     # predicted by the bank model
     ideal: int          # the conflict-free cost of the same instructions
     worst_ways: float   # the worst instruction's wavefronts / its ideal
+    instr: str = "ldst"  # "ldst" (LDS/STS), "ldmatrix.x1/.x2/.x4" or "cp.async" (INSTRUCTIONS)
 
     @property
     def excess(self):
@@ -84,7 +89,7 @@ class Explanation:
     def to_dict(self):
         return {"op": self.op, "shape": list(self.shape), "layout": self.layout, "dtype": self.dtype,
                 "config": self.config, "blocks": self.blocks,
-                "accesses": [dict(name=a.name, width=a.width, kind=a.kind, instructions=a.instructions,
+                "accesses": [dict(name=a.name, width=a.width, kind=a.kind, instr=a.instr, instructions=a.instructions,
                                   wavefronts=a.wavefronts, ideal=a.ideal, excess=a.excess,
                                   worst_ways=a.worst_ways) for a in self.accesses],
                 "totals": {k or "all": {w: self.total(k, w) for w in ("instructions", "wavefronts", "ideal",
@@ -116,7 +121,7 @@ def check_op_args(fname, op, dtype, shape, table):
     naming fname and the argument.  Shape entries must be integers (a float is refused, not
     truncated); their ranges are checked in C, where the kernels' limits live."""
     if not isinstance(op, str) or op not in table:
-        raise ValueError(f"{fname}(): op must be 'transpose' or 'sgemm'; got {op!r}")
+        raise ValueError(f"{fname}(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")
     try:
         dt = dtype if isinstance(dtype, str) else np.dtype(dtype).name
     except (TypeError, ValueError):
@@ -130,8 +135,19 @@ def check_op_args(fname, op, dtype, shape, table):
     return op, dt, shape
 
 
-def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, splits=0):
-    """explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, splits=0) -> Explanation
+def _layout_args(op, layout):
+    """layout -> (layout name for _C._plan, explicit swizzle (b, m, s) or None, display name)."""
+    from .layouts import Swizzle
+    if isinstance(layout, Swizzle):
+        if op != "gemm":
+            raise ValueError(f"explain(): explicit swizzles are a gemm option; {op} takes 'naive', 'pad' or "
+                             "'swizzle'")
+        return "swizzle", (layout.b, layout.m, layout.s), repr(layout)
+    return layout, None, layout if layout is not None else "swizzle"
+
+
+def explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, splits=0):
+    """explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, splits=0) -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape
     (rows, cols) or (..., rows, cols) for a batch transposed in one launch, or "sgemm" with shape
@@ -141,12 +157,20 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, 
     (which Nsight Compute's ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum`` should
     read).  `sms` is the multiprocessor count the SGEMM launcher sizes its tiles for (132 on
     H100 / H200 SXM); `config` a forced SGEMM tile config (smemkit.bench_configs("sgemm"); 0: the
-    one chosen per shape); `splits` forced SGEMM K slices (0: chosen per shape, as the launch does;
-    the config string ends in ", splits S" and the counts cover the blocks of every slice).  Needs
-    no GPU.
+    one chosen per shape; for gemm the tile variant); `splits` forced SGEMM K slices (0: chosen per
+    shape, as the launch does; the config string ends in ", splits S" and the counts cover the blocks
+    of every slice).  "gemm" is the tensor-core GEMM (shape (M, N, K), dtype float16 / bfloat16, the
+    default): its ldmatrix loads are counted by ncu in ``..._op_ld``; its cp.async stores in
+    ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum``, which the model does not
+    reproduce (see csrc/bank_model.c).  For gemm, `layout` may also be a :class:`smemkit.Swizzle`
+    the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32
+    (float16 for gemm).  Needs no GPU.
     """
     if not isinstance(op, str) or op not in _DTYPES:
-        raise ValueError(f"explain(): op must be 'transpose' or 'sgemm'; got {op!r}")
+        raise ValueError(f"explain(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")
+    if dtype is None:
+        dtype = "float16" if op == "gemm" else "float32"
+    lay, swz, shown = _layout_args(op, layout)
     batch = 1
     if op == "transpose":
         dt, itemsize = _transpose_itemsize(dtype)
@@ -162,13 +186,14 @@ def explain(op, shape, layout="swizzle", dtype="float32", *, sms=132, config=0, 
     else:
         op, dt, shape = check_op_args("explain", op, dtype, shape, _DTYPES)
         itemsize, kshape = _DTYPES[op][dt], shape
-    plan = _C._plan(op, kshape, layout, itemsize, sms, config, splits)
+    plan = _C._plan(op, kshape, lay, itemsize, sms, config, splits, swizzle=swz)
     accesses = []
-    for name, width, kind, repeats, addr in plan["accesses"]:
-        wf, idl = replay(addr, width, kind)
+    for entry in plan["accesses"]:
+        name, width, kind, repeats, addr = entry[:5]
+        instr = entry[5] if len(entry) > 5 else "ldst"
+        wf, idl = replay(addr, width, kind if instr == "ldst" else instr)
         worst = float(np.max(wf / np.maximum(idl, 1))) if len(wf) else 0.0
         repeats *= batch
         accesses.append(Access(name, width, kind, int(len(wf)) * repeats, int(wf.sum()) * repeats,
-                               int(idl.sum()) * repeats, worst))
-    return Explanation(op, shape, layout if layout is not None else "swizzle", dt, plan["config"],
-                       plan["blocks"] * batch, tuple(accesses))
+                               int(idl.sum()) * repeats, worst, instr))
+    return Explanation(op, shape, shown, dt, plan["config"], plan["blocks"] * batch, tuple(accesses))

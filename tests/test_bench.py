@@ -6,6 +6,7 @@ import smemkit
 
 @pytest.mark.parametrize("args,kw,exc", [
     (("gemm", (4, 4)), {}, ValueError),
+    (("conv", (4, 4)), {}, ValueError),
     (("transpose", (4, 4)), {"dtype": "datetime64"}, TypeError),
     (("sgemm", (4, 4, 4)), {"dtype": "float64"}, TypeError),
     (("transpose", (4, 4)), {"layout": "xor"}, ValueError),

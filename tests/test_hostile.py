@@ -310,7 +310,7 @@ CPU_CASES = [
     ("bench-shape-none", "smemkit.bench('transpose', None)", R("TypeError", "bench()", "shape")),
     ("bench-shape-4d", "smemkit.bench('transpose', (1, 2, 3, 4))", R("ValueError", "bench()", "shape")),
     ("bench-op-list", "smemkit.bench([], (4, 4))", R("ValueError", "bench()", "op")),
-    ("bench-op-unknown", "smemkit.bench('gemm', (4, 4))", R("ValueError", "bench()", "op")),
+    ("bench-op-unknown", "smemkit.bench('conv', (4, 4))", R("ValueError", "bench()", "op")),
     ("bench-layout-int", "smemkit.bench('transpose', (4, 4), layout=5)", R("TypeError", "bench()", "layout")),
     ("bench-layout-unknown", "smemkit.bench('transpose', (4, 4), layout=['pad', 'x'])",
      R("ValueError", "bench()", "layout")),

@@ -96,7 +96,7 @@ def test_plan_follows_the_chooser_and_counts_every_slice(mnk, sms):
     # launch is that of the unsplit GEMM
     unsplit = _C._plan("sgemm", mnk, "pad", 4, sms, 0, 1)
     assert plan_splits(unsplit) == 1 and unsplit["blocks"] == tiles
-    for (n1, *_, r1, a1), (n2, *_, r2, a2) in zip(plan["accesses"], unsplit["accesses"]):
+    for (n1, _, _, r1, a1, *_), (n2, _, _, r2, a2, *_) in zip(plan["accesses"], unsplit["accesses"]):
         assert n1 == n2 and r1 == r2 == tiles * math.ceil(mnk[2] / bk_of(name))
         assert a1.shape == a2.shape
 
@@ -107,7 +107,7 @@ def test_forced_splits_are_clamped_to_whole_k_tiles(K, forced, want):
     plan = _C._plan("sgemm", (64, 64, K), "swizzle", 4, 132, 0, forced)
     assert plan_splits(plan) == want
     assert plan["blocks"] == want
-    assert all(r == math.ceil(K / 8) for *_, r, _a in plan["accesses"])
+    assert all(acc[3] == math.ceil(K / 8) for acc in plan["accesses"])
 
 
 def test_explain_reports_the_split():
