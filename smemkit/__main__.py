@@ -1,7 +1,8 @@
 """python -m smemkit: the A/B of the three shared-memory layouts.
 
-With a GPU: times the transpose and the SGEMM in each layout on device-resident data (smemkit.bench)
-against the ceiling measured in the same run (cudaMemcpy D2D; cuBLAS fp32), beside the wavefronts the
+With a GPU: times the transpose, the SGEMM and the float16 tensor-core GEMM in each layout on
+device-resident data (smemkit.bench) against the ceiling measured in the same run (cudaMemcpy D2D;
+cuBLAS fp32; cuBLAS fp16 with fp32 accumulation), beside the wavefronts the
 bank model predicts.  Without one: says so on one line, then prints the bank tables of a 32x32 tile
 and, per layout, the predicted wavefronts of every shared-memory access of both kernels.
 Exit status 0 on success, 1 with a one-line error otherwise.
@@ -13,9 +14,11 @@ import sys
 
 import smemkit
 
-DEFAULT_SIZE = {"transpose": 8192, "sgemm": 4096}
+DEFAULT_SIZE = {"transpose": 8192, "sgemm": 4096, "gemm": 4096}
+DTYPE = {"transpose": "float32", "sgemm": "float32", "gemm": "float16"}  # gemm: the tensor-core kernel
 MAX_SIZE = 2**31 - 257  # the largest matrix edge every kernel (and explain) accepts
-SWEEP = {"transpose": [1024, 2048, 4096, 8192, 16384], "sgemm": [1024, 2048, 4096, 8192]}
+SWEEP = {"transpose": [1024, 2048, 4096, 8192, 16384], "sgemm": [1024, 2048, 4096, 8192],
+         "gemm": [1024, 2048, 4096, 8192]}
 
 
 def bank_tables(out):
@@ -43,7 +46,7 @@ def analysis(ops, layouts, size, out):
                   f"(bank model; ideal = conflict-free)\n")
         out.write(f"{'layout':<9}{'access':<50}{'instr':>11}{'wavefronts':>12}{'ideal':>11}{'ways':>6}\n")
         for layout in layouts:
-            for a in smemkit.explain(op, shape, layout).accesses:
+            for a in smemkit.explain(op, shape, layout, DTYPE[op]).accesses:
                 out.write(f"{layout:<9}{a.name:<50}{a.instructions:>11}{a.wavefronts:>12}{a.ideal:>11}"
                           f"{a.worst_ways:>6.1f}\n")
 
@@ -90,7 +93,8 @@ def plot(results, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m smemkit", description=__doc__.split("\n")[0])
-    ap.add_argument("--op", choices=("transpose", "sgemm", "all"), default="all")
+    ap.add_argument("--op", choices=("transpose", "sgemm", "gemm", "all"), default="all",
+                    help="gemm: the float16 tensor-core GEMM (ldmatrix + mma) against cuBLAS fp16")
     ap.add_argument("--layout", choices=smemkit.LAYOUTS, action="append",
                     help="layout(s) to time (repeatable; default all three)")
     ap.add_argument("--size", type=int, help="matrix edge (default 8192 transpose, 4096 sgemm)")
@@ -104,12 +108,13 @@ def main(argv=None):
         ap.error(f"--size must be in [1, {MAX_SIZE}]; got {args.size}")
     if not (math.isfinite(args.rep_ms) and args.rep_ms > 0):
         ap.error(f"--rep-ms must be a positive number of milliseconds; got {args.rep_ms}")
-    ops = ["transpose", "sgemm"] if args.op == "all" else [args.op]
+    ops = ["transpose", "sgemm", "gemm"] if args.op == "all" else [args.op]
     layouts = args.layout or list(smemkit.LAYOUTS)
     try:
         if args.cpu or not smemkit.is_available():
             if args.json:
-                print(json.dumps([smemkit.explain(op, shape_of(op, args.size or min(DEFAULT_SIZE[op], 4096)), l)
+                print(json.dumps([smemkit.explain(op, shape_of(op, args.size or min(DEFAULT_SIZE[op], 4096)), l,
+                                                  DTYPE[op])
                                   .to_dict() for op in ops for l in layouts], indent=1))
                 return 0
             if not args.cpu:
@@ -122,7 +127,7 @@ def main(argv=None):
         for i, (op, n) in enumerate(plan):
             if args.sweep:
                 progress(i, len(plan), f"{op} {n}")
-            results += smemkit.bench(op, shape_of(op, n), layout=layouts, rep_ms=args.rep_ms)
+            results += smemkit.bench(op, shape_of(op, n), layout=layouts, dtype=DTYPE[op], rep_ms=args.rep_ms)
         if args.sweep:
             progress(len(plan), len(plan), "done")
         if args.json:
