@@ -1,0 +1,83 @@
+"""gemm(): dtype dispatch and argument errors, all before any device work (these run without a GPU)."""
+import numpy as np
+import pytest
+
+import smemkit
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16 = np.dtype(np.float16)
+
+
+def z(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+@pytest.mark.parametrize("a,b,c,kw,exc,match", [
+    (z((2, 3), F16), z((3, 4), np.float32), None, {}, TypeError, "a is float16 but b is float32"),
+    (z((2, 3), F16), z((3, 4), BF16), None, {}, TypeError, "a is float16 but b is bfloat16"),
+    (z((2, 3), np.float64), z((3, 4), np.float64), None, {}, TypeError, "float64"),
+    (z((2, 3), np.int16), z((3, 4), np.int16), None, {}, TypeError, "int16"),
+    (z((2, 3), BF16), z((3, 4), BF16), z((2, 4), F16), {"beta": 1.0}, TypeError, "c must be bfloat16"),
+    (z((2, 3), F16), z((3, 4), F16), z((2, 4), F16), {"beta": 1.0, "out_dtype": np.float32}, TypeError,
+     "c must be float32"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"out_dtype": np.float64}, TypeError, "out_dtype"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"out_dtype": "bogus"}, TypeError, "out_dtype"),
+    (z((2, 3), np.float32), z((3, 4), np.float32), None, {"out_dtype": np.float16}, TypeError, "float32"),
+    (z((2, 3), F16), z((4, 4), F16), None, {}, ValueError, r"inner dimensions differ: a has shape \(2, 3\)"),
+    (z((2, 3), F16), z((3, 4), F16), z((3, 4), F16), {"beta": 1.0}, ValueError, r"c has shape \(3, 4\)"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"beta": 1.0}, ValueError, "beta != 0 needs c"),
+    (z((2, 3, 1), F16), z((3, 4), F16), None, {}, ValueError, "2-D"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"layout": "xor"}, ValueError, "'naive', 'pad', 'swizzle'"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"layout": 3}, TypeError, "layout"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"layout": smemkit.Swizzle(1, 3, 3)}, ValueError,
+     r"Swizzle\(1, 3, 3\) is not compiled.*Swizzle\(2, 3, 2\)"),
+    (z((2, 3), np.float32), z((3, 4), np.float32), None, {"layout": smemkit.Swizzle(2, 3, 2)}, ValueError,
+     "float32 goes to sgemm"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"alpha": "x"}, TypeError, r"gemm\(\): alpha"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"out": z((2, 4), np.float32)}, TypeError, "out has dtype float32"),
+    (z((2, 3), F16), z((3, 4), F16), None, {"out": z((4, 2), F16)}, ValueError, "out has shape"),
+    ([[1.0]], z((1, 1), F16), None, {}, TypeError, "numpy.ndarray"),
+])
+def test_gemm_argument_errors(a, b, c, kw, exc, match):
+    with pytest.raises(exc, match=match):
+        smemkit.gemm(a, b, c, **kw)
+
+
+def test_gemm_signature():
+    import inspect
+    assert str(inspect.signature(smemkit.gemm)) == (
+        "(a, b, c=None, *, alpha=1.0, beta=0.0, layout='swizzle', out_dtype=None, out=None)")
+
+
+def test_supported_swizzles_are_listed_and_accepted_by_explain():
+    for s in (smemkit.Swizzle(2, 3, 2), smemkit.Swizzle(2, 3, 3), smemkit.Swizzle(3, 3, 3)):
+        e = smemkit.explain("gemm", (256, 256, 256), s, "float16")
+        assert e.layout == repr(s)
+    with pytest.raises(ValueError, match="explicit swizzles are a gemm option"):
+        smemkit.explain("sgemm", (64, 64, 64), smemkit.Swizzle(2, 3, 2))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_explain_gemm_conflicts(dtype):
+    """naive ldmatrix phases conflict, pad and the conflict-free swizzle do not, the article's Swizzle(2,3,2)
+    sits between them on the kernel's own tiles."""
+    shape = (1024, 1024, 1024)
+    naive, pad, swz = (smemkit.explain("gemm", shape, l, dtype) for l in ("naive", "pad", "swizzle"))
+    art = smemkit.explain("gemm", shape, smemkit.Swizzle(2, 3, 2), dtype)
+    ld = lambda e: sum(a.wavefronts for a in e.accesses if a.instr.startswith("ldmatrix"))  # noqa: E731
+    ideal = sum(a.ideal for a in pad.accesses if a.instr.startswith("ldmatrix"))
+    assert ld(pad) == ld(swz) == ideal
+    assert ld(naive) > ld(art) >= ideal
+    assert all(a.instr in ("ldmatrix.x4", "cp.async") for a in naive.accesses)
+
+
+def test_bank_model_ldmatrix_kind():
+    rows = np.arange(8) * 128              # 8 rows of 128 bytes: all in one 16-byte bank slot
+    addr = np.concatenate([rows + 16 * q for q in range(4)])
+    assert smemkit.bank_model.wavefronts(addr, 16, "ldmatrix") == 32   # 8-way in each of 4 matrices
+    assert smemkit.bank_model.wavefronts(np.arange(32) * 16, 16, "ldmatrix") == 4
+    with pytest.raises(ValueError, match="width must be 16"):
+        smemkit.bank_model.wavefronts(np.arange(32) * 16, 8, "ldmatrix")
+    with pytest.raises(ValueError, match="'load' or 'store'"):
+        smemkit.bank_model.rule(16, "ldmatrix")
