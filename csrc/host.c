@@ -169,97 +169,96 @@ smk_status smk_host_transpose(smk_transpose_params p, size_t bytes)
     return s;
 }
 
-static size_t round4(int64_t n) { return (size_t)((n + 3) & ~(int64_t)3); }
+
+/* Elements per row padded to 16 bytes: the kernels' 16-byte vector paths then apply to every shape. */
+static size_t pad16(int64_t n, int esz) { return (size_t)((n * esz + 15) / 16 * 16 / esz); }
+
+/* A host GEMM's operands: dense row-major host matrices, and their device copies (rows padded). */
+typedef struct {
+    const void *A, *B, *C; /* host; C NULL when beta == 0 */
+    void *D;
+    size_t M, N, K, in_esz, out_esz;
+    void *dA, *dB, *dC, *dD; /* device */
+    size_t lda, ldb, ldd;    /* device row pitches in elements */
+} host_gemm;
+
+/* Upload, launch (the callback enqueues the kernel on the device copies), download, free. */
+static smk_status host_gemm_run(host_gemm *g, int (*launch)(const host_gemm *g, void *ctx), void *ctx,
+                                const char *what)
+{
+    const size_t ie = g->in_esz, oe = g->out_esz;
+    smk_status s;
+    g->lda = pad16((int64_t)g->K, (int)ie), g->ldb = pad16((int64_t)g->N, (int)ie), g->ldd = pad16((int64_t)g->N, (int)oe);
+    s = smk_rt_alloc(&g->dA, g->lda * g->M * ie);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc(&g->dB, g->ldb * g->K * ie);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc(&g->dD, g->ldd * g->M * oe);
+    if (s.code == SMK_OK && g->C)
+        s = smk_rt_alloc(&g->dC, g->ldd * g->M * oe);
+    if (s.code == SMK_OK)
+        s = smk_rt_h2d_2d(g->dA, g->lda * ie, g->A, g->K * ie, g->K * ie, g->M);
+    if (s.code == SMK_OK)
+        s = smk_rt_h2d_2d(g->dB, g->ldb * ie, g->B, g->N * ie, g->N * ie, g->K);
+    if (s.code == SMK_OK && g->C)
+        s = smk_rt_h2d_2d(g->dC, g->ldd * oe, g->C, g->N * oe, g->N * oe, g->M);
+    if (s.code == SMK_OK)
+        s = smk_rt_poison(g->dD, g->ldd * g->M * oe);
+    if (s.code == SMK_OK)
+        s = smk_rt_check_launch(launch(g, ctx), what);
+    if (s.code == SMK_OK)
+        s = smk_rt_d2h_2d(g->D, g->N * oe, g->dD, g->ldd * oe, g->N * oe, g->M);
+    if (s.code == SMK_OK)
+        s = smk_rt_sync();
+    smk_rt_free(g->dA);
+    smk_rt_free(g->dB);
+    smk_rt_free(g->dC);
+    smk_rt_free(g->dD);
+    return s;
+}
+
+static size_t host_gemm_device_bytes(int64_t M, int64_t N, int64_t K, int in_esz, int out_esz, int with_c)
+{
+    const size_t m = (size_t)M, k = (size_t)K;
+    return (size_t)in_esz * (pad16(K, in_esz) * m + pad16(N, in_esz) * k) +
+           (size_t)out_esz * pad16(N, out_esz) * m * (with_c ? 2 : 1);
+}
 
 size_t smk_host_sgemm_device_bytes(int64_t M, int64_t N, int64_t K, int with_c)
 {
-    const size_t m = (size_t)M, k = (size_t)K;
-    return 4 * (round4(K) * m + round4(N) * k + round4(N) * m * (with_c ? 2 : 1));
+    return host_gemm_device_bytes(M, N, K, 4, 4, with_c);
+}
+
+size_t smk_host_gemm16_device_bytes(int64_t M, int64_t N, int64_t K, int out_esz, int with_c)
+{
+    return host_gemm_device_bytes(M, N, K, 2, out_esz, with_c);
+}
+
+static int launch_sgemm(const host_gemm *g, void *ctx)
+{
+    smk_sgemm_params p = *(const smk_sgemm_params *)ctx;
+    p.A = (const float *)g->dA, p.B = (const float *)g->dB, p.C = (const float *)g->dC, p.D = (float *)g->dD;
+    p.lda = (int64_t)g->lda, p.ldb = (int64_t)g->ldb, p.ldc = p.ldd = (int64_t)g->ldd;
+    return smk_sgemm_launch(&p, smk_rt_stream());
 }
 
 smk_status smk_host_sgemm(smk_sgemm_params p)
 {
-    const float *A = p.A, *B = p.B, *C = p.C;
-    float *D = p.D, *dA = NULL, *dB = NULL, *dC = NULL, *dD = NULL;
-    const size_t lda = round4(p.K), ldb = round4(p.N), ldd = round4(p.N), M = (size_t)p.M, K = (size_t)p.K;
-    smk_status s = smk_rt_alloc((void **)&dA, lda * M * 4);
-    if (s.code == SMK_OK)
-        s = smk_rt_alloc((void **)&dB, ldb * K * 4);
-    if (s.code == SMK_OK)
-        s = smk_rt_alloc((void **)&dD, ldd * M * 4);
-    if (s.code == SMK_OK && C)
-        s = smk_rt_alloc((void **)&dC, ldd * M * 4);
-    if (s.code == SMK_OK)
-        s = smk_rt_h2d_2d(dA, lda * 4, A, K * 4, K * 4, M);
-    if (s.code == SMK_OK)
-        s = smk_rt_h2d_2d(dB, ldb * 4, B, (size_t)p.N * 4, (size_t)p.N * 4, K);
-    if (s.code == SMK_OK && C)
-        s = smk_rt_h2d_2d(dC, ldd * 4, C, (size_t)p.N * 4, (size_t)p.N * 4, M);
-    if (s.code == SMK_OK)
-        s = smk_rt_poison(dD, ldd * M * 4);
-    if (s.code == SMK_OK) {
-        p.A = dA;
-        p.B = dB;
-        p.C = dC;
-        p.D = dD;
-        p.lda = (int64_t)lda;
-        p.ldb = (int64_t)ldb;
-        p.ldc = p.ldd = (int64_t)ldd;
-        s = smk_rt_check_launch(smk_sgemm_launch(&p, smk_rt_stream()), "launching the SGEMM kernel");
-    }
-    if (s.code == SMK_OK)
-        s = smk_rt_d2h_2d(D, (size_t)p.N * 4, dD, ldd * 4, (size_t)p.N * 4, M);
-    if (s.code == SMK_OK)
-        s = smk_rt_sync();
-    smk_rt_free(dA);
-    smk_rt_free(dB);
-    smk_rt_free(dC);
-    smk_rt_free(dD);
-    return s;
+    host_gemm g = {p.A, p.B, p.C, p.D, (size_t)p.M, (size_t)p.N, (size_t)p.K, 4, 4, NULL, NULL, NULL, NULL, 0, 0, 0};
+    return host_gemm_run(&g, launch_sgemm, &p, "launching the SGEMM kernel");
 }
 
-/* Elements per row padded to 16 bytes. */
-static size_t pad16(int64_t n, int esz) { return (size_t)((n * esz + 15) / 16 * 16 / esz); }
-
-size_t smk_host_gemm16_device_bytes(int64_t M, int64_t N, int64_t K, int out_esz, int with_c)
+static int launch_gemm16(const host_gemm *g, void *ctx)
 {
-    const size_t m = (size_t)M, k = (size_t)K;
-    return 2 * (pad16(K, 2) * m + pad16(N, 2) * k) + (size_t)out_esz * pad16(N, out_esz) * m * (with_c ? 2 : 1);
+    smk_gemm16_params p = *(const smk_gemm16_params *)ctx;
+    p.A = g->dA, p.B = g->dB, p.C = g->dC, p.D = g->dD;
+    p.lda = (int64_t)g->lda, p.ldb = (int64_t)g->ldb, p.ldc = p.ldd = (int64_t)g->ldd;
+    return smk_gemm16_launch(&p, smk_rt_stream());
 }
 
 smk_status smk_host_gemm16(smk_gemm16_params p)
 {
-    const void *A = p.A, *B = p.B, *C = p.C;
-    void *D = p.D, *dA = NULL, *dB = NULL, *dC = NULL, *dD = NULL;
-    const size_t oe = p.out_f32 ? 4 : 2, M = (size_t)p.M, K = (size_t)p.K, N = (size_t)p.N;
-    const size_t lda = pad16(p.K, 2), ldb = pad16(p.N, 2), ldd = pad16(p.N, (int)oe);
-    smk_status s = smk_rt_alloc(&dA, lda * M * 2);
-    if (s.code == SMK_OK)
-        s = smk_rt_alloc(&dB, ldb * K * 2);
-    if (s.code == SMK_OK)
-        s = smk_rt_alloc(&dD, ldd * M * oe);
-    if (s.code == SMK_OK && C)
-        s = smk_rt_alloc(&dC, ldd * M * oe);
-    if (s.code == SMK_OK)
-        s = smk_rt_h2d_2d(dA, lda * 2, A, K * 2, K * 2, M);
-    if (s.code == SMK_OK)
-        s = smk_rt_h2d_2d(dB, ldb * 2, B, N * 2, N * 2, K);
-    if (s.code == SMK_OK && C)
-        s = smk_rt_h2d_2d(dC, ldd * oe, C, N * oe, N * oe, M);
-    if (s.code == SMK_OK)
-        s = smk_rt_poison(dD, ldd * M * oe);
-    if (s.code == SMK_OK) {
-        p.A = dA, p.B = dB, p.C = dC, p.D = dD;
-        p.lda = (int64_t)lda, p.ldb = (int64_t)ldb, p.ldc = p.ldd = (int64_t)ldd;
-        s = smk_rt_check_launch(smk_gemm16_launch(&p, smk_rt_stream()), "launching the tensor-core GEMM");
-    }
-    if (s.code == SMK_OK)
-        s = smk_rt_d2h_2d(D, N * oe, dD, ldd * oe, N * oe, M);
-    if (s.code == SMK_OK)
-        s = smk_rt_sync();
-    smk_rt_free(dA);
-    smk_rt_free(dB);
-    smk_rt_free(dC);
-    smk_rt_free(dD);
-    return s;
+    host_gemm g = {p.A, p.B, p.C, p.D, (size_t)p.M, (size_t)p.N, (size_t)p.K, 2, p.out_f32 ? 4u : 2u,
+                   NULL, NULL, NULL, NULL, 0, 0, 0};
+    return host_gemm_run(&g, launch_gemm16, &p, "launching the tensor-core GEMM");
 }

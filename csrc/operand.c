@@ -353,11 +353,31 @@ static int check_same_place(const char *fname, const smk_operand *const ops[], i
     return 0;
 }
 
+/* The shape rules both GEMMs share: inner dimensions, c's shape, beta needs c, 32-bit indexing. */
+static int check_gemm_shapes(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
+                             const smk_gemm_opts *o, smk_error *err)
+{
+    char s1[96], s2[96];
+    if (a->shape[1] != b->shape[0])
+        return smk_fail(err, SMK_ERR_VALUE,
+                        "%s(): inner dimensions differ: a has shape %s and b has shape %s (a.shape[1] must equal "
+                        "b.shape[0])", fname, smk_shape_str(a, s1, sizeof s1), smk_shape_str(b, s2, sizeof s2));
+    if (c && (c->shape[0] != a->shape[0] || c->shape[1] != b->shape[1]))
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): c has shape %s; expected (%lld, %lld) = (a.shape[0], b.shape[1])",
+                        fname, smk_shape_str(c, s1, sizeof s1), (long long)a->shape[0], (long long)b->shape[1]);
+    if (o->beta != 0.0 && !c)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): beta != 0 needs c (the matrix that beta scales)", fname);
+    if (a->shape[0] > INT32_MAX - 256 || b->shape[1] > INT32_MAX - 256 || a->shape[1] > INT32_MAX - 256)
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): M, N and K must each be at most 2**31 - 257; got M=%lld, N=%lld, "
+                        "K=%lld", fname, (long long)a->shape[0], (long long)b->shape[1], (long long)a->shape[1]);
+    return 0;
+}
+
 int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
                     const smk_gemm_opts *o, smk_error *err)
 {
     const smk_operand *const ops[3] = {a, b, c};
-    char s1[96], s2[96];
+    char s1[96];
     int i;
     for (i = 0; i < 3; i++) {
         const smk_operand *x = ops[i];
@@ -375,18 +395,8 @@ int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *
                             fname, ops[i]->arg, ops[i]->dtype_name, ops[i]->arg);
     if (check_same_place(fname, ops, 3, err) < 0)
         return -1;
-    if (a->shape[1] != b->shape[0])
-        return smk_fail(err, SMK_ERR_VALUE,
-                        "%s(): inner dimensions differ: a has shape %s and b has shape %s (a.shape[1] must equal "
-                        "b.shape[0])", fname, smk_shape_str(a, s1, sizeof s1), smk_shape_str(b, s2, sizeof s2));
-    if (c && (c->shape[0] != a->shape[0] || c->shape[1] != b->shape[1]))
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): c has shape %s; expected (%lld, %lld) = (a.shape[0], b.shape[1])",
-                        fname, smk_shape_str(c, s1, sizeof s1), (long long)a->shape[0], (long long)b->shape[1]);
-    if (o->beta != 0.0 && !c)
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): beta != 0 needs c (the matrix that beta scales)", fname);
-    if (a->shape[0] > INT32_MAX - 256 || b->shape[1] > INT32_MAX - 256 || a->shape[1] > INT32_MAX - 256)
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): M, N and K must each be at most 2**31 - 257; got M=%lld, N=%lld, "
-                        "K=%lld", fname, (long long)a->shape[0], (long long)b->shape[1], (long long)a->shape[1]);
+    if (check_gemm_shapes(fname, a, b, c, o, err) < 0)
+        return -1;
     if (o->config < 0 || o->config >= smk_sgemm_num_configs())
         return smk_fail(err, SMK_ERR_VALUE, "%s(): no SGEMM tile config %d", fname, o->config);
     if (o->splits < 0)
@@ -520,7 +530,7 @@ int smk_check_gemm16(const char *fname, const smk_operand *a, const smk_operand 
 {
     const smk_operand *const ops[3] = {a, b, c};
     const int od = out_dtype_of(a, o);
-    char s1[96], s2[96];
+    char s1[96];
     int i;
     for (i = 0; i < 3; i++)
         if (ops[i] && ops[i]->ndim != 2)
@@ -538,17 +548,8 @@ int smk_check_gemm16(const char *fname, const smk_operand *a, const smk_operand 
                         dt_name(a->dtype), dt_name(od), dt_name(od));
     if (check_same_place(fname, ops, 3, err) < 0)
         return -1;
-    if (a->shape[1] != b->shape[0])
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): inner dimensions differ: a has shape %s and b has shape %s (a.shape[1] "
-                        "must equal b.shape[0])", fname, smk_shape_str(a, s1, sizeof s1), smk_shape_str(b, s2, sizeof s2));
-    if (c && (c->shape[0] != a->shape[0] || c->shape[1] != b->shape[1]))
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): c has shape %s; expected (%lld, %lld) = (a.shape[0], b.shape[1])",
-                        fname, smk_shape_str(c, s1, sizeof s1), (long long)a->shape[0], (long long)b->shape[1]);
-    if (o->beta != 0.0 && !c)
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): beta != 0 needs c (the matrix that beta scales)", fname);
-    if (a->shape[0] > INT32_MAX - 256 || b->shape[1] > INT32_MAX - 256 || a->shape[1] > INT32_MAX - 256)
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): M, N and K must each be at most 2**31 - 257; got M=%lld, N=%lld, "
-                        "K=%lld", fname, (long long)a->shape[0], (long long)b->shape[1], (long long)a->shape[1]);
+    if (check_gemm_shapes(fname, a, b, c, o, err) < 0)
+        return -1;
     if (o->config < 0 || o->config >= smk_gemm16_num_variants())
         return smk_fail(err, SMK_ERR_VALUE, "%s(): no tensor-core GEMM tile config %d", fname, o->config);
     return 0;
