@@ -340,23 +340,17 @@ int smk_bank_ideal(const long long *byte_addr, int width, int is_store)
     return costs(byte_addr, width, is_store, &wf, &ideal) ? -1 : ideal;
 }
 
-long long smk_bank_replay(const long long *byte_addr, long long n_instr, int width, int is_store,
-                          int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+static int kind_costs(const long long *byte_addr, int kind, int *wavefronts, int *ideal);
+
+/* The instructions one by one (code: the argument check's verdict), for every kind. */
+static long long replay_loop(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
+                             int code, int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
 {
     long long i, total = 0;
-    int code = SMK_BANK_OK;
-    if (bad_index)
-        *bad_index = -1;
-    if (!byte_addr && n_instr > 0)
-        code = SMK_BANK_E_NULL;
-    else if (width_index(width) < 0)
-        code = SMK_BANK_E_WIDTH;
-    else if (is_store != 0 && is_store != 1)
-        code = SMK_BANK_E_KIND;
     for (i = 0; code == SMK_BANK_OK && i < n_instr; i++) {
         const long long *a = byte_addr + i * SMK_WARP_LANES;
         int wf, ideal;
-        code = costs(a, width, is_store, &wf, &ideal);
+        code = kind == SMK_BANK_KIND_LDST ? costs(a, width, is_store, &wf, &ideal) : kind_costs(a, kind, &wf, &ideal);
         if (code) {
             if (bad_index)
                 *bad_index = i;
@@ -371,6 +365,22 @@ long long smk_bank_replay(const long long *byte_addr, long long n_instr, int wid
     if (err)
         *err = code;
     return code ? -1 : total;
+}
+
+long long smk_bank_replay(const long long *byte_addr, long long n_instr, int width, int is_store,
+                          int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+{
+    int code = SMK_BANK_OK;
+    if (bad_index)
+        *bad_index = -1;
+    if (!byte_addr && n_instr > 0)
+        code = SMK_BANK_E_NULL;
+    else if (width_index(width) < 0)
+        code = SMK_BANK_E_WIDTH;
+    else if (is_store != 0 && is_store != 1)
+        code = SMK_BANK_E_KIND;
+    return replay_loop(byte_addr, n_instr, SMK_BANK_KIND_LDST, width, is_store, code, out_wavefronts, out_ideal,
+                       bad_index, err);
 }
 
 /* ---- tensor-core kinds: ldmatrix and the shared side of cp.async ------------------------------
@@ -427,7 +437,6 @@ static int kind_ok(int kind, int width, int is_store)
 long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
                                int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
 {
-    long long i, total = 0;
     int code = SMK_BANK_OK;
     if (kind == SMK_BANK_KIND_LDST)
         return smk_bank_replay(byte_addr, n_instr, width, is_store, out_wavefronts, out_ideal, bad_index, err);
@@ -437,23 +446,7 @@ long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, in
         code = SMK_BANK_E_INSTR;
     else if (!byte_addr && n_instr > 0)
         code = SMK_BANK_E_NULL;
-    for (i = 0; code == SMK_BANK_OK && i < n_instr; i++) {
-        int wf, ideal;
-        code = kind_costs(byte_addr + i * SMK_WARP_LANES, kind, &wf, &ideal);
-        if (code) {
-            if (bad_index)
-                *bad_index = i;
-            break;
-        }
-        if (out_wavefronts)
-            out_wavefronts[i] = wf;
-        if (out_ideal)
-            out_ideal[i] = ideal;
-        total += wf;
-    }
-    if (err)
-        *err = code;
-    return code ? -1 : total;
+    return replay_loop(byte_addr, n_instr, kind, width, is_store, code, out_wavefronts, out_ideal, bad_index, err);
 }
 
 int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, int is_store, int *err)
