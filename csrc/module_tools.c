@@ -15,6 +15,71 @@
 #include "layout.h"
 #include "runtime.h"
 
+/* ---- argument converters shared with module.c ----------------------------------------------------- */
+
+int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long lo, long long hi, long long *v)
+{
+    PyObject *i = NULL;
+    long long x = 0;
+    int over = 0;
+    if (obj == NULL)
+        return 0;
+    if (PyBool_Check(obj) || !(i = PyNumber_Index(obj))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): %s must be an int; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    x = PyLong_AsLongLongAndOverflow(i, &over);
+    Py_DECREF(i);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (over) /* no %S: str() of a huge int can itself fail (sys.set_int_max_str_digits) */
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be in [%lld, %lld]; got a %s value past 64 bits", fname, arg,
+                     lo, hi, over > 0 ? "positive" : "negative");
+    else if (x < lo || x > hi)
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be in [%lld, %lld]; got %lld", fname, arg, lo, hi, x);
+    else
+        return *v = x, 0;
+    return -1;
+}
+
+/* layout= of the tensor-core GEMM: a name, or a Swizzle (smemkit.Swizzle: int attributes b, m, s) that
+ * the kernel instantiates.  0, or -1 with TypeError / ValueError set. */
+int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int swz[3])
+{
+    static const char *const attr[3] = {"b", "m", "s"};
+    char list[160] = "";
+    size_t used = 0;
+    int i, b, m, sh;
+    swz[0] = swz[1] = swz[2] = 0;
+    if (!obj || obj == Py_None || PyUnicode_Check(obj))
+        return smk_py_parse_layout(obj, fname, layout);
+    for (i = 0; i < 3; i++) {
+        PyObject *v = PyObject_GetAttrString(obj, attr[i]);
+        long x = v && PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+        Py_XDECREF(v);
+        if (x < 0 || x > 24) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s(): layout must be 'naive', 'pad', 'swizzle' or a smemkit.Swizzle; got "
+                         "%.100s", fname, Py_TYPE(obj)->tp_name);
+            return -1;
+        }
+        swz[i] = (int)x;
+    }
+    *layout = SMK_SWIZZLE;
+    if (smk_gemm16_supports_swizzle(swz[0], swz[1], swz[2]) && (swz[0] || swz[1] || swz[2]))
+        return 0;
+    for (b = 1; b <= 4; b++)
+        for (m = 0; m <= 4; m++)
+            for (sh = 1; sh <= 6; sh++)
+                if (smk_gemm16_supports_swizzle(b, m, sh) && used < sizeof list)
+                    used += (size_t)snprintf(list + used, sizeof list - used, "%sSwizzle(%d, %d, %d)", used ? ", " : "",
+                                             b, m, sh);
+    PyErr_Format(PyExc_ValueError, "%s(): Swizzle(%d, %d, %d) is not compiled into the tensor-core GEMM; supported: %s",
+                 fname, swz[0], swz[1], swz[2], list);
+    return -1;
+}
+
 /* The instruction kinds of smk_access.kind / SMK_BANK_KIND_*, as Python names them. */
 static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4",
                                                        "cp.async"};
