@@ -282,6 +282,7 @@ static int device_transpose(const char *fname, const smk_operand *in, const smk_
         p.in_bs = bs;
         return smk_fail_status(err, smk_rt_check_launch(smk_transpose_launch(&p, st), "launching the transpose kernel"));
     }
+    p.batch = 1; /* one matrix per launch from here on */
     for (done = 0; done < total; done++) { /* odometer over the batch axes */
         int64_t off = 0;
         for (i = 0; i < in->ndim - 2; i++)

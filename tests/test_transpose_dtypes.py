@@ -195,3 +195,14 @@ def test_device_matrix_transpose_views(layout, dtype, view, rng, poison):
               "transposed-inner": (x.transpose(1, 2), np.swapaxes(base, 1, 2))}[view]
     out = smemkit.matrix_transpose(xv, layout=layout)
     assert_bits_equal(out.cpu().numpy(), swapped(bv))
+
+
+@pytest.mark.gpu
+def test_device_batch_whose_axes_do_not_collapse():
+    """Leading axes with no common stride (a permuted view): one launch per matrix, each of ONE matrix."""
+    torch = pytest.importorskip("torch")
+    base = torch.arange(3 * 4 * 5 * 6, dtype=torch.float32, device="cuda").reshape(3, 4, 5, 6)
+    x = base.permute(1, 0, 2, 3)  # shape (4, 3, 5, 6), strides (30, 120, 6, 1): no single batch stride
+    y = smemkit.matrix_transpose(x)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x.mT.contiguous())
