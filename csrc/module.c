@@ -112,27 +112,6 @@ int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout)
 }
 
 
-/* alpha / beta: a real number (bool excluded), named in the error. */
-static int parse_real(PyObject *obj, const char *fname, const char *arg, double *v)
-{
-    if (obj == NULL)
-        return 0;
-    /* numpy.complex64 / numpy.bool_ are refused like complex / bool: float() would drop .imag silently */
-    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool) || PyComplex_Check(obj) ||
-        PyArray_IsScalar(obj, ComplexFloating) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
-        (*v == -1.0 && PyErr_Occurred())) {
-        if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* an int past the double range: a value, not a type */
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "%s(): %s is too large to be a float", fname, arg);
-            return -1;
-        }
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s(): %s must be a real number; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- operands: objects -> smk_operand ---------------------------------------------------------- */
 
 /* dtype facts of an operand.  The name comes from the scalar type ("numpy.float32" -> "float32"), not
@@ -586,7 +565,7 @@ static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
     int swz[3];
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOOO:gemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
                                      &beta, &layout, &odt, &objs[3]) ||
-        parse_real(alpha, "gemm", "alpha", &o.alpha) < 0 || parse_real(beta, "gemm", "beta", &o.beta) < 0 ||
+        smk_py_real_arg(alpha, "gemm", "alpha", &o.alpha) < 0 || smk_py_real_arg(beta, "gemm", "beta", &o.beta) < 0 ||
         smk_py_parse_gemm_layout(layout, "gemm", &o.layout, swz) < 0 || parse_out_dtype(odt, "gemm", &o.out_dtype) < 0 ||
         to_operand(module, objs[0], "gemm", "a", &a) < 0)
         return NULL;
@@ -633,7 +612,7 @@ static PyObject *py_sgemm(PyObject *module, PyObject *args, PyObject *kwds)
     smk_gemm_opts o = {.alpha = 1.0, .layout = SMK_SWIZZLE, .out_dtype = SMK_DT_OTHER};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O$OOOO:sgemm", kwlist, &objs[0], &objs[1], &objs[2], &alpha,
                                      &beta, &layout, &objs[3]) ||
-        parse_real(alpha, "sgemm", "alpha", &o.alpha) < 0 || parse_real(beta, "sgemm", "beta", &o.beta) < 0 ||
+        smk_py_real_arg(alpha, "sgemm", "alpha", &o.alpha) < 0 || smk_py_real_arg(beta, "sgemm", "beta", &o.beta) < 0 ||
         smk_py_parse_layout(layout, "sgemm", &o.layout) < 0)
         return NULL;
     o.config = smk_py_sgemm_config;

@@ -31,6 +31,9 @@ int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout);
 int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long lo, long long hi, long long *v);
 /* layout= of the tensor-core GEMM: a name or a compiled-in smemkit.Swizzle (swz = b, m, s; 0,0,0 for a name). */
 int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int swz[3]);
+/* alpha / beta: a real number (bool and complex excluded, numpy scalars too); TypeError / ValueError
+ * naming fname and arg.  NULL obj leaves *v alone. */
+int smk_py_real_arg(PyObject *obj, const char *fname, const char *arg, double *v);
 /* Raise the Python exception a failed smk_status stands for; returns NULL. */
 PyObject *smk_py_raise_status(PyObject *module, smk_status s);
 

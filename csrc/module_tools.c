@@ -80,6 +80,27 @@ int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int 
     return -1;
 }
 
+/* alpha / beta: a real number (bool excluded), named in the error. */
+int smk_py_real_arg(PyObject *obj, const char *fname, const char *arg, double *v)
+{
+    if (obj == NULL)
+        return 0;
+    /* numpy.complex64 / numpy.bool_ are refused like complex / bool: float() would drop .imag silently */
+    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool) || PyComplex_Check(obj) ||
+        PyArray_IsScalar(obj, ComplexFloating) || !PyNumber_Check(obj) || !(*v = PyFloat_AsDouble(obj), 1) ||
+        (*v == -1.0 && PyErr_Occurred())) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* an int past the double range: a value, not a type */
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s(): %s is too large to be a float", fname, arg);
+            return -1;
+        }
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): %s must be a real number; got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
 /* The instruction kinds of smk_access.kind / SMK_BANK_KIND_*, as Python names them. */
 static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4",
                                                        "cp.async"};
