@@ -108,37 +108,6 @@ def test_transpose_8192_square(layout, dtype, rng, poison):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("view", ["F-order", "a.T", "slice", "neg-stride", "byteswapped", "readonly",
-                                  "unaligned"])
-def test_transpose_strided_and_odd_inputs(layout, view, rng, poison):
-    base = random_bits((301, 257), "float32", rng)
-    if view == "F-order":
-        a = np.asfortranarray(base)
-    elif view == "a.T":
-        a = base.T
-    elif view == "slice":
-        a = base[3:290:2, 1::3]
-    elif view == "neg-stride":
-        a = base[::-1, ::-2]
-    elif view == "byteswapped":
-        a = base.astype(">f4")
-    elif view == "readonly":
-        a = base.copy()
-        a.flags.writeable = False
-    else:  # a float32 view at an odd byte offset
-        buf = np.zeros(base.nbytes + 1, np.uint8)
-        a = np.frombuffer(buf[1:].data, dtype=np.float32).reshape(base.shape)
-        assert not a.flags.aligned
-        buf[1:] = base.view(np.uint8).reshape(-1)
-    out = smemkit.transpose(a, layout=layout)
-    assert out.dtype == a.dtype
-    assert_bits_equal(out, a.T)
-    if view == "byteswapped":
-        np.testing.assert_array_equal(out.astype("=f4"), base.T)
-
-
-@pytest.mark.gpu
 def test_default_layout_is_swizzle_and_positional_layout(rng):
     a = random_bits((40, 70), "int32", rng)
     assert_bits_equal(smemkit.transpose(a), a.T)
