@@ -7,6 +7,7 @@
  * smk_status and never exits.
  */
 #include "host.h"
+#include "hostpool.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -17,10 +18,13 @@ static volatile int g_host_mode = -1;
 static pthread_mutex_t g_register_lock = PTHREAD_MUTEX_INITIALIZER;
 #define SMK_PIPELINE_MIN_BYTES ((size_t)16 << 20)
 #define SMK_PIPELINE_STREAMS 3
+/* Automatic mode stages copies of at least this many bytes through the pinned pool (below it the
+ * driver's own pageable path is as fast: bench/bench_host.py, bench/RESULTS.md). */
+#define SMK_STAGE_MIN_BYTES ((size_t)1 << 20)
 
 int smk_host_set_mode(int mode)
 {
-    if (mode < -1 || mode > 2)
+    if (mode < -1 || mode > 3)
         return -1;
     g_host_mode = mode;
     return 0;
@@ -136,6 +140,34 @@ static smk_status transpose_pipelined(const void *host_in, void *host_out, smk_t
     return s;
 }
 
+/* Mode 3: both sides stream through the pinned staging units (host copies on the worker threads,
+ * overlapping the DMA of the unit before); the caller's memory is never page-locked. */
+static smk_status transpose_staged(const void *host_in, void *host_out, smk_transpose_params p, size_t bytes,
+                                   const smk_stage_set *set)
+{
+    void *din = NULL, *dout = NULL;
+    const cudaStream_t st = smk_rt_stream();
+    smk_status s = smk_rt_alloc(&din, bytes);
+    if (s.code == SMK_OK)
+        s = smk_rt_alloc(&dout, bytes);
+    if (s.code == SMK_OK)
+        s = smk_stage_h2d(set, din, bytes, host_in, bytes, bytes, 1, st);
+    if (s.code == SMK_OK)
+        s = smk_rt_poison(dout, bytes);
+    if (s.code == SMK_OK) {
+        p.in = din;
+        p.out = dout;
+        s = smk_rt_check_launch(smk_transpose_launch(&p, st), "launching the transpose kernel");
+    }
+    if (s.code == SMK_OK)
+        s = smk_stage_d2h(set, host_out, bytes, dout, bytes, bytes, 1, st);
+    if (s.code != SMK_OK)
+        (void)cudaStreamSynchronize(st); /* no DMA may still use the units when they go back */
+    smk_rt_free(din);
+    smk_rt_free(dout);
+    return s;
+}
+
 smk_status smk_host_transpose(smk_transpose_params p, size_t bytes)
 {
     const void *host_in = p.in;
@@ -144,8 +176,16 @@ smk_status smk_host_transpose(smk_transpose_params p, size_t bytes)
     int mode = g_host_mode, reg_in = 0, reg_out = 0;
     smk_status s;
     cudaError_t e;
-    if (mode < 0)
+    if (mode < 0 || mode == 3) {
+        smk_stage_set set;
+        if ((mode == 3 || bytes >= SMK_STAGE_MIN_BYTES) && smk_stage_acquire(&set, SMK_STAGE_SET_MAX) > 0) {
+            s = transpose_staged(host_in, host_out, p, bytes, &set);
+            smk_stage_release(&set);
+            return s;
+        }
+        /* no pinned memory to be had (or a small call): page-lock the big ones, copy the rest */
         mode = (c_contiguous && single && bytes >= SMK_PIPELINE_MIN_BYTES) ? 2 : 0;
+    }
     if (mode == 2 && (!c_contiguous || !single))
         mode = 1;
     if (mode == 0)
@@ -182,12 +222,30 @@ typedef struct {
     size_t lda, ldb, ldd;    /* device row pitches in elements */
 } host_gemm;
 
+/* Row-pitched copies of a host GEMM: through the staging units when the call holds some, else the
+ * driver's pageable path. */
+static smk_status gemm_up(const smk_stage_set *set, void *dst, size_t dp, const void *src, size_t sp, size_t w,
+                          size_t rows)
+{
+    return set->n ? smk_stage_h2d(set, dst, dp, src, sp, w, rows, smk_rt_stream()) : smk_rt_h2d_2d(dst, dp, src, sp, w, rows);
+}
+
+static smk_status gemm_down(const smk_stage_set *set, void *dst, size_t dp, const void *src, size_t sp, size_t w,
+                            size_t rows)
+{
+    return set->n ? smk_stage_d2h(set, dst, dp, src, sp, w, rows, smk_rt_stream()) : smk_rt_d2h_2d(dst, dp, src, sp, w, rows);
+}
+
 /* Upload, launch (the callback enqueues the kernel on the device copies), download, free. */
 static smk_status host_gemm_run(host_gemm *g, int (*launch)(const host_gemm *g, void *ctx), void *ctx,
                                 const char *what)
 {
     const size_t ie = g->in_esz, oe = g->out_esz;
+    const size_t host_bytes = ie * (g->M * g->K + g->K * g->N) + oe * g->M * g->N * (g->C ? 2 : 1);
+    smk_stage_set set = {{NULL}, 0};
     smk_status s;
+    if ((g_host_mode == 3 || (g_host_mode < 0 && host_bytes >= SMK_STAGE_MIN_BYTES)))
+        (void)smk_stage_acquire(&set, SMK_STAGE_SET_MAX); /* none: the pageable path */
     g->lda = pad16((int64_t)g->K, (int)ie), g->ldb = pad16((int64_t)g->N, (int)ie), g->ldd = pad16((int64_t)g->N, (int)oe);
     s = smk_rt_alloc(&g->dA, g->lda * g->M * ie);
     if (s.code == SMK_OK)
@@ -197,19 +255,22 @@ static smk_status host_gemm_run(host_gemm *g, int (*launch)(const host_gemm *g, 
     if (s.code == SMK_OK && g->C)
         s = smk_rt_alloc(&g->dC, g->ldd * g->M * oe);
     if (s.code == SMK_OK)
-        s = smk_rt_h2d_2d(g->dA, g->lda * ie, g->A, g->K * ie, g->K * ie, g->M);
+        s = gemm_up(&set, g->dA, g->lda * ie, g->A, g->K * ie, g->K * ie, g->M);
     if (s.code == SMK_OK)
-        s = smk_rt_h2d_2d(g->dB, g->ldb * ie, g->B, g->N * ie, g->N * ie, g->K);
+        s = gemm_up(&set, g->dB, g->ldb * ie, g->B, g->N * ie, g->N * ie, g->K);
     if (s.code == SMK_OK && g->C)
-        s = smk_rt_h2d_2d(g->dC, g->ldd * oe, g->C, g->N * oe, g->N * oe, g->M);
+        s = gemm_up(&set, g->dC, g->ldd * oe, g->C, g->N * oe, g->N * oe, g->M);
     if (s.code == SMK_OK)
         s = smk_rt_poison(g->dD, g->ldd * g->M * oe);
     if (s.code == SMK_OK)
         s = smk_rt_check_launch(launch(g, ctx), what);
     if (s.code == SMK_OK)
-        s = smk_rt_d2h_2d(g->D, g->N * oe, g->dD, g->ldd * oe, g->N * oe, g->M);
+        s = gemm_down(&set, g->D, g->N * oe, g->dD, g->ldd * oe, g->N * oe, g->M);
     if (s.code == SMK_OK)
         s = smk_rt_sync();
+    else
+        (void)cudaStreamSynchronize(smk_rt_stream()); /* no DMA may still use the units when they go back */
+    smk_stage_release(&set);
     smk_rt_free(g->dA);
     smk_rt_free(g->dB);
     smk_rt_free(g->dC);

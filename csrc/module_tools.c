@@ -12,6 +12,7 @@
 #include "bank_model.h"
 #include "bench.h"
 #include "host.h"
+#include "hostpool.h"
 #include "layout.h"
 #include "runtime.h"
 
@@ -531,13 +532,16 @@ static PyObject *py_mem_info(PyObject *module, PyObject *unused)
                              : Py_BuildValue("nn", (Py_ssize_t)free_b, (Py_ssize_t)total_b);
 }
 
-PyDoc_STRVAR(empty_cache_doc, "empty_cache()\n--\n\nReturn the device memory smemkit's pool keeps between calls (up "
-             "to 1 GiB) to the driver.");
+PyDoc_STRVAR(empty_cache_doc, "empty_cache()\n--\n\nReturn what smemkit keeps between calls: the device memory of its "
+             "pool (up to 1 GiB) to the driver, and its idle pinned host staging units (up to 128 MiB) to the "
+             "system.  Without a usable GPU nothing is cached, and it does nothing.");
 static PyObject *py_empty_cache(PyObject *module, PyObject *unused)
 {
-    smk_status st;
+    smk_status st = {0, 0, 0, 0};
     Py_BEGIN_ALLOW_THREADS
-    st = smk_rt_trim();
+    smk_stage_trim();
+    if (smk_rt_device_count() > 0)
+        st = smk_rt_trim();
     Py_END_ALLOW_THREADS
     return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
 }
@@ -558,11 +562,28 @@ static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
     return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
 }
 
+PyDoc_STRVAR(staging_info_doc,
+"_staging_info()\n--\n\n"
+"The pinned host staging pool: {'held', 'in_use', 'cap', 'peak'} in bytes, and 'threads' (the host\n"
+"copy threads, the caller included).");
+static PyObject *py_staging_info(PyObject *module, PyObject *unused)
+{
+    size_t held, in_use, cap, peak;
+    int threads;
+    Py_BEGIN_ALLOW_THREADS
+    smk_stage_info(&held, &in_use, &cap, &peak);
+    threads = smk_par_threads();
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:i}", "held", (Py_ssize_t)held, "in_use", (Py_ssize_t)in_use, "cap",
+                         (Py_ssize_t)cap, "peak", (Py_ssize_t)peak, "threads", threads);
+}
+
 PyDoc_STRVAR(set_knob_doc,
 "_set_knob(name, value, /)\n--\n\n"
 "Tests and benchmarks: 'poison' (1: every kernel output starts as 0xFF bytes, NaN), 'host_mode'\n"
-"(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined; see csrc/host.h),\n"
-"'sgemm_config' (0 chosen per shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
+"(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined, 3 staged through the pinned\n"
+"pool; see csrc/host.h), 'staging_cap_mib' (the pinned pool's cap), 'sgemm_config' (0 chosen per\n"
+"shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
 "(0 chosen per shape, else the K slices to force).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
@@ -574,6 +595,11 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_rt_set_poison(v);
     else if (strcmp(name, "host_mode") == 0 && smk_host_set_mode(v) == 0)
         ;
+    else if (strcmp(name, "staging_cap_mib") == 0 && v >= 0 && v <= 65536) {
+        Py_BEGIN_ALLOW_THREADS
+        smk_stage_set_cap((size_t)v << 20);
+        Py_END_ALLOW_THREADS
+    }
     else if (strcmp(name, "sgemm_config") == 0 && v >= 0 && v < smk_sgemm_num_configs())
         smk_py_sgemm_config = v;
     else if (strcmp(name, "sgemm_splits") == 0 && v >= 0 && v <= 65535)
@@ -636,6 +662,7 @@ PyMethodDef smk_tool_methods[] = {
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},
+    {"_staging_info", py_staging_info, METH_NOARGS, staging_info_doc},
     {"_device_info", py_device_info, METH_NOARGS, device_info_doc},
     {"_mem_info", py_mem_info, METH_NOARGS, mem_info_doc},
     {"_debug_fault", py_debug_fault, METH_NOARGS, debug_fault_doc},

@@ -47,7 +47,7 @@ def _torch(x, fname, arg):
         raise TypeError(f"{fname}(): {arg} has torch dtype {x.dtype}, which has no NumPy equivalent here"
                         + (" (install ml_dtypes for bfloat16)" if x.dtype == torch.bfloat16 else ""))
     dev = x.get_device()
-    return (x.data_ptr(), tuple(x.shape), tuple(x.stride()), dtype, dev, _raw_stream(dev), LIB_TORCH)
+    return (x.data_ptr(), x.shape, x.stride(), dtype, dev, _raw_stream(dev), LIB_TORCH)  # torch.Size is a tuple
 
 
 def _cupy(x, fname, arg):
@@ -175,9 +175,8 @@ def empty(like, lib, device, shape, dtype):
     mod = type(like).__module__
     if dtype is None and not (mod.startswith("torch") or mod.startswith("cupy")):
         dtype = describe(like, "result", "like")[3]  # CAI and DLPack-only producers: their dtype as numpy's
-    if lib == LIB_TORCH:
-        torch = sys.modules["torch"]
-        out = torch.empty(shape, dtype=like.dtype if dtype is None else _numpy_to_torch[dtype], device=like.device)
+    if lib == LIB_TORCH:  # new_empty: like's device (and dtype), no device object built per call
+        out = like.new_empty(shape) if dtype is None else like.new_empty(shape, dtype=_numpy_to_torch[dtype])
         return out, out.data_ptr()
     if lib == LIB_CUPY:
         out = sys.modules["cupy"].empty(shape, dtype=like.dtype if dtype is None else dtype)

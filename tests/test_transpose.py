@@ -140,7 +140,7 @@ def host_mode():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
 @pytest.mark.parametrize("shape,dtype", [((4096, 9000), "float32"), ((3000, 4100), "float64"), ((33, 31), "int32"),
                                          ((70001, 3), "float32")])
 @pytest.mark.parametrize("readonly", [False, True])
@@ -152,11 +152,11 @@ def test_host_transfer_modes_are_bit_exact(mode, shape, dtype, readonly, rng, po
     assert_bits_equal(smemkit.transpose(np.asfortranarray(a[:, : shape[1] // 2]), layout="pad"),
                       a[:, : shape[1] // 2].T)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("host_mode", 3)
+        smemkit._C._set_knob("host_mode", 4)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("mode", [1, 2, 3])
 @pytest.mark.parametrize("readonly", [False, True])
 def test_host_modes_with_input_and_output_on_one_page(mode, readonly, host_mode, poison):
     # many small arrays: some input/output pairs share a host page; page-locking must cope with that
