@@ -143,7 +143,7 @@ static smk_status transpose_pipelined(const void *host_in, void *host_out, smk_t
 /* Mode 3: both sides stream through the pinned staging units (host copies on the worker threads,
  * overlapping the DMA of the unit before); the caller's memory is never page-locked. */
 static smk_status transpose_staged(const void *host_in, void *host_out, smk_transpose_params p, size_t bytes,
-                                   const smk_stage_set *set)
+                                   smk_stage_set *set)
 {
     void *din = NULL, *dout = NULL;
     const cudaStream_t st = smk_rt_stream();
@@ -224,13 +224,13 @@ typedef struct {
 
 /* Row-pitched copies of a host GEMM: through the staging units when the call holds some, else the
  * driver's pageable path. */
-static smk_status gemm_up(const smk_stage_set *set, void *dst, size_t dp, const void *src, size_t sp, size_t w,
+static smk_status gemm_up(smk_stage_set *set, void *dst, size_t dp, const void *src, size_t sp, size_t w,
                           size_t rows)
 {
     return set->n ? smk_stage_h2d(set, dst, dp, src, sp, w, rows, smk_rt_stream()) : smk_rt_h2d_2d(dst, dp, src, sp, w, rows);
 }
 
-static smk_status gemm_down(const smk_stage_set *set, void *dst, size_t dp, const void *src, size_t sp, size_t w,
+static smk_status gemm_down(smk_stage_set *set, void *dst, size_t dp, const void *src, size_t sp, size_t w,
                             size_t rows)
 {
     return set->n ? smk_stage_d2h(set, dst, dp, src, sp, w, rows, smk_rt_stream()) : smk_rt_d2h_2d(dst, dp, src, sp, w, rows);

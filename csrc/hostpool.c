@@ -197,7 +197,7 @@ static void push_idle(void *u)
 int smk_stage_acquire(smk_stage_set *set, int want)
 {
     int i;
-    set->n = 0;
+    memset(set, 0, sizeof *set);
     pthread_once(&g_atfork_once, register_atfork);
     want = want < 1 ? 1 : want > SMK_STAGE_SET_MAX ? SMK_STAGE_SET_MAX : want;
     pthread_mutex_lock(&g_stage_lock);
@@ -235,7 +235,15 @@ int smk_stage_acquire(smk_stage_set *set, int want)
 void smk_stage_release(smk_stage_set *set)
 {
     void *excess[SMK_STAGE_SET_MAX];
-    int nx = 0;
+    int nx = 0, u;
+    for (u = 0; u < set->n_ev; u++) { /* no DMA may use a unit once it is back in the pool */
+        if (set->pending[u] && cudaEventSynchronize(set->ev[u]) != cudaSuccess)
+            (void)cudaGetLastError();
+        (void)cudaEventDestroy(set->ev[u]);
+    }
+    set->n_ev = 0;
+    if (set->n == 0)
+        return;
     pthread_mutex_lock(&g_stage_lock);
     g_inuse -= (size_t)set->n;
     while (set->n > 0) {
@@ -379,98 +387,100 @@ static void host_copy_piece(char *host, size_t hpitch, void *unit, piece p, int 
     smk_par_for(tasks, host_copy_task, &c);
 }
 
-static smk_status make_events(cudaEvent_t *ev, int n)
+/* The set's events, made on its first copy. */
+static smk_status set_events(smk_stage_set *set)
 {
-    int i;
-    for (i = 0; i < n; i++) {
-        cudaError_t e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
-        if (e != cudaSuccess) {
-            while (i > 0)
-                (void)cudaEventDestroy(ev[--i]);
+    while (set->n_ev < set->n) {
+        cudaError_t e = cudaEventCreateWithFlags(&set->ev[set->n_ev], cudaEventDisableTiming);
+        if (e != cudaSuccess)
             return smk_rt_fail(e, "creating a staging event");
-        }
+        set->pending[set->n_ev++] = 0;
     }
     return smk_ok();
 }
 
-/* After a failure the DMAs already queued may still use the units: drain the stream before they
- * go back to the pool. */
-static smk_status finish(smk_status s, cudaEvent_t *ev, int n, cudaStream_t stream)
+/* Wait until no DMA uses unit u. */
+static cudaError_t unit_free(smk_stage_set *set, int u)
 {
-    int i;
-    if (s.code != SMK_OK)
-        (void)cudaStreamSynchronize(stream);
-    for (i = 0; i < n; i++)
-        (void)cudaEventDestroy(ev[i]);
-    return s;
+    cudaError_t e = set->pending[u] ? cudaEventSynchronize(set->ev[u]) : cudaSuccess;
+    if (e == cudaSuccess)
+        set->pending[u] = 0;
+    return e;
 }
 
-smk_status smk_stage_h2d(const smk_stage_set *set, void *dst, size_t dpitch, const void *src, size_t spitch,
-                         size_t width, size_t rows, cudaStream_t stream)
+static cudaError_t unit_used(smk_stage_set *set, int u, cudaStream_t stream)
 {
-    const plan pl = make_plan(width, rows);
-    cudaEvent_t ev[SMK_STAGE_SET_MAX];
-    smk_status s;
-    size_t k;
-    if (width == 0 || rows == 0)
-        return smk_ok();
+    cudaError_t e = cudaEventRecord(set->ev[u], stream);
+    set->pending[u] = 1; /* even on failure: release then waits on what was recorded before */
+    return e;
+}
+
+static smk_status check_set(smk_stage_set *set)
+{
     if (set->n < 1 || set->n > SMK_STAGE_SET_MAX)
         return smk_rt_fail(cudaErrorInvalidValue, "staging without staging units");
-    if ((s = make_events(ev, set->n)).code != SMK_OK)
-        return s;
-    for (k = 0; k < pl.count && s.code == SMK_OK; k++) {
-        const piece p = piece_of(&pl, k);
-        const int u = (int)(k % (size_t)set->n);
-        cudaError_t e = k >= (size_t)set->n ? cudaEventSynchronize(ev[u]) : cudaSuccess;
-        if (e == cudaSuccess) {
-            host_copy_piece((char *)src, spitch, set->unit[u], p, 1);
-            e = cudaMemcpy2DAsync((char *)dst + p.r0 * dpitch + p.off, dpitch, set->unit[u], p.len, p.len, p.nr,
-                                  cudaMemcpyHostToDevice, stream);
-        }
-        if (e == cudaSuccess)
-            e = cudaEventRecord(ev[u], stream);
-        if (e != cudaSuccess)
-            s = smk_rt_fail(e, "copying host to device through the staging units");
-    }
-    return finish(s, ev, set->n, stream);
+    return set_events(set);
 }
 
-static cudaError_t enqueue_d2h(const plan *pl, size_t k, const smk_stage_set *set, const void *src, size_t spitch,
-                               cudaEvent_t *ev, cudaStream_t stream)
-{
-    const piece p = piece_of(pl, k);
-    const int u = (int)(k % (size_t)set->n);
-    cudaError_t e = cudaMemcpy2DAsync(set->unit[u], p.len, (const char *)src + p.r0 * spitch + p.off, spitch, p.len,
-                                      p.nr, cudaMemcpyDeviceToHost, stream);
-    return e == cudaSuccess ? cudaEventRecord(ev[u], stream) : e;
-}
-
-smk_status smk_stage_d2h(const smk_stage_set *set, void *dst, size_t dpitch, const void *src, size_t spitch,
-                         size_t width, size_t rows, cudaStream_t stream)
+smk_status smk_stage_h2d(smk_stage_set *set, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t rows, cudaStream_t stream)
 {
     const plan pl = make_plan(width, rows);
-    const size_t n = (size_t)set->n;
-    cudaEvent_t ev[SMK_STAGE_SET_MAX];
     cudaError_t e = cudaSuccess;
     smk_status s;
     size_t k;
     if (width == 0 || rows == 0)
         return smk_ok();
-    if (set->n < 1 || set->n > SMK_STAGE_SET_MAX)
-        return smk_rt_fail(cudaErrorInvalidValue, "staging without staging units");
-    if ((s = make_events(ev, set->n)).code != SMK_OK)
+    if ((s = check_set(set)).code != SMK_OK)
         return s;
-    for (k = 0; k < pl.count && k < n && e == cudaSuccess; k++)
-        e = enqueue_d2h(&pl, k, set, src, spitch, ev, stream);
     for (k = 0; k < pl.count && e == cudaSuccess; k++) {
-        const int u = (int)(k % n);
-        if ((e = cudaEventSynchronize(ev[u])) != cudaSuccess)
+        const piece p = piece_of(&pl, k);
+        const int u = set->next;
+        set->next = (u + 1) % set->n;
+        if ((e = unit_free(set, u)) != cudaSuccess)
+            break;
+        host_copy_piece((char *)src, spitch, set->unit[u], p, 1);
+        e = cudaMemcpy2DAsync((char *)dst + p.r0 * dpitch + p.off, dpitch, set->unit[u], p.len, p.len, p.nr,
+                              cudaMemcpyHostToDevice, stream);
+        if (e == cudaSuccess)
+            e = unit_used(set, u, stream);
+    }
+    return e == cudaSuccess ? smk_ok() : smk_rt_fail(e, "copying host to device through the staging units");
+}
+
+/* Piece k of a download into unit u (ordered after any earlier DMA of u: one stream). */
+static cudaError_t enqueue_d2h(smk_stage_set *set, const plan *pl, size_t k, int u, const void *src, size_t spitch,
+                               cudaStream_t stream)
+{
+    const piece p = piece_of(pl, k);
+    cudaError_t e = cudaMemcpy2DAsync(set->unit[u], p.len, (const char *)src + p.r0 * spitch + p.off, spitch, p.len,
+                                      p.nr, cudaMemcpyDeviceToHost, stream);
+    return e == cudaSuccess ? unit_used(set, u, stream) : e;
+}
+
+smk_status smk_stage_d2h(smk_stage_set *set, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t rows, cudaStream_t stream)
+{
+    const plan pl = make_plan(width, rows);
+    cudaError_t e = cudaSuccess;
+    smk_status s;
+    size_t k, n;
+    int first;
+    if (width == 0 || rows == 0)
+        return smk_ok();
+    if ((s = check_set(set)).code != SMK_OK)
+        return s;
+    n = (size_t)set->n, first = set->next; /* piece k goes through unit (first + k) mod n */
+    for (k = 0; k < pl.count && k < n && e == cudaSuccess; k++)
+        e = enqueue_d2h(set, &pl, k, (int)((first + k) % n), src, spitch, stream);
+    for (k = 0; k < pl.count && e == cudaSuccess; k++) {
+        const int u = (int)((first + k) % n);
+        if ((e = unit_free(set, u)) != cudaSuccess)
             break;
         host_copy_piece((char *)dst, dpitch, set->unit[u], piece_of(&pl, k), 0);
         if (k + n < pl.count)
-            e = enqueue_d2h(&pl, k + n, set, src, spitch, ev, stream);
+            e = enqueue_d2h(set, &pl, k + n, u, src, spitch, stream);
     }
-    if (e != cudaSuccess)
-        s = smk_rt_fail(e, "copying device to host through the staging units");
-    return finish(s, ev, set->n, stream);
+    set->next = (int)((first + pl.count) % n);
+    return e == cudaSuccess ? smk_ok() : smk_rt_fail(e, "copying device to host through the staging units");
 }

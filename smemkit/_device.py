@@ -137,18 +137,24 @@ def describe(x, fname, arg):
     None when x is not one.  Raises TypeError / ValueError naming fname and arg for broken ones,
     including an object whose attributes raise something else while they are read."""
     try:
-        return _describe(x, fname, arg)
+        reader = _readers.get(type(x))  # a type seen before: straight to its library's reader
+        return reader(x, fname, arg) if reader is not None else _describe(x, fname, arg)
     except (TypeError, ValueError, MemoryError):
         raise
     except Exception as e:  # noqa: BLE001 - a hostile __cuda_array_interface__ / __dlpack__ property
         raise TypeError(f"{fname}(): reading {arg}'s array attributes raised {type(e).__name__}: {e}") from e
 
 
+_readers = {}  # exact type -> _torch / _cupy, filled as types are met (a per-call cost of small calls)
+
+
 def _describe(x, fname, arg):
     mod = type(x).__module__
     if mod.startswith("torch") and hasattr(x, "is_cuda"):
+        _readers[type(x)] = _torch
         return _torch(x, fname, arg)
     if mod.startswith("cupy") and hasattr(x, "data") and hasattr(x, "device"):
+        _readers[type(x)] = _cupy
         return _cupy(x, fname, arg)
     if hasattr(x, "__cuda_array_interface__"):
         return _cai(x, fname, arg)
