@@ -2,6 +2,7 @@
 path against the element-wise path it replaced (knob transpose_odd_path), and where the rest goes.
 
     python bench/bench_oddpitch.py [--reps 20] [--no-offsets] [--md out.md]
+    ncu --metrics dram__bytes_read.sum,... python bench/bench_oddpitch.py --launch-only
 
 Part 1, smemkit.bench (the one timing path: events, layouts and the D2D copy of the same bytes
 interleaved, L2 flushed before every launch, medians): odd shapes (every full tile on the new path,
@@ -93,12 +94,30 @@ def offsets_table(reps):
     return "\n".join(rows)
 
 
+def launch_once():
+    """--launch-only: one pad transpose of 8192^2 uint8 per (in, out) byte offset, for ncu's traffic
+    counters (DRAM bytes, L2 sectors) to compare in launch order: (0, 0), (4, 4), (1, 1), (1, 1) with
+    the element-wise path."""
+    import torch
+    n = 8192
+    ibuf = torch.randint(0, 256, (n * n + 64,), dtype=torch.uint8, device="cuda")
+    obuf = torch.empty(n * n + 64, dtype=torch.uint8, device="cuda")
+    for off, on in [(0, 1), (4, 1), (1, 1), (1, 0)]:
+        _C._set_knob("transpose_odd_path", on)
+        smemkit.transpose(ibuf[off:off + n * n].view(n, n), layout="pad", out=obuf[off:off + n * n].view(n, n))
+        torch.cuda.synchronize()
+    _C._set_knob("transpose_odd_path", 1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--no-offsets", action="store_true")
     ap.add_argument("--md")
+    ap.add_argument("--launch-only", action="store_true")
     args = ap.parse_args()
+    if args.launch_only:
+        return launch_once()
     emit(header("odd-pitch transposes, % of cudaMemcpy D2D of the same bytes (smemkit.bench)"), args.md)
     emit(bench_table(args.reps), args.md)
     if not args.no_offsets:
