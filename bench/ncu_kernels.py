@@ -2,7 +2,7 @@
 
 Writes the launch list (op, layout, shape, dtype) to the file named by argv[1], one line per launch in
 launch order, so the ncu rows can be matched to launches.  Every transpose element width (1, 2, 4, 8,
-16 bytes) is covered, tile multiples and ragged edges, and a batch (shape (batch, rows, cols): one launch
+16 bytes) is covered, tile multiples and ragged edges, odd pitches of 1- and 2-byte elements, and a batch (shape (batch, rows, cols): one launch
 through smemkit.matrix_transpose).
 """
 import os
@@ -18,6 +18,10 @@ CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "fl
          ("transpose", (1000, 1000), "float16"), ("transpose", (1024, 1024), "complex128"),
          ("transpose", (1000, 1000), "complex128"), ("transpose", (4, 512, 512), "uint8"),
          ("transpose", (3, 500, 300), "complex128"),
+         # odd pitches: interior tiles on the re-aligning whole-word path (its shuffles are not shared
+         # accesses: the shared counts must stay what explain() predicts)
+         ("transpose", (1001, 1003), "uint8"), ("transpose", (999, 1001), "float16"),
+         ("transpose", (3, 257, 259), "uint8"),
          ("sgemm", (512, 512, 512), "float32"),
          ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32")]
 

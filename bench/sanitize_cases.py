@@ -3,6 +3,7 @@
 Small shapes on purpose: tile +-1, 1x1, K = 0, non-multiples, odd leading dimensions.  Checks the
 results too, so a sanitizer run is also a correctness run.  --no-frameworks leaves out the CuPy /
 PyTorch cases: their memory pools keep blocks until exit, which memcheck's leak check would report.
+--only-subword runs only the 1- and 2-byte transposes at odd pitches and offsets.
 """
 import sys
 
@@ -15,10 +16,63 @@ SGEMM_SHAPES = [(1, 1, 1), (7, 13, 5), (33, 31, 17), (63, 65, 7), (64, 64, 0), (
                 (129, 127, 9), (37, 45, 1031), (5, 3, 4099)]  # the last two take the split-K path
 
 
-def main(frameworks=True):
+# 1- and 2-byte elements: odd row pitches in and out (full tiles take the re-aligning whole-word path,
+# edges the element-wise one), row end == tile end, a batch with an odd matrix stride
+SUBWORD_SHAPES = [(129, 131), (131, 129), (128, 129), (129, 128), (257, 259), (256, 257), (33, 31), (1, 300),
+                  (256, 256)]
+
+
+def subword_cases(rng, frameworks):
+    """Sub-word transposes at odd pitches and (device arrays, CuPy without its pool, so an allocation is
+    exactly the operand) odd base offsets, input and output ending on their allocation's last byte."""
+    bad = 0
+    for layout in smemkit.LAYOUTS:
+        for dtype in ("uint8", "float16"):
+            for shape in SUBWORD_SHAPES:
+                a = rng.integers(0, 256, (shape[0], shape[1] * np.dtype(dtype).itemsize), np.uint8).view(dtype)
+                bad += not np.array_equal(smemkit.transpose(a, layout=layout).view(np.uint8), a.T.copy().view(np.uint8))
+            a = rng.integers(0, 256, (3, 129, 131 * np.dtype(dtype).itemsize), np.uint8).view(dtype)
+            bad += not np.array_equal(smemkit.matrix_transpose(a, layout=layout).view(np.uint8),
+                                      np.swapaxes(a, 1, 2).copy().view(np.uint8))
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    if frameworks and cupy is not None:
+        cupy.cuda.set_allocator(None)  # plain cudaMalloc of exactly the bytes asked for
+        R, C = 257, 259
+        for dtype in ("uint8", "float16"):
+            for off in (1, 2, 3):
+                for view in ("contiguous", "odd-pitch", "batch"):
+                    if view == "contiguous":
+                        buf = cupy.empty(off + R * C, dtype)
+                        x = buf[off:].reshape(R, C)
+                    elif view == "odd-pitch":  # rows C + 2 apart, the view's last element is the buffer's
+                        buf = cupy.empty(off + R * (C + 2), dtype)
+                        x = buf[off:].reshape(R, C + 2)[:, 2:]
+                    else:
+                        buf = cupy.empty(off + 2 * R * C, dtype)
+                        x = buf[off:].reshape(2, R, C)
+                    h = rng.integers(0, 256, buf.size * buf.itemsize, np.uint8).view(dtype)
+                    buf.set(h)
+                    obuf = cupy.empty(1 + x.size, dtype)
+                    out = obuf[1:].reshape(x.shape[:-2] + (x.shape[-1], x.shape[-2]))
+                    for layout in smemkit.LAYOUTS:
+                        y = smemkit.matrix_transpose(x, layout=layout, out=out)
+                        want = np.swapaxes(cupy.asnumpy(x), -1, -2).copy()
+                        bad += not np.array_equal(cupy.asnumpy(y).view(np.uint8), want.view(np.uint8))
+                    del buf, x, obuf, out, y
+        cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
+    print(f"sanitize cases (1- and 2-byte, odd pitches and offsets): {bad} wrong results")
+    return bad
+
+
+def main(frameworks=True, only_subword=False):
     rng = np.random.default_rng(0)
     smemkit._C._set_knob("poison", 1)
-    bad = 0
+    bad = subword_cases(rng, frameworks)
+    if only_subword:
+        return 1 if bad else 0
     for layout in smemkit.LAYOUTS:
         for dtype in ("float32", "float64"):
             for shape in TRANSPOSE_SHAPES:
@@ -67,4 +121,4 @@ def main(frameworks=True):
 
 
 if __name__ == "__main__":
-    sys.exit(main(frameworks="--no-frameworks" not in sys.argv))
+    sys.exit(main(frameworks="--no-frameworks" not in sys.argv, only_subword="--only-subword" in sys.argv))

@@ -584,7 +584,9 @@ PyDoc_STRVAR(set_knob_doc,
 "(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined, 3 staged through the pinned\n"
 "pool; see csrc/host.h), 'staging_cap_mib' (the pinned pool's cap), 'sgemm_config' (0 chosen per\n"
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
-"(0 chosen per shape, else the K slices to force).");
+"(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
+"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
+"by element, as before).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -604,6 +606,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_config = v;
     else if (strcmp(name, "sgemm_splits") == 0 && v >= 0 && v <= 65535)
         smk_py_sgemm_splits = v;
+    else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
+        smk_transpose_set_odd_path(v);
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
     Py_RETURN_NONE;

@@ -40,8 +40,11 @@
  *
  * Everything else (tile, threads, units per thread, bounds handling) is shared by construction: the
  * layout is one template argument.  Interior tiles of suitably aligned inputs take whole-word (whole
- * element) global accesses; edge tiles, non-unit column strides and misaligned pointers or strides
- * take a per-element predicated path that still assembles whole words before touching shared memory.
+ * element) global accesses; interior tiles of 1- and 2-byte rows that do not start on a 4-byte
+ * boundary (odd pitches, bases, matrix strides) still take whole aligned words, re-aligned in registers
+ * (see "odd pitches"); edge tiles and non-unit column strides take a per-element predicated path that
+ * still assembles whole words before touching shared memory.  Shared memory sees the same accesses
+ * on every path.
  * Indexing is 64-bit.  Grid: x = tile of the matrix, y + 65535 z = matrix of the batch.
  */
 #include <cstdint>
@@ -137,6 +140,43 @@ __device__ __forceinline__ typename Unit<ESZ>::T word_elem(typename Unit<ESZ>::W
         return (void)e, w;
 }
 
+/* ---- odd pitches: whole-word global accesses for rows that do not start on a word ---------------
+ * A warp's 32 lanes touch 128 consecutive bytes of one row, lane i the 4 bytes at p + 4i (its unit's
+ * word).  When p is not a multiple of 4 (s = p mod 4 != 0: a row pitch, matrix stride or base that is
+ * not a multiple of 4 bytes) those bytes straddle two aligned words.  Loads: lane i reads the aligned
+ * word under its first byte, takes the next one from lane i+1 (__shfl_down_sync; lane 31 reads it
+ * itself) and re-aligns with one funnel shift (SHF).  Stores: lane i assembles aligned word i from its
+ * own bytes and lane i-1's (__shfl_up_sync, funnel shift) and stores it whole; the two partial words
+ * at the ends of the warp's 128 bytes, which share a word with a neighbour (another block, or the
+ * other warp of a 2-byte tile row), are written as a byte + a half store of exactly the warp's own
+ * bytes, so no word is written by two warps.  Nothing outside the operand's bytes is read: the
+ * partial word before a row's first byte and after its last one is read piecewise too.  Shared
+ * memory is untouched by all of this: the units arrive in registers exactly as on the aligned path. */
+
+/* n in [0, 3] bytes at p, never crossing a 4-byte boundary (so n == 2 means p is even), as the low
+ * bytes of a word: at most one byte and one half access. */
+__device__ __forceinline__ uint32_t load_piece(const unsigned char *p, int n)
+{
+    const int odd = (int)((uintptr_t)p & 1);
+    const int b = odd ? 0 : n - 1; // the byte outside the half: first when p is odd, else last
+    uint32_t x = 0;
+    if (n & 1)
+        x = (uint32_t)p[b] << (8 * b);
+    if (n >= 2)
+        x |= (uint32_t)*reinterpret_cast<const uint16_t *>(p + odd) << (8 * odd);
+    return x;
+}
+
+__device__ __forceinline__ void store_piece(unsigned char *p, int n, uint32_t x)
+{
+    const int odd = (int)((uintptr_t)p & 1);
+    const int b = odd ? 0 : n - 1;
+    if (n & 1)
+        p[b] = (unsigned char)(x >> (8 * b));
+    if (n >= 2)
+        *reinterpret_cast<uint16_t *>(p + odd) = (uint16_t)(x >> (8 * odd));
+}
+
 /* Everything one launch needs (a plain struct by value: fast-hadamard-transform style). */
 struct Args {
     const unsigned char *in;
@@ -147,6 +187,7 @@ struct Args {
     int64_t batch;
     int64_t tiles_x;         // tiles per row of tiles
     int in_vec, out_vec;     // whole-word global access allowed (alignment, unit column stride)
+    int in_odd, out_odd;     // sub-word, rows not on words: whole words re-aligned in registers
     int in_al, out_al;       // elements naturally aligned (else byte-wise)
 };
 
@@ -194,6 +235,41 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
 #pragma unroll
             for (int k = 0; k < P; k++)
                 w[j][k] = *reinterpret_cast<const W *>(src + ((int64_t)(j * ROWS * E + k) * a.in_rs) * ESZ);
+    } else if (E > 1 && full && a.in_odd) {
+        if constexpr (E > 1) {
+            // rows whose bytes do not start on a word (see "odd pitches"): every load first, then the
+            // shuffles and shifts
+            const int lane = tx & 31;
+            const int64_t rs = a.in_rs * ESZ; // row pitch in bytes (any sign)
+            const unsigned char *row = in + (r0 + (int64_t)ty * E) * rs;
+            const int64_t col = (c0 + (int64_t)tx * E) * ESZ; // the lane's byte in the row
+            const int64_t row_bytes = cols * ESZ;
+            W ex[N][P]; // lane 31: the word after the warp's last one
+#pragma unroll
+            for (int j = 0; j < N; j++)
+#pragma unroll
+                for (int k = 0; k < P; k++) {
+                    const unsigned char *rp = row + (int64_t)(j * ROWS * E + k) * rs; // row start
+                    const unsigned char *p = rp + col;
+                    const int s = (int)((uintptr_t)p & 3);
+                    const unsigned char *q = p - s; // aligned word under the lane's first byte
+                    // only lane 0 of a tile at column 0 can reach before the row's first byte
+                    w[j][k] = q >= rp ? *reinterpret_cast<const W *>(q) : load_piece(p, 4 - s) << (8 * s);
+                    ex[j][k] = 0;
+                    if (lane == 31 && s != 0) // its first s bytes are the warp's; past the row's end, only those
+                        ex[j][k] = q + 8 <= rp + row_bytes ? *reinterpret_cast<const W *>(q + 4) : load_piece(q + 4, s);
+                }
+#pragma unroll
+            for (int j = 0; j < N; j++)
+#pragma unroll
+                for (int k = 0; k < P; k++) {
+                    const int s = (int)((uintptr_t)(row + (int64_t)(j * ROWS * E + k) * rs + col) & 3);
+                    W hi = __shfl_down_sync(0xffffffffu, w[j][k], 1);
+                    if (lane == 31)
+                        hi = ex[j][k];
+                    w[j][k] = __funnelshift_r(w[j][k], hi, 8 * s); // s == 0: w[j][k] itself
+                }
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < N; j++)
@@ -244,6 +320,31 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
 #pragma unroll
             for (int k = 0; k < P; k++)
                 *reinterpret_cast<W *>(dst + (int64_t)(j * ROWS * E + k) * rows * ESZ) = w[j][k];
+    } else if (E > 1 && full && a.out_odd) {
+        if constexpr (E > 1) {
+            // output rows whose bytes do not start on a word (see "odd pitches"): lane i stores aligned
+            // word i of its warp's bytes, lanes 0 and 31 the partial words at the ends
+            const int lane = tx & 31;
+            unsigned char *dst = out + ((c0 + (int64_t)ty * E) * rows + r0 + (int64_t)tx * E) * ESZ;
+#pragma unroll
+            for (int j = 0; j < N; j++)
+#pragma unroll
+                for (int k = 0; k < P; k++) {
+                    unsigned char *p = dst + (int64_t)(j * ROWS * E + k) * rows * ESZ;
+                    const int s = (int)((uintptr_t)p & 3);
+                    const W v = w[j][k];
+                    const W prev = __shfl_up_sync(0xffffffffu, v, 1);
+                    // aligned word i: the last s bytes of lane i-1, then the first 4 - s of lane i
+                    if (s == 0 || lane != 0)
+                        *reinterpret_cast<W *>(p - s) = __funnelshift_l(prev, v, 8 * s);
+                    // the partial words: lane 0's first 4 - s bytes, lane 31's last s (one byte + one
+                    // half store for both lanes at once)
+                    if (s != 0 && (lane == 0 || lane == 31)) {
+                        const bool first = lane == 0;
+                        store_piece(first ? p : p - s + 4, first ? 4 - s : s, first ? v : v >> (32 - 8 * s));
+                    }
+                }
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < N; j++)
@@ -378,7 +479,13 @@ const Variant *resolve(int variant, int wi)
     return &kVariants[variant == 0 ? kShipped[wi] : variant];
 }
 
+/* Benchmarks and tests: 0 sends odd-pitch sub-word tiles down the element-wise path (the behaviour
+ * before the re-aligning path), for a before/after in one run. */
+volatile int g_odd_path = 1;
+
 } // namespace
+
+extern "C" void smk_transpose_set_odd_path(int on) { g_odd_path = on != 0; }
 
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
 
@@ -420,6 +527,10 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
         a.in_vec = ib % p->esz == 0;
         a.out_vec = ob % p->esz == 0;
     }
+    /* Sub-word rows that do not start on a word: whole words re-aligned in registers (any base, pitch
+     * and matrix stride; the input's columns must be contiguous). */
+    a.in_odd = p->esz < 4 && p->in_cs == 1 && !a.in_vec && g_odd_path;
+    a.out_odd = p->esz < 4 && !a.out_vec && g_odd_path;
     a.in_al = ib % p->esz == 0;
     a.out_al = ob % p->esz == 0;
     const dim3 grid((unsigned)(tiles_x * tiles_y), (unsigned)(batch < kMaxGridYZ ? batch : kMaxGridYZ), (unsigned)gz);
