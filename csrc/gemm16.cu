@@ -73,6 +73,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "layout.h"
 #include "runtime.h"
@@ -96,11 +97,12 @@ inline int swizzle_id(int b, int m, int s)
 /*
  * Tile configuration.
  *   BM, BN, BK   block tile;  WM, WN warp tile (8 warps);  STAGES cp.async buffers.
- *   MI = WM/16 m16 fragments, NI = WN/8 n8 fragments per warp.
+ *   MI = WM/16 m16 fragments, NI = WN/8 n8 fragments per warp.  MINB blocks per SM (__launch_bounds__).
  */
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, bool CA_ = false>
 struct Cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_, MINB = MINB_;
+    static constexpr bool CA = CA_;                          /* cp.async.ca (through L1) instead of .cg */
     static constexpr int THREADS = 256;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int MI = WM / 16, NI = WN / 8;
@@ -117,23 +119,32 @@ struct Cfg {
 };
 
 /* The variants (params.variant).  1..4 are fixed tile configurations (the benchmark shows BK = 32,
- * naive 4-way on A, next to BK = 64, naive 8-way); 0 is the shipped default, which picks one by
- * the operands' alignment (see smk_gemm16_launch). */
+ * naive 4-way on A, next to BK = 64, naive 8-way); 0 is the shipped default, which picks its tiles
+ * by the grid and pads unaligned rows (see smk_gemm16_launch); 6..8 are measured candidates. */
 using V1 = Cfg<128, 256, 64, 64, 64, 3, 1>;
 using V2 = Cfg<128, 256, 32, 64, 64, 4, 1>;
 using V3 = Cfg<128, 128, 32, 64, 32, 4, 2>;
 using V4 = Cfg<128, 128, 64, 64, 32, 3, 2>;
-using VAligned = V1;   /* variant 0 with 16-byte-aligned rows */
-using VUnaligned = V2; /* variant 0 otherwise (no spills with its register staging) */
-constexpr int kNumVariants = 6;
+using V6 = Cfg<128, 128, 64, 64, 32, 3, 1>;       /* V4 without the 2-blocks register cap (V4 spills) */
+using V7 = Cfg<128, 256, 64, 64, 64, 4, 1>;       /* V1 with a fourth stage */
+using V8 = Cfg<128, 256, 64, 64, 64, 3, 1, true>; /* V1 with cp.async.ca */
+using VAligned = V1; /* variant 0: 128x256x64 ... */
+using VSmall = V6;   /* ... unless that grid is under half a wave: 128x128x64 (then one block per SM anyway) */
+constexpr int kNumVariants = 9;
 static const char *const kVariantNames[kNumVariants] = {
-    "default: 128x256x64 (variant 1) for 16-byte-aligned rows, else 128x256x32 (variant 2)",
+    "default: 128x256x64 (variant 1; 128x128x64, variant 6, when that grid is under half a wave); rows "
+    "that are not 16-byte aligned are first copied into padded temporaries",
     "128x256x64 block tile, 3 stages, 8 warps of 64x64",
     "128x256x32 block tile, 4 stages, 8 warps of 64x64",
-    "128x128x32 block tile, 4 stages, 8 warps of 64x32",
-    "128x128x64 block tile, 3 stages, 8 warps of 64x32",
+    "128x128x32 block tile, 4 stages, 8 warps of 64x32, 2 blocks per SM",
+    "128x128x64 block tile, 3 stages, 8 warps of 64x32, 2 blocks per SM",
     "128x256x32 as variant 2; unaligned rows read as aligned 16-byte blocks + funnel shift",
+    "128x128x64 block tile, 3 stages, 8 warps of 64x32, 1 block per SM",
+    "128x256x64 block tile, 4 stages, 8 warps of 64x64",
+    "128x256x64 block tile, 3 stages, 8 warps of 64x64, cp.async.ca",
 };
+/* variant -> configuration, for every switch below */
+#define SMK_G16_VARIANTS(X) X(1, V1) X(2, V2) X(3, V3) X(4, V4) X(5, V2) X(6, V6) X(7, V7) X(8, V8)
 
 /* The tiles of a configuration: layout + swizzle id -> layout.h tiles. */
 SMK_HD smk_tile a_tile(int layout, int log2_bk, int sid)
@@ -198,10 +209,14 @@ __device__ __forceinline__ unsigned smem_u32(const void *p)
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
-/* 16-byte cp.async, the last 16 - src_bytes bytes zero-filled (src_bytes in [0, 16]). */
+/* 16-byte cp.async, the last 16 - src_bytes bytes zero-filled (src_bytes in [0, 16]); CA: through L1. */
+template <bool CA>
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int src_bytes)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+    if (CA)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+    else
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -367,12 +382,12 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
 #pragma unroll
         for (int j = 0; j < C::A_CHUNKS; j++) {
             const bool ok = kv > 0 && j * A_STEP < a_rows;
-            cp_async16(base + a_dst + j * A_STEP * A_PITCH * 2, ok ? a_src + k0 + j * a_jstride : A, ok ? kv * 2 : 0);
+            cp_async16<C::CA>(base + a_dst + j * A_STEP * A_PITCH * 2, ok ? a_src + k0 + j * a_jstride : A, ok ? kv * 2 : 0);
         }
 #pragma unroll
         for (int j = 0; j < C::B_CHUNKS; j++) {
             const bool ok = b_nv > 0 && k0 + kb0 + j * B_STEP < K;
-            cp_async16(base + b_dst + j * B_STEP * P_PITCH * 2, ok ? b_src + kt * b_step + j * b_jstride : B,
+            cp_async16<C::CA>(base + b_dst + j * B_STEP * P_PITCH * 2, ok ? b_src + kt * b_step + j * b_jstride : B,
                        ok ? b_nv * 2 : 0);
         }
     };
@@ -678,6 +693,136 @@ inline int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, b
     return 0;
 }
 
+/* Variant 0's tiles: VSmall when VAligned's grid is under half a wave of `sms` multiprocessors. */
+inline bool small_grid(int64_t M, int64_t N, int sms)
+{
+    const int64_t blocks = ((M + VAligned::BM - 1) / VAligned::BM) * ((N + VAligned::BN - 1) / VAligned::BN);
+    return 2 * blocks < (int64_t)sms;
+}
+
+/* Multiprocessors of the current device, cached per device (this is on every call's path). */
+inline int device_sms(int *sms)
+{
+    static int sms_of[64];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
+        *sms = sms_of[dev];
+        return 0;
+    }
+    e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    if (dev >= 0 && dev < 64)
+        sms_of[dev] = *sms; /* benign race: every writer stores the same value */
+    return 0;
+}
+
+/* ---- unaligned rows: padded copies --------------------------------------------------------------
+ * cp.async moves 16 aligned bytes, so a row that does not start on 16 bytes (a base off 16 bytes or
+ * a leading dimension that is not a multiple of 8 elements: 4097x4095x4093, a slice x[:, 1:]) cannot
+ * feed it.  Variant 0 copies such an operand, on the caller's stream, into a stream-ordered
+ * temporary whose rows are padded to a multiple of 8 elements, runs the aligned kernel on it, and
+ * frees the temporary behind the kernel: measured on an H100 at 4097x4095x4093 (bench/GEMM16_NOTES.md)
+ * against the register-staged path, which variants 1..4 keep for unaligned operands.  C and D are
+ * read and written by the epilogue from registers (pairs where aligned, else single elements) and
+ * are never copied.  smk_gemm16_temp_bytes() is the bytes, for the callers' size checks. */
+inline int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
+
+/* Which of A (bit 0) and B (bit 1) variant 0 copies for q (after prepare). */
+inline int pad_mask(const smk_gemm16_params &q, bool vec)
+{
+    if (vec || q.variant != 0)
+        return 0;
+    return (al16(q.A) && q.lda % 8 == 0 ? 0 : 1) | (al16(q.B) && q.ldb % 8 == 0 ? 0 : 2);
+}
+
+inline size_t mul_sat(int64_t a, int64_t b)
+{
+    const uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    return (a < 0 || b < 0 || (y && x > SIZE_MAX / y)) ? SIZE_MAX : (size_t)(x * y);
+}
+inline size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+inline size_t pad_bytes(const smk_gemm16_params &q, int mask)
+{
+    size_t n = 0;
+    if (mask & 1)
+        n = add_sat(n, mul_sat(q.M, 2 * pad8(q.K)));
+    if (mask & 2)
+        n = add_sat(n, mul_sat(q.K, 2 * pad8(q.N)));
+    return n;
+}
+
+/* dst (rows x dpitch, 16-byte aligned, dpitch a multiple of 8) <- src (rows x cols, row pitch
+ * spitch elements, any 2-byte alignment); columns cols..dpitch-1 become zeros.  One thread per
+ * 16-byte destination chunk: a chunk whose two surrounding aligned 16-byte source blocks lie inside
+ * its source row is read as those blocks and funnel-shifted; a row's ragged ends are read as single
+ * elements.  (So nothing outside the rows is ever read.) */
+__global__ void __launch_bounds__(256) pad_rows_kernel(const unsigned short *__restrict__ src, int64_t spitch,
+                                                       unsigned short *__restrict__ dst, int64_t dpitch, int64_t rows,
+                                                       int64_t cols)
+{
+    const int64_t cpr = dpitch / 8, total = rows * cpr;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = i / cpr, c0 = (i - r * cpr) * 8;
+        const unsigned short *row = src + r * spitch, *p = row + c0;
+        const int64_t left = cols - c0;
+        const int valid = left <= 0 ? 0 : left >= 8 ? 8 : (int)left;
+        const uintptr_t a = (uintptr_t)p, sh = a & 15, lo = a - sh;
+        const bool fast = valid == 8 && lo >= (uintptr_t)row && lo + (sh ? 32 : 16) <= (uintptr_t)(row + cols);
+        const uint4 v = load8(p, valid, fast);
+        *(uint4 *)(dst + r * dpitch + c0) = v;
+    }
+}
+
+inline int pad_copy(const void *src, int64_t spitch, void *dst, int64_t dpitch, int64_t rows, int64_t cols,
+                    cudaStream_t stream)
+{
+    const int64_t chunks = rows * (dpitch / 8);
+    if (chunks <= 0)
+        return (int)cudaSuccess;
+    int sms = 0;
+    const int e = device_sms(&sms);
+    if (e)
+        return e;
+    const int64_t cap = (int64_t)sms * 8, want = (chunks + 255) / 256; /* grid-stride past 8 blocks per SM */
+    pad_rows_kernel<<<(unsigned)(want < cap ? want : cap), 256, 0, stream>>>(
+        (const unsigned short *)src, spitch, (unsigned short *)dst, dpitch, rows, cols);
+    return (int)cudaGetLastError();
+}
+
+/* Variant 0 with unaligned rows: A and / or B (mask) copied into padded stream-ordered temporaries,
+ * the aligned kernel on them, the temporaries freed on `stream` behind it (no synchronisation). */
+inline int launch_padded(smk_gemm16_params q, int sid, int mask, int sms, cudaStream_t stream)
+{
+    void *tmp[2] = {NULL, NULL};
+    int e = (int)cudaSuccess;
+    for (int i = 0; i < 2 && e == (int)cudaSuccess; i++) {
+        if (!(mask & (1 << i)))
+            continue;
+        const int64_t rows = i ? q.K : q.M, cols = i ? q.N : q.K, ld = pad8(cols);
+        const smk_status s = smk_rt_alloc_on(&tmp[i], mul_sat(rows, 2 * ld), stream);
+        if (s.code != SMK_OK) {
+            e = s.cuda ? s.cuda : (int)cudaErrorMemoryAllocation;
+            break;
+        }
+        e = pad_copy(i ? q.B : q.A, i ? q.ldb : q.lda, tmp[i], ld, rows, cols, stream);
+        if (i)
+            q.B = tmp[i], q.ldb = ld;
+        else
+            q.A = tmp[i], q.lda = ld;
+    }
+    if (e == (int)cudaSuccess)
+        e = small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, stream)
+                                      : launch_layout<VAligned>(q, sid, true, stream);
+    smk_rt_free_on(tmp[0], stream); /* stream-ordered: after the kernel that reads them, even on failure */
+    smk_rt_free_on(tmp[1], stream);
+    return e;
+}
+
 } /* namespace g16 */
 } /* namespace smk */
 
@@ -694,11 +839,9 @@ extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *b
 #define SMK_G16_GEOM(V) do { if (bm) *bm = V::BM; if (bn) *bn = V::BN; if (bk) *bk = V::BK; if (stages) *stages = V::STAGES; } while (0)
     switch (variant) {
     case 0: SMK_G16_GEOM(VAligned); return 0;
-    case 1: SMK_G16_GEOM(V1); return 0;
-    case 2: SMK_G16_GEOM(V2); return 0;
-    case 3: SMK_G16_GEOM(V3); return 0;
-    case 4: SMK_G16_GEOM(V4); return 0;
-    case 5: SMK_G16_GEOM(V2); return 0;
+#define SMK_G16_CASE(n, V) case n: SMK_G16_GEOM(V); return 0;
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
     default: return -1;
     }
 #undef SMK_G16_GEOM
@@ -707,6 +850,17 @@ extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *b
 extern "C" int smk_gemm16_supports_swizzle(int b, int m, int s)
 {
     return smk::g16::swizzle_id(b, m, s) >= 0;
+}
+
+extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
+{
+    using namespace smk::g16;
+    smk_gemm16_params q;
+    int sid = 0;
+    bool vec = false;
+    if (prepare(p, &q, &sid, &vec) != 0)
+        return 0;
+    return pad_bytes(q, pad_mask(q, vec));
 }
 
 extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream)
@@ -721,12 +875,20 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
     if (st > 0)
         return (int)cudaSuccess;
     switch (q.variant) {
-    case 0: return vec ? launch_layout<VAligned>(q, sid, true, stream) : launch_layout<VUnaligned>(q, sid, false, stream);
-    case 1: return launch_layout<V1>(q, sid, vec, stream);
-    case 2: return launch_layout<V2>(q, sid, vec, stream);
-    case 3: return launch_layout<V3>(q, sid, vec, stream);
-    case 4: return launch_layout<V4>(q, sid, vec, stream);
-    case 5: return launch_layout<V2>(q, sid, vec, stream);
+    case 0: {
+        int sms = 0;
+        const int e = device_sms(&sms);
+        if (e)
+            return e;
+        const int mask = pad_mask(q, vec);
+        if (mask)
+            return launch_padded(q, sid, mask, sms, stream);
+        return small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, stream)
+                                         : launch_layout<VAligned>(q, sid, true, stream);
+    }
+#define SMK_G16_CASE(n, V) case n: return launch_layout<V>(q, sid, vec, stream);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -736,14 +898,16 @@ namespace smk {
 namespace g16 {
 
 template <class C, int LAYOUT, int SID>
-int block_plan(smk_plan *plan)
+int block_plan(smk_plan *plan, bool staged)
 {
     using S = Smem<C, LAYOUT, SID>;
     using MP = Map<C>;
     const int warps = C::THREADS / 32, ksteps = C::BK / 16;
+    /* staged (unaligned rows, variants 1..5): the same 16-byte chunks stored with st.shared.v4 */
+    const int fill = staged ? SMK_ACC_LDST : SMK_ACC_CPASYNC;
     const struct { const char *name; int width, is_store, kind, per_warp; } kinds[4] = {
-        {"A-tile cp.async (16 B)", 16, 1, SMK_ACC_CPASYNC, C::A_CHUNKS},
-        {"B-tile cp.async (16 B)", 16, 1, SMK_ACC_CPASYNC, C::B_CHUNKS},
+        {staged ? "A-tile st.shared.v4 (16 B, register-staged)" : "A-tile cp.async (16 B)", 16, 1, fill, C::A_CHUNKS},
+        {staged ? "B-tile st.shared.v4 (16 B, register-staged)" : "B-tile cp.async (16 B)", 16, 1, fill, C::B_CHUNKS},
         {"A fragment ldmatrix.x4", 16, 0, SMK_ACC_LDSM_X4, ksteps * C::MI},
         {"B fragment ldmatrix.x4.trans", 16, 0, SMK_ACC_LDSM_X4, ksteps * (C::NI / 2)},
     };
@@ -800,25 +964,25 @@ int block_plan(smk_plan *plan)
 }
 
 template <class C>
-int plan_layout(int layout, int sid, smk_plan *plan)
+int plan_layout(int layout, int sid, bool staged, smk_plan *plan)
 {
     switch (layout) {
-    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(plan);
-    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(plan);
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(plan, staged);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(plan, staged);
     default:
         switch (sid) {
-        case 0: return block_plan<C, SMK_SWIZZLE, 0>(plan);
-        case 1: return block_plan<C, SMK_SWIZZLE, 1>(plan);
-        case 2: return block_plan<C, SMK_SWIZZLE, 2>(plan);
-        default: return block_plan<C, SMK_SWIZZLE, 3>(plan);
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(plan, staged);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(plan, staged);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(plan, staged);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(plan, staged);
         }
     }
 }
 
 template <class C>
-int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, smk_plan *plan)
+int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan)
 {
-    const int rc = plan_layout<C>(layout, sid, plan);
+    const int rc = plan_layout<C>(layout, sid, staged, plan);
     if (rc)
         return rc;
     const long long blocks = (M == 0 || N == 0) ? 0 : ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
@@ -833,20 +997,29 @@ int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, smk_plan *pla
 } /* namespace smk */
 
 extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
-                               int variant, smk_plan *plan)
+                               int variant, int sms, smk_plan *plan)
 {
     using namespace smk::g16;
     const int sid = swizzle_id(swz_b, swz_m, swz_s);
     if (!plan || M < 0 || N < 0 || K < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS || sid < 0 ||
-        (sid > 0 && layout != SMK_SWIZZLE))
+        (sid > 0 && layout != SMK_SWIZZLE) || sms < 1)
         return -1;
+    /* dense row-major operands from a 16-byte-aligned allocation (as smemkit.bench lays them out):
+     * rows are 16-byte aligned iff K and N are multiples of 8 */
+    const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
+    int rc = -1;
     switch (variant) {
-    case 0: return plan_cfg<VAligned>(M, N, K, layout, sid, plan); /* aligned operands */
-    case 1: return plan_cfg<V1>(M, N, K, layout, sid, plan);
-    case 2: return plan_cfg<V2>(M, N, K, layout, sid, plan);
-    case 3: return plan_cfg<V3>(M, N, K, layout, sid, plan);
-    case 4: return plan_cfg<V4>(M, N, K, layout, sid, plan);
-    case 5: return plan_cfg<V2>(M, N, K, layout, sid, plan);
+    case 0: /* as smk_gemm16_launch: unaligned rows are padded first, so always the cp.async kernel */
+        rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan)
+                                   : plan_cfg<VAligned>(M, N, K, layout, sid, false, plan);
+        if (rc == 0 && staged) {
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, "; unaligned rows padded");
+        }
+        return rc;
+#define SMK_G16_CASE(n, V) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
     default: return -1;
     }
 }

@@ -317,7 +317,7 @@ static int fill_plan(int op, const int64_t *d, int layout, const int *swz, int i
                      smk_plan *plan)
 {
     if (op == SMK_OP_GEMM16)
-        return smk_gemm16_plan(d[0], d[1], d[2], layout, swz[0], swz[1], swz[2], config, plan);
+        return smk_gemm16_plan(d[0], d[1], d[2], layout, swz[0], swz[1], swz[2], config, sms, plan);
     return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, splits, plan)
                               : smk_transpose_plan(d[0], d[1], isz, layout, plan);
 }
@@ -563,7 +563,9 @@ PyDoc_STRVAR(set_knob_doc,
 "Tests and benchmarks: 'poison' (1: every kernel output starts as 0xFF bytes, NaN), 'host_mode'\n"
 "(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined; see csrc/host.h),\n"
 "'sgemm_config' (0 chosen per shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
-"(0 chosen per shape, else the K slices to force).");
+"(0 chosen per shape, else the K slices to force), 'gemm16_variant' (0 the shipped default, else a\n"
+"forced tensor-core GEMM variant of bench_configs('gemm'), for gemm() on 2-byte inputs).");
+volatile int smk_py_gemm16_variant = 0;
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -578,6 +580,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_config = v;
     else if (strcmp(name, "sgemm_splits") == 0 && v >= 0 && v <= 65535)
         smk_py_sgemm_splits = v;
+    else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
+        smk_py_gemm16_variant = v;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
     Py_RETURN_NONE;

@@ -181,8 +181,15 @@ typedef struct {
     int variant;
 } smk_gemm16_params;
 
-/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params). */
+/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params).  Variant 0 with
+ * an A or B whose rows are not 16-byte aligned (base or leading dimension) first copies that operand
+ * on `stream` into a stream-ordered temporary with rows padded to 16 bytes (smk_rt_alloc_on; freed on
+ * `stream` behind the kernel, nothing synchronises); variants 1..5 read such rows in place through
+ * registers.  cudaErrorMemoryAllocation when a temporary cannot be had. */
 int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream);
+/* Device bytes of the temporaries smk_gemm16_launch(p) allocates (0 for none, or for invalid params):
+ * what a caller's size check must count besides the operands. */
+size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p);
 int smk_gemm16_num_variants(void);
 /* Static text describing a variant ("128x256x32 block tile, 4 stages, ..."), NULL if out of range. */
 const char *smk_gemm16_variant_name(int variant);
@@ -245,9 +252,12 @@ int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int con
 /* The tensor-core GEMM's block: A / B cp.async stores (kind SMK_ACC_CPASYNC, width 16) and A
  * ldmatrix.x4 / B ldmatrix.x4.trans loads (SMK_ACC_LDSM_X4, width 16, lane l = the row address it
  * supplies), one k-tile of one block; repeats = blocks x k-tiles.  Same argument rules as
- * smk_gemm16_launch (the variant picks the tiles; the plan does not depend on dtype or alignment). */
+ * smk_gemm16_launch, for dense row-major operands on a device with `sms` multiprocessors (variant 0
+ * picks its tiles by the grid; rows are 16-byte aligned iff K and N are multiples of 8: variant 0
+ * pads such operands and runs cp.async, variants 1..5 stage them through registers, and their
+ * A / B fills are then st.shared.v4 stores, kind SMK_ACC_LDST).  Independent of dtype. */
 int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s, int variant,
-                    smk_plan *plan);
+                    int sms, smk_plan *plan);
 
 #ifdef __cplusplus
 }
