@@ -15,13 +15,17 @@
  * refills the stage tile kt used.  (Measured on an H100, 4096^3 fp16: without the fragment
  * prefetch this kernel ran 335 TFLOP/s at 128x256x64, with it 389.)
  * Unaligned operands (a base or a leading dimension not a multiple of 8 elements: rows not 16-byte
- * aligned, e.g. 4097x4095x4093) take the SAME kernel with VEC = false: each 16-byte shared vector is
- * gathered with eight predicated 2-byte global loads into registers one k-tile ahead and stored with
- * one 16-byte st.shared into the same layout (one barrier per tile, no fragment prefetch across it).
- * Variant 5 instead reads the one or two aligned 16-byte blocks around each chunk and funnel-shifts:
- * correct, but measured slower (79 vs 110 TFLOP/s at 4097x4095x4093 on an H100), kept for the
- * benchmark.  Edges (M, N, K not tile multiples) are predicated in the kernel (zero fill: cp.async
- * src-size 0..16 bytes), 64-bit global offsets, any M, N, K >= 0.
+ * aligned, e.g. 4097x4095x4093): variant 0 copies them into padded temporaries first (smk_gemm16_launch,
+ * below; H100 4097x4095x4093: 294 TFLOP/s against 108 for the in-kernel path and cuBLAS's 152).
+ * Variants 1..7 take the SAME kernel with VEC = false: each 16-byte shared vector is gathered with
+ * eight predicated 2-byte global loads into registers one k-tile ahead and stored with one 16-byte
+ * st.shared into the same layout (one barrier per tile, no fragment prefetch across it).  Variant 5
+ * instead reads the one or two aligned 16-byte blocks around each chunk and funnel-shifts: correct,
+ * but measured slower (79 vs 110 TFLOP/s at 4097x4095x4093 on an H100), kept for the benchmark.
+ * Edges (M, N, K not tile multiples) are handled in the kernel: chunks wholly outside M or N are not
+ * copied (they only feed outputs that are never stored), chunks past K are zeroed with st.shared,
+ * chunks partly outside K or N use cp.async's src-size zero fill; 64-bit global offsets, any M, N,
+ * K >= 0.
  *
  * ---- Shared-memory tiles (the layout changes ONLY these maps, all from layout.h) ------------------
  *   A tile: BM rows (m) x BK columns (k), tile tA = {layout, log2 BK, vec 8, 2-byte}.
@@ -57,9 +61,10 @@
  *     every swizzle only permutes within the bank row -> conflict-free by the shared-address rule;
  *     pad shifts each row by 16 bytes, so a quarter-warp spanning two 64-byte A rows wraps into the
  *     next bank row (2-way on one slot).  Measured (ncu, H100): LDGSTS's shared writes show up only
- *     in smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (not in ..._op_st), at
- *     8 per instruction for naive / swizzle with 128-byte rows (BK = 64), 14.5 for pad; see
- *     bench/GEMM16_NOTES.md.
+ *     in smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (not in ..._op_st), one per
+ *     64 bytes at best: 8 per instruction for naive / swizzle with 128-byte rows (BK = 64), 12 for
+ *     <2,3,2>, 14.5 for pad -- the LDGSTS rule of bank_model.c, which also needs the global sources
+ *     (bench/GEMM16_NOTES.md).
  *   Measured ldmatrix wavefronts per instruction (ncu, H100, 4096^3): BK = 64 naive 31.9, pad 4.0,
  *     swizzle 4.0, <2,3,2> 15.9, <2,3,3> 8.0; BK = 32 (A 4-way, B 8-way) naive 23.9, <2,3,2> 12.0,
  *     <2,3,3> 6.0, pad / swizzle / <3,3,3> 4.0 -- the arithmetic above, phase by phase.
@@ -98,11 +103,13 @@ inline int swizzle_id(int b, int m, int s)
  * Tile configuration.
  *   BM, BN, BK   block tile;  WM, WN warp tile (8 warps);  STAGES cp.async buffers.
  *   MI = WM/16 m16 fragments, NI = WN/8 n8 fragments per warp.  MINB blocks per SM (__launch_bounds__).
+ *   FAST: interior blocks copy full k-tiles with plain cp.async (false: the general path on every
+ *   tile, kept as variant 7 for the A/B).
  */
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, bool CA_ = false>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, bool FAST_ = true>
 struct Cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_, MINB = MINB_;
-    static constexpr bool CA = CA_;                          /* cp.async.ca (through L1) instead of .cg */
+    static constexpr bool FAST = FAST_; /* interior tiles take the predicate-free cp.async path */
     static constexpr int THREADS = 256;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int MI = WM / 16, NI = WN / 8;
@@ -120,31 +127,29 @@ struct Cfg {
 
 /* The variants (params.variant).  1..4 are fixed tile configurations (the benchmark shows BK = 32,
  * naive 4-way on A, next to BK = 64, naive 8-way); 0 is the shipped default, which picks its tiles
- * by the grid and pads unaligned rows (see smk_gemm16_launch); 6..8 are measured candidates. */
+ * by the grid and pads unaligned rows (see smk_gemm16_launch); 6 is its small-grid tile, 7 the
+ * A/B reference for the interior fast path. */
 using V1 = Cfg<128, 256, 64, 64, 64, 3, 1>;
 using V2 = Cfg<128, 256, 32, 64, 64, 4, 1>;
 using V3 = Cfg<128, 128, 32, 64, 32, 4, 2>;
 using V4 = Cfg<128, 128, 64, 64, 32, 3, 2>;
-using V6 = Cfg<128, 128, 64, 64, 32, 3, 1>;       /* V4 without the 2-blocks register cap (V4 spills) */
-using V7 = Cfg<128, 256, 64, 64, 64, 4, 1>;       /* V1 with a fourth stage */
-using V8 = Cfg<128, 256, 64, 64, 64, 3, 1, true>; /* V1 with cp.async.ca */
+using V6 = Cfg<128, 128, 64, 64, 32, 3, 1>;              /* V4 without the 2-blocks register cap (V4 spills) */
+using V7 = Cfg<128, 256, 64, 64, 64, 3, 1, false>;       /* V1 with the general load path on every tile */
 using VAligned = V1; /* variant 0: 128x256x64 ... */
 using VSmall = V6;   /* ... unless that grid is under half a wave: 128x128x64 (then one block per SM anyway) */
-constexpr int kNumVariants = 9;
+constexpr int kNumVariants = 8;
 static const char *const kVariantNames[kNumVariants] = {
-    "default: 128x256x64 (variant 1; 128x128x64, variant 6, when that grid is under half a wave); rows "
-    "that are not 16-byte aligned are first copied into padded temporaries",
+    "shipped: 128x256x64 (128x128x64 for grids under half a wave); unaligned rows copied padded first",
     "128x256x64 block tile, 3 stages, 8 warps of 64x64",
     "128x256x32 block tile, 4 stages, 8 warps of 64x64",
     "128x128x32 block tile, 4 stages, 8 warps of 64x32, 2 blocks per SM",
     "128x128x64 block tile, 3 stages, 8 warps of 64x32, 2 blocks per SM",
     "128x256x32 as variant 2; unaligned rows read as aligned 16-byte blocks + funnel shift",
     "128x128x64 block tile, 3 stages, 8 warps of 64x32, 1 block per SM",
-    "128x256x64 block tile, 4 stages, 8 warps of 64x64",
-    "128x256x64 block tile, 3 stages, 8 warps of 64x64, cp.async.ca",
+    "128x256x64 as variant 1, predicated cp.async path on every tile (before the interior fast path)",
 };
 /* variant -> configuration, for every switch below */
-#define SMK_G16_VARIANTS(X) X(1, V1) X(2, V2) X(3, V3) X(4, V4) X(5, V2) X(6, V6) X(7, V7) X(8, V8)
+#define SMK_G16_VARIANTS(X) X(1, V1) X(2, V2) X(3, V3) X(4, V4) X(5, V2) X(6, V6) X(7, V7)
 
 /* The tiles of a configuration: layout + swizzle id -> layout.h tiles. */
 SMK_HD smk_tile a_tile(int layout, int log2_bk, int sid)
@@ -209,14 +214,15 @@ __device__ __forceinline__ unsigned smem_u32(const void *p)
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
-/* 16-byte cp.async, the last 16 - src_bytes bytes zero-filled (src_bytes in [0, 16]); CA: through L1. */
-template <bool CA>
+/* 16-byte cp.async, the last 16 - src_bytes bytes zero-filled (src_bytes in [0, 16]). */
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int src_bytes)
 {
-    if (CA)
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-    else
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+/* 16-byte cp.async of 16 in-range bytes (no src-size operand: no zero-fill arithmetic). */
+__device__ __forceinline__ void cp_async16_full(unsigned dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -374,21 +380,55 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
     const int64_t b_jstride = (int64_t)B_STEP * p.ldb, b_step = (int64_t)C::BK * p.ldb;
     const unsigned a_dst = (unsigned)S::a_off(m0, kc) * 2, b_dst = (unsigned)S::b_off(kb0, nc) * 2;
 
-    /* VEC: cp.async k-tile kt into stage st, zero fill past the edges (src-size < 16). */
+    /* VEC: k-tile kt into stage st.
+     * Interior blocks on k-tiles wholly inside K (nearly every tile of a large GEMM): every chunk is
+     * 16 in-range bytes, so one plain cp.async each, addresses from per-thread base pointers -- no
+     * predicate, select or src-size.  (Measured, H100 4096^3 with the general path on every tile:
+     * ~250 integer instructions per warp per k-tile beside 128 HMMA, "wait" the top stall; see
+     * bench/GEMM16_NOTES.md.)
+     * Elsewhere: a chunk whose rows (A: m >= M) or columns (B: n >= N) are all outside the matrix is
+     * not copied at all -- those tile rows / columns only feed outputs that are never stored, so
+     * whatever the stage holds there is harmless; a chunk inside M and N but past K is zeroed with a
+     * st.shared (it is multiplied into kept outputs); a chunk partly past K or N is a cp.async whose
+     * src-size zero-fills the rest. */
+    const bool interior = C::FAST && bm + C::BM <= M && bn + C::BN <= N;
+    const int kt_full = (int)(K / C::BK);
+    const char *a_base = (const char *)(interior ? A + (bm + m0) * p.lda + kc : A);
+    const char *b_base = (const char *)(interior ? B + (int64_t)kb0 * p.ldb + bn + nc : B);
+    const int64_t a_jbytes = a_jstride * 2, b_jbytes = b_jstride * 2, b_tbytes = b_step * 2;
     auto load_async = [&](int kt, int st) {
         const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+        if (interior && kt < kt_full) {
+            const char *pa = a_base + (int64_t)kt * (C::BK * 2), *pb = b_base + (int64_t)kt * b_tbytes;
+#pragma unroll
+            for (int j = 0; j < C::A_CHUNKS; j++)
+                cp_async16_full(base + a_dst + j * A_STEP * A_PITCH * 2, pa + j * a_jbytes);
+#pragma unroll
+            for (int j = 0; j < C::B_CHUNKS; j++)
+                cp_async16_full(base + b_dst + j * B_STEP * P_PITCH * 2, pb + j * b_jbytes);
+            return;
+        }
         const int64_t k0 = (int64_t)kt * C::BK, kl = K - k0 - kc;
         const int kv = kl <= 0 ? 0 : kl >= 8 ? 8 : (int)kl;
 #pragma unroll
         for (int j = 0; j < C::A_CHUNKS; j++) {
-            const bool ok = kv > 0 && j * A_STEP < a_rows;
-            cp_async16<C::CA>(base + a_dst + j * A_STEP * A_PITCH * 2, ok ? a_src + k0 + j * a_jstride : A, ok ? kv * 2 : 0);
+            const unsigned dst = base + a_dst + j * A_STEP * A_PITCH * 2;
+            if (j * A_STEP < a_rows) {
+                if (kv > 0)
+                    cp_async16(dst, a_src + k0 + j * a_jstride, kv * 2);
+                else
+                    sts128(dst, make_uint4(0u, 0u, 0u, 0u));
+            }
         }
 #pragma unroll
         for (int j = 0; j < C::B_CHUNKS; j++) {
-            const bool ok = b_nv > 0 && k0 + kb0 + j * B_STEP < K;
-            cp_async16<C::CA>(base + b_dst + j * B_STEP * P_PITCH * 2, ok ? b_src + kt * b_step + j * b_jstride : B,
-                       ok ? b_nv * 2 : 0);
+            const unsigned dst = base + b_dst + j * B_STEP * P_PITCH * 2;
+            if (b_nv > 0) {
+                if (k0 + kb0 + j * B_STEP < K)
+                    cp_async16(dst, b_src + kt * b_step + j * b_jstride, b_nv * 2);
+                else
+                    sts128(dst, make_uint4(0u, 0u, 0u, 0u));
+            }
         }
     };
     /* !VEC: k-tile kt into registers (aligned 16-byte loads + funnel shifts where the row allows,
@@ -897,60 +937,175 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
 namespace smk {
 namespace g16 {
 
+/* The plan of one launch (see runtime.h smk_gemm16_plan).  Fills (cp.async, and the st.shared of
+ * the register-staged path or of the zeros past K) depend on which rows / columns / k columns of a
+ * block are inside the matrix, so they come in classes of (block, k-tile) that issue the same
+ * pattern: A by block row (whole, or the last partial one) x k-tile (whole, split by parity because
+ * a 32-wide k-tile moves A's global rows by 64 bytes, or the last partial one), B by block column x
+ * k-tile.  Each class is one access with its own repeats; lanes the kernel does not copy are -1.
+ * Every fill instruction is issued by every warp (a lane's condition is a predicate), so a class
+ * whose lanes are all off still counts its instructions.  Global byte offsets (gaddr, cp.async only)
+ * are relative to a 128-byte-aligned block origin: operands from an aligned allocation with row
+ * pitches lda / ldb elements. */
+struct PlanFill {
+    const char *name;
+    int is_store, kind, operand; /* operand 0: A, 1: B */
+    int valid;                   /* A: rows of the block inside M; B: columns inside N */
+    int64_t k0;                  /* the k-tile's first k (its global offset), kleft = K - k0 */
+    int64_t kleft;
+    int mode;                    /* 0: cp.async lanes (in range), 1: zero st.shared lanes, 2: all lanes off,
+                                  * 3: every chunk (register-staged st.shared) */
+    long long repeats;
+};
+
 template <class C, int LAYOUT, int SID>
-int block_plan(smk_plan *plan, bool staged)
+void fill_addresses(const PlanFill &f, int64_t lda, int64_t ldb, smk_access *acc)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    using MP = Map<C>;
+    const int warps = C::THREADS / 32, per = f.operand ? C::B_CHUNKS : C::A_CHUNKS;
+    for (int w = 0; w < warps; w++)
+        for (int lane = 0; lane < 32; lane++)
+            for (int j = 0; j < per; j++) {
+                const int tid = w * 32 + lane;
+                const long long at = ((long long)w * per + j) * 32 + lane;
+                int r = 0, c = 0;
+                bool inside, past_k;
+                long long off, g;
+                if (f.operand == 0) {
+                    MP::a_chunk(j, tid, &r, &c); /* row r, k column c */
+                    inside = r < f.valid;
+                    past_k = c >= f.kleft;
+                    off = 2LL * S::a_off(r, c);
+                    g = 2LL * ((long long)r * lda + f.k0 + c);
+                } else {
+                    MP::b_chunk(j, tid, &r, &c); /* k row r, column c */
+                    inside = c < f.valid;
+                    past_k = r >= f.kleft;
+                    off = 2LL * S::b_off(r, c);
+                    g = 2LL * ((f.k0 + r) * ldb + c);
+                }
+                const bool on = f.mode == 3 || (f.mode == 0 && inside && !past_k) || (f.mode == 1 && inside && past_k);
+                acc->addr[at] = on ? off : -1;
+                if (acc->gaddr)
+                    acc->gaddr[at] = on ? g : -1;
+            }
+}
+
+template <class C, int LAYOUT, int SID>
+int block_plan(int64_t M, int64_t N, int64_t K, bool staged, smk_plan *plan)
 {
     using S = Smem<C, LAYOUT, SID>;
     using MP = Map<C>;
     const int warps = C::THREADS / 32, ksteps = C::BK / 16;
-    /* staged (unaligned rows, variants 1..5): the same 16-byte chunks stored with st.shared.v4 */
-    const int fill = staged ? SMK_ACC_LDST : SMK_ACC_CPASYNC;
-    const struct { const char *name; int width, is_store, kind, per_warp; } kinds[4] = {
-        {staged ? "A-tile st.shared.v4 (16 B, register-staged)" : "A-tile cp.async (16 B)", 16, 1, fill, C::A_CHUNKS},
-        {staged ? "B-tile st.shared.v4 (16 B, register-staged)" : "B-tile cp.async (16 B)", 16, 1, fill, C::B_CHUNKS},
-        {"A fragment ldmatrix.x4", 16, 0, SMK_ACC_LDSM_X4, ksteps * C::MI},
-        {"B fragment ldmatrix.x4.trans", 16, 0, SMK_ACC_LDSM_X4, ksteps * (C::NI / 2)},
+    const long long gm = (M + C::BM - 1) / C::BM, gn = (N + C::BN - 1) / C::BN, blocks = gm * gn;
+    const long long kt_all = (K + C::BK - 1) / C::BK, kt_full = K / C::BK, kt_part = kt_all - kt_full;
+    const int64_t lda = staged ? K : (K + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8; /* variant 0 pads */
+    /* block rows / columns: whole ones, and the last partial one */
+    const long long rows_whole = M / C::BM, cols_whole = N / C::BN;
+    const int rows_last = (int)(M % C::BM), cols_last = (int)(N % C::BN);
+    PlanFill f[24];
+    int n = 0;
+    auto add = [&](const char *name, int is_store, int kind, int operand, int valid, int64_t k0, int mode,
+                   long long repeats) {
+        if (repeats > 0 && n < 24)
+            f[n++] = PlanFill{name, is_store, kind, operand, valid, k0, K - k0, mode, repeats};
     };
-    for (int a = 0; a < 4; a++) {
+    if (blocks > 0 && kt_all > 0) {
+        if (staged) {
+            add("A-tile st.shared.v4 (16 B, register-staged)", 1, SMK_ACC_LDST, 0, C::BM, 0, 3, blocks * kt_all);
+            add("B-tile st.shared.v4 (16 B, register-staged)", 1, SMK_ACC_LDST, 1, C::BN, 0, 3, blocks * kt_all);
+        } else {
+            const long long even = (kt_full + 1) / 2, odd = kt_full / 2;
+            const int64_t klast = kt_full * C::BK;
+            /* A by block row */
+            for (int last = 0; last < 2; last++) {
+                const long long nb = (last ? (rows_last ? 1 : 0) : rows_whole) * gn;
+                const int valid = last ? rows_last : C::BM;
+                add(last ? "A-tile cp.async (16 B), last block row" : "A-tile cp.async (16 B)", 1, SMK_ACC_CPASYNC,
+                    0, valid, 0, 0, nb * even);
+                add(last ? "A-tile cp.async (16 B), last block row, odd k-tiles" : "A-tile cp.async (16 B), odd k-tiles",
+                    1, SMK_ACC_CPASYNC, 0, valid, C::BK, 0, nb * odd);
+                add(last ? "A-tile cp.async (16 B), last block row, last k-tile" : "A-tile cp.async (16 B), last k-tile",
+                    1, SMK_ACC_CPASYNC, 0, valid, klast, 0, nb * kt_part);
+                add(last ? "A-tile zeros past K (st.shared.v4), last block row" : "A-tile zeros past K (st.shared.v4)",
+                    1, SMK_ACC_LDST, 0, valid, klast, 1, nb * kt_part);
+            }
+            for (int last = 0; last < 2; last++) {
+                const long long nb = (last ? (cols_last ? 1 : 0) : cols_whole) * gm;
+                const int valid = last ? cols_last : C::BN;
+                add(last ? "B-tile cp.async (16 B), last block column" : "B-tile cp.async (16 B)", 1, SMK_ACC_CPASYNC,
+                    1, valid, 0, 0, nb * kt_full);
+                add(last ? "B-tile cp.async (16 B), last block column, last k-tile" : "B-tile cp.async (16 B), last k-tile",
+                    1, SMK_ACC_CPASYNC, 1, valid, klast, 0, nb * kt_part);
+                add(last ? "B-tile zeros past K (st.shared.v4), last block column" : "B-tile zeros past K (st.shared.v4)",
+                    1, SMK_ACC_LDST, 1, valid, klast, 1, nb * kt_part);
+            }
+            /* the zero st.shared of the general path, issued (all lanes off) on every other tile it runs:
+             * edge blocks on every tile, interior blocks on the last partial one (counted above) */
+            const long long interior = C::FAST ? rows_whole * cols_whole : 0;
+            const long long general = (blocks - interior) * kt_all + interior * kt_part - blocks * kt_part;
+            add("A-tile zeros past K (st.shared.v4), predicated off", 1, SMK_ACC_LDST, 0, 0, 0, 2, general);
+            add("B-tile zeros past K (st.shared.v4), predicated off", 1, SMK_ACC_LDST, 1, 0, 0, 2, general);
+        }
+    }
+    int a = 0;
+    for (int i = 0; i < n; i++, a++) {
         smk_access *acc = &plan->acc[a];
-        acc->name = kinds[a].name;
-        acc->width = kinds[a].width;
-        acc->is_store = kinds[a].is_store;
-        acc->kind = kinds[a].kind;
-        acc->n_instr = warps * kinds[a].per_warp;
+        acc->name = f[i].name;
+        acc->width = 16;
+        acc->is_store = f[i].is_store;
+        acc->kind = f[i].kind;
+        acc->n_instr = warps * (f[i].operand ? C::B_CHUNKS : C::A_CHUNKS);
+        acc->repeats = f[i].repeats;
+        if (acc->addr)
+            fill_addresses<C, LAYOUT, SID>(f[i], lda, ldb, acc);
+    }
+    /* fragments: every k step of every k-tile; the cp.async kernel also prefetches the next tile's
+     * first fragments at the last k step of each tile, predicated off on the block's last tile (the
+     * instructions issue and count, with no lane active) */
+    const struct { const char *name; int per_warp; long long repeats; int what; } frags[3] = {
+        {"A fragment ldmatrix.x4", ksteps * C::MI, blocks * kt_all, 0},
+        {"B fragment ldmatrix.x4.trans", ksteps * (C::NI / 2), blocks * kt_all, 1},
+        {"next-tile fragment ldmatrix.x4 at the last k-tile (predicated off)", C::MI + C::NI / 2,
+         staged ? 0 : blocks * (kt_all > 0 ? 1 : 0), 2},
+    };
+    for (int q = 0; q < 3; q++) {
+        if (frags[q].repeats <= 0 && q == 2)
+            continue;
+        smk_access *acc = &plan->acc[a++];
+        acc->name = frags[q].name;
+        acc->width = 16;
+        acc->is_store = 0;
+        acc->kind = SMK_ACC_LDSM_X4;
+        acc->n_instr = warps * frags[q].per_warp;
+        acc->repeats = frags[q].repeats;
         if (!acc->addr)
             continue;
         for (int w = 0; w < warps; w++)
             for (int lane = 0; lane < 32; lane++) {
-                const int tid = w * 32 + lane;
-                long long *out = acc->addr + (long long)w * kinds[a].per_warp * 32 + lane;
+                long long *out = acc->addr + (long long)w * frags[q].per_warp * 32 + lane;
                 int i = 0, r = 0, c = 0;
-                if (a == 0) {
-                    for (int j = 0; j < C::A_CHUNKS; j++, i++) {
-                        MP::a_chunk(j, tid, &r, &c);
-                        out[i * 32] = 2LL * S::a_off(r, c);
-                    }
-                } else if (a == 1) {
-                    for (int j = 0; j < C::B_CHUNKS; j++, i++) {
-                        MP::b_chunk(j, tid, &r, &c);
-                        out[i * 32] = 2LL * S::b_off(r, c);
-                    }
-                } else if (a == 2) {
+                if (frags[q].what == 0) {
                     for (int ks = 0; ks < ksteps; ks++)
                         for (int mi = 0; mi < C::MI; mi++, i++) {
                             MP::a_ldsm(w, lane, mi, ks, &r, &c);
                             out[i * 32] = 2LL * S::a_off(r, c);
                         }
-                } else {
+                } else if (frags[q].what == 1) {
                     for (int ks = 0; ks < ksteps; ks++)
                         for (int nj = 0; nj < C::NI / 2; nj++, i++) {
                             MP::b_ldsm(w, lane, nj, ks, &r, &c);
                             out[i * 32] = 2LL * S::b_off(r, c);
                         }
+                } else {
+                    for (; i < frags[q].per_warp; i++)
+                        out[i * 32] = -1;
                 }
             }
     }
-    plan->n = 4;
+    plan->n = a;
+    plan->blocks = blocks;
     plan->threads = C::THREADS;
     plan->smem_bytes = (int)S::BYTES;
     const smk_swz za = smk_tile_swizzle(S::ta()), zb = smk_tile_swizzle(S::tb());
@@ -964,33 +1119,19 @@ int block_plan(smk_plan *plan, bool staged)
 }
 
 template <class C>
-int plan_layout(int layout, int sid, bool staged, smk_plan *plan)
-{
-    switch (layout) {
-    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(plan, staged);
-    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(plan, staged);
-    default:
-        switch (sid) {
-        case 0: return block_plan<C, SMK_SWIZZLE, 0>(plan, staged);
-        case 1: return block_plan<C, SMK_SWIZZLE, 1>(plan, staged);
-        case 2: return block_plan<C, SMK_SWIZZLE, 2>(plan, staged);
-        default: return block_plan<C, SMK_SWIZZLE, 3>(plan, staged);
-        }
-    }
-}
-
-template <class C>
 int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan)
 {
-    const int rc = plan_layout<C>(layout, sid, staged, plan);
-    if (rc)
-        return rc;
-    const long long blocks = (M == 0 || N == 0) ? 0 : ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
-    const long long ktiles = (K + C::BK - 1) / C::BK;
-    plan->blocks = blocks;
-    for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = blocks * ktiles;
-    return 0;
+    switch (layout) {
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, staged, plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, staged, plan);
+    default:
+        switch (sid) {
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, staged, plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, staged, plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, staged, plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, staged, plan);
+        }
+    }
 }
 
 } /* namespace g16 */
