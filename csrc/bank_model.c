@@ -88,19 +88,32 @@
  *   cp.async 16 bytes (LDGSTS): its shared-memory writes do NOT appear in ..._op_st (0 in every row)
  *     nor in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld; the counter that moves is
  *     smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (instructions:
- *     smsp__inst_executed_op_ldgsts).  Its counts depend on more than the shared addresses: 32
- *     consecutive 16-byte destinations cost 12, one 128-byte row (8 lanes) 3, all lanes one
- *     destination 1, and two permutations of the same destination set differ (the GEMM's A tile
- *     rows under <2,3,2>: 20, identity order 12).  In the GEMM (global rows 128-byte aligned) the
- *     conflict-free layouts read 8 per instruction with 128-byte rows and 16 with 64-byte rows, pad
- *     14.5 / 18.7.  Duplicate destinations merge across the whole warp (four quarter-warps on the
- *     same 8-way rows: 8, not 32).  NOT MODELLED: the CPASYNC rule below is the STS.128
- *     shared-address rule (quarter-warp groups, degree each): the cost the shared side would have
- *     if it behaved like STS.128.  It does not reproduce the counter (factor 2x to 4x on
- *     conflict-free patterns, and the order dependence: <2,3,2> 20 vs 12 is invisible to it), so
- *     explain() reports cp.async wavefronts as that rule's, labelled; tests/test_gemm16_model.py
- *     checks every ldsm row exactly and lists the cp.async rows without asserting them.  Finding
- *     the LDGSTS rule needs patterns that vary the global source alignment (not done yet).
+ *     smsp__sass_inst_executed_op_ldgsts).  ncu's own ideal for it is one wavefront per 64 bytes (8
+ *     for a full warp).  The count depends on the GLOBAL side as well as the shared one: the same
+ *     destinations cost 12 in the one-instruction probe (sources 16 bytes off a 128-byte line) and 8
+ *     in the GEMM (sources on 128-byte lines), so the kind without sources (SMK_BANK_KIND_CPASYNC)
+ *     keeps the STS.128 shared-address rule -- labelled, not the counter -- and
+ *     smk_bank_replay_ldgsts takes the sources too.
+ *
+ *   LDGSTS RULE (smk_bank_replay_ldgsts), fitted to ncu's per-instruction counts of the GEMM's own
+ *     cp.async (H100, 2026-11-23, Source Counters, bench/GEMM16_NOTES.md): the warp's active lanes
+ *     are grouped by the 128-byte global line of their source; a line costs
+ *       P   the distinct (64-byte half of the line, 64-byte block of shared memory) pairs its chunks
+ *           move between (an aligned 128-byte row copied to one 128-byte bank row: 2; half a line: 1)
+ *       + 1 if the 16-byte chunks do not all keep, or all flip, their position parity (slot ^ chunk
+ *           odd for some and even for others: Swizzle<2,3,2> on 128-byte rows XORs the two halves of
+ *           a row differently)
+ *       + 1 if P is 2, both halves are used and they land in two different 128-byte bank rows (a
+ *           line rotated by 64 bytes across a row boundary);
+ *     P counts twice when the line gives exactly one whole 64-byte half (4 chunks) and nothing else.
+ *     It reproduces, with 128-byte-aligned global rows: naive, Swizzle<3,3,3> and <2,3,3> 8 per
+ *     instruction, <2,3,2> 12, pad (144-byte pitch: lines rotated by 16 r bytes, r = 0..7 in turn)
+ *     14.5 on average (2 + 4 + 4 + 4 + 3 + 4 + 4 + 4 over the eight rotations / 2), and 64-byte rows
+ *     (32-wide k-tiles: whole half lines) 16.  Known misses: global rows that are not 128-byte
+ *     aligned (1000-element pitches: each tile row straddles two lines) measured 14.5 per
+ *     instruction where the rule says 15.0, 64-byte pad rows 27 where it says 28; the isolated probe
+ *     rows (sources 16 bytes off their lines) are not reproduced.  Zero-fill writes (no source) are
+ *     not modelled: the kernel zeroes with st.shared instead.
  *
  * ---------------------------------------------------------------------------------------------
  * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
@@ -454,4 +467,84 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
     int wf = -1;
     long long t = smk_bank_replay_kind(byte_addr, 1, kind, width, is_store, &wf, NULL, NULL, err);
     return t < 0 ? -1 : wf;
+}
+
+/* ---- cp.async with global sources (the LDGSTS RULE above) ------------------------------------------ */
+
+static int ldgsts_one(const long long *sa, const long long *ga, int *ideal)
+{
+    long long line[SMK_WARP_LANES];
+    int used[SMK_WARP_LANES] = {0}, active = 0, cost = 0, lane, other;
+    for (lane = 0; lane < SMK_WARP_LANES; lane++) {
+        line[lane] = ga[lane] >> 7;
+        active += sa[lane] >= 0;
+    }
+    for (lane = 0; lane < SMK_WARP_LANES; lane++) {
+        /* the line of the first unused active lane: its pairs, halves, rows and parities */
+        long long pair_key[SMK_WARP_LANES], row0 = -1;
+        int npair = 0, halves = 0, rows2 = 0, par = 0, chunks = 0, i;
+        if (sa[lane] < 0 || used[lane])
+            continue;
+        for (other = lane; other < SMK_WARP_LANES; other++) {
+            const long long s = sa[other], g = ga[other];
+            long long key;
+            if (s < 0 || used[other] || line[other] != line[lane])
+                continue;
+            used[other] = 1;
+            chunks++;
+            key = ((g >> 6) & 1) | ((s >> 6) << 1); /* (half, 64-byte shared block) */
+            for (i = 0; i < npair && pair_key[i] != key; i++)
+                ;
+            if (i == npair)
+                pair_key[npair++] = key;
+            halves |= 1 << ((g >> 6) & 1);
+            if (row0 < 0)
+                row0 = s >> 7;
+            else if ((s >> 7) != row0)
+                rows2 = 1;
+            par |= 1 << (((s >> 4) ^ (g >> 4)) & 1);
+        }
+        /* a whole 64-byte half copied alone costs twice (32-wide k-tiles: 16 per instruction) */
+        cost += npair * (halves != 3 && chunks == 4 ? 2 : 1) + (par == 3) + (npair == 2 && halves == 3 && rows2);
+    }
+    if (ideal)
+        *ideal = (active + 3) / 4;
+    return cost;
+}
+
+long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr,
+                                 int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+{
+    long long i, total = 0;
+    int lane;
+    if (bad_index)
+        *bad_index = -1;
+    if (err)
+        *err = SMK_BANK_OK;
+    if ((!saddr || !gaddr) && n_instr > 0) {
+        if (err)
+            *err = SMK_BANK_E_NULL;
+        return -1;
+    }
+    for (i = 0; i < n_instr; i++) {
+        const long long *sa = saddr + i * SMK_WARP_LANES, *ga = gaddr + i * SMK_WARP_LANES;
+        int code = smk_bank_validate(sa, 16, 1, NULL, 0), wf, idl = 0;
+        for (lane = 0; lane < SMK_WARP_LANES && code == SMK_BANK_OK; lane++)
+            if (sa[lane] >= 0 && ga[lane] < 0)
+                code = SMK_BANK_E_RANGE;
+        if (code != SMK_BANK_OK) {
+            if (bad_index)
+                *bad_index = i;
+            if (err)
+                *err = code;
+            return -1;
+        }
+        wf = ldgsts_one(sa, ga, &idl);
+        if (out_wavefronts)
+            out_wavefronts[i] = wf;
+        if (out_ideal)
+            out_ideal[i] = idl;
+        total += wf;
+    }
+    return total;
 }

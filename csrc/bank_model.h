@@ -123,6 +123,15 @@ long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, in
 /* One instruction of any kind: wavefronts, or -1 (err as above). */
 int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, int is_store, int *err);
 
+/* cp.async (LDGSTS) with its lanes' global sources: the rule fitted to the GEMM's own counts (the
+ * LDGSTS RULE in bank_model.c's header).  saddr as for SMK_BANK_KIND_CPASYNC (16-byte aligned shared
+ * offsets, negative = lane off); gaddr: the same lanes' global byte offsets from any 128-byte-aligned
+ * origin (>= 0 where the lane is on; only their 64- and 128-byte blocks and 16-byte position
+ * matter).  Ideal: one wavefront per 64 bytes written.  Same outputs and errors as
+ * smk_bank_replay (SMK_BANK_E_RANGE also for a negative gaddr on an active lane). */
+long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr,
+                                 int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -220,21 +220,34 @@ static PyObject *py_swizzle(PyObject *module, PyObject *args)
 /* ---- bank model (CPU) ------------------------------------------------------------------------- */
 
 PyDoc_STRVAR(bank_replay_doc,
-"_bank_replay(addresses, width, kind, instr='ldst', /)\n--\n\n"
+"_bank_replay(addresses, width, kind, instr='ldst', sources=None, /)\n--\n\n"
 "addresses: C-contiguous int64 array (n, 32) of byte offsets (negative = inactive lane), shaped by\n"
-"smemkit.bank_model.  Returns (wavefronts, ideal): two int32 arrays of length n (csrc/bank_model.c).");
+"smemkit.bank_model.  sources (instr 'cp.async' only): the lanes' global byte offsets, same shape:\n"
+"the LDGSTS rule (smk_bank_replay_ldgsts).  Returns (wavefronts, ideal): two int32 arrays of length n\n"
+"(csrc/bank_model.c).");
 
 static PyObject *py_bank_replay(PyObject *module, PyObject *args)
 {
     PyArrayObject *a = NULL;
-    PyObject *wf = NULL, *id = NULL;
+    PyObject *wf = NULL, *id = NULL, *src_obj = Py_None;
+    PyArrayObject *g = NULL;
     const char *kind = NULL, *instr = "ldst";
     int width = 0, err = 0, k = 0;
     long long n, bad = -1, total;
     npy_intp dims[1];
     char msg[200];
-    if (!PyArg_ParseTuple(args, "O!is|s:_bank_replay", &PyArray_Type, &a, &width, &kind, &instr))
+    if (!PyArg_ParseTuple(args, "O!is|sO:_bank_replay", &PyArray_Type, &a, &width, &kind, &instr, &src_obj))
         return NULL;
+    if (src_obj != Py_None) {
+        if (!PyArray_Check(src_obj) || strcmp(instr, "cp.async") != 0)
+            return PyErr_Format(PyExc_ValueError, "_bank_replay(): sources are for instr 'cp.async', as an int64 array");
+        g = (PyArrayObject *)src_obj;
+        if (PyArray_TYPE(g) != NPY_INT64 || PyArray_NDIM(g) != 2 || !PyArray_IS_C_CONTIGUOUS(g) ||
+            !PyArray_ISALIGNED(g) || PyArray_NDIM(a) != 2 || PyArray_DIM(g, 0) != PyArray_DIM(a, 0) ||
+            PyArray_DIM(g, 1) != SMK_WARP_LANES)
+            return PyErr_Format(PyExc_ValueError, "_bank_replay(): sources must be an aligned C-contiguous int64 "
+                                "array of the addresses' shape");
+    }
     while (k < SMK_BANK_NUM_KINDS && strcmp(instr, kInstr[k]) != 0)
         k++;
     if (k == SMK_BANK_NUM_KINDS)
@@ -250,9 +263,14 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
     if (!id)
         goto fail;
     Py_BEGIN_ALLOW_THREADS
-    total = smk_bank_replay_kind((const long long *)PyArray_DATA(a), n, k, width, kind[0] == 's',
-                                 (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id), &bad,
-                                 &err);
+    if (g)
+        total = smk_bank_replay_ldgsts((const long long *)PyArray_DATA(a), (const long long *)PyArray_DATA(g), n,
+                                       (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id),
+                                       &bad, &err);
+    else
+        total = smk_bank_replay_kind((const long long *)PyArray_DATA(a), n, k, width, kind[0] == 's',
+                                     (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id),
+                                     &bad, &err);
     Py_END_ALLOW_THREADS
     if (total >= 0)
         return Py_BuildValue("NN", wf, id);
@@ -329,13 +347,14 @@ PyDoc_STRVAR(plan_doc,
 "problem of `shape`, replayed on the host by the kernel's own index code (sgemm: the tile config and\n"
 "K split the launch would use on `sms` SMs, or the forced ones; repeats count every K slice's\n"
 "blocks and the config string ends in ', splits S').  Returns a dict: config,\n"
-"blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32))].");
+"blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32), instr,\n"
+"sources)]: instr the instruction kind, sources the global byte offsets of a gemm cp.async (else None).");
 
 static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", "swizzle", NULL};
     const char *op = NULL;
-    PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
+    PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL}, *garrays[SMK_PLAN_MAX] = {NULL};
     PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL, *swz_obj = Py_None;
     int swz[3] = {0, 0, 0};
     int64_t dims[3];
@@ -361,15 +380,20 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
         if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
+        if (plan.acc[i].kind == SMK_ACC_CPASYNC && opk == SMK_OP_GEMM16) {
+            if (!(garrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
+                goto fail;
+            plan.acc[i].gaddr = (long long *)PyArray_DATA((PyArrayObject *)garrays[i]);
+        }
     }
     (void)fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, &plan);
     if (!(lst = PyList_New(plan.n)))
         goto fail;
     for (i = 0; i < plan.n; i++) {
         const int k = plan.acc[i].kind >= 0 && plan.acc[i].kind < SMK_BANK_NUM_KINDS ? plan.acc[i].kind : 0;
-        PyObject *t = Py_BuildValue("sisLNs", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
-                                    plan.acc[i].repeats, arrays[i], kInstr[k]);
-        arrays[i] = NULL;
+        PyObject *t = Py_BuildValue("sisLNsN", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
+                                    plan.acc[i].repeats, arrays[i], kInstr[k], garrays[i] ? garrays[i] : Py_NewRef(Py_None));
+        arrays[i] = garrays[i] = NULL;
         if (!t)
             goto fail;
         PyList_SET_ITEM(lst, i, t);
@@ -377,8 +401,10 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
     return Py_BuildValue("{s:s,s:L,s:i,s:i,s:N}", "config", plan.config, "blocks", plan.blocks, "threads",
                          plan.threads, "smem_bytes", plan.smem_bytes, "accesses", lst);
 fail:
-    for (i = 0; i < SMK_PLAN_MAX; i++)
+    for (i = 0; i < SMK_PLAN_MAX; i++) {
         Py_XDECREF(arrays[i]);
+        Py_XDECREF(garrays[i]);
+    }
     Py_XDECREF(lst);
     return NULL;
 }

@@ -72,7 +72,24 @@ def _batch(addresses, fname, one=False):
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
-def _replay(addresses, width, kind, fname, one=False):
+def _sources(sources, a, fname):
+    """Global byte offsets of a cp.async's lanes, shaped like `a` (int64, >= 0 on active lanes)."""
+    try:
+        g = np.asarray(sources)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(f"{fname}(): sources must be an integer array shaped like addresses: {e}") from None
+    if g.dtype.kind not in "iu":
+        raise TypeError(f"{fname}(): sources must be integers (global byte offsets); got dtype {g.dtype}")
+    if g.ndim == 1:
+        g = g.reshape(1, -1)
+    if g.shape != a.shape:
+        raise ValueError(f"{fname}(): sources must have the addresses' shape {a.shape}; got {g.shape}")
+    if g.dtype.kind == "u" and (g > np.iinfo(np.int64).max).any():
+        raise ValueError(f"{fname}(): sources must be below 2**63")
+    return np.ascontiguousarray(g, dtype=np.int64)
+
+
+def _replay(addresses, width, kind, fname, one=False, sources=None):
     a, width, kind = _batch(addresses, fname, one), _check_width(width, fname), _check_kind(kind, fname)
     direction, instr = _INSTR.get(kind, (kind, "ldst"))
     if instr != "ldst":
@@ -80,24 +97,29 @@ def _replay(addresses, width, kind, fname, one=False):
             width = 16
         if width != 16:
             raise ValueError(f"{fname}(): {kind} moves 16-byte rows: width must be 16; got {width}")
+    if sources is not None and instr != "cp.async":
+        raise ValueError(f"{fname}(): sources are the global side of a 'cp.async'; kind is {kind!r}")
     try:
+        if sources is not None:
+            return _C._bank_replay(a, width, direction, instr, _sources(sources, a, fname))
         return _C._bank_replay(a, width, direction, instr)
     except ValueError as e:  # the C model's own refusals (an unaligned address) name no function
         raise ValueError(f"{fname}(): {e}") from None
 
 
-def replay(addresses, width=4, kind="load"):
-    """replay(addresses, width=4, kind="load") -> (wavefronts, ideal)
+def replay(addresses, width=4, kind="load", sources=None):
+    """replay(addresses, width=4, kind="load", sources=None) -> (wavefronts, ideal)
 
     Batch form of :func:`wavefronts`: ``addresses`` is an integer array of shape (n, 32), one row
-    per warp instruction, each entry -1 (inactive lane) or a byte offset in [0, 232448).  Returns
-    two int32 arrays of length n.  Raises as :func:`wavefronts` does.
+    per warp instruction, each entry -1 (inactive lane) or a byte offset in [0, 232448); ``sources``
+    (cp.async only) the same shape of global byte offsets.  Returns two int32 arrays of length n.
+    Raises as :func:`wavefronts` does.
     """
-    return _replay(addresses, width, kind, "replay")
+    return _replay(addresses, width, kind, "replay", sources=sources)
 
 
-def wavefronts(addresses, width=4, kind="load"):
-    """wavefronts(addresses, width=4, kind="load") -> int
+def wavefronts(addresses, width=4, kind="load", sources=None):
+    """wavefronts(addresses, width=4, kind="load", sources=None) -> int
 
     Shared-memory wavefronts one warp instruction takes on the GPU, as Nsight Compute counts them
     (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`` / ``_op_st.sum``).
@@ -109,11 +131,16 @@ def wavefronts(addresses, width=4, kind="load"):
     kind : "load" or "store" (LDS / STS), or one of the tensor-core GEMM's instructions:
         "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
         addresses) or "cp.async" (its shared-memory write; width 16).
+    sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
+        Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
+        GEMM's own counts: one wavefront per 64 bytes of a 128-byte line copied to one bank row, more
+        when a line's chunks are permuted unevenly or rotated).  Without them a cp.async is costed by
+        the STS.128 rule of its shared addresses, which is not what the counter reads.
 
     Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
     kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.
     """
-    wf, _ = _replay(addresses, width, kind, "wavefronts", one=True)
+    wf, _ = _replay(addresses, width, kind, "wavefronts", one=True, sources=sources)
     return int(wf[0])
 
 
