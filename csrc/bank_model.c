@@ -96,24 +96,23 @@
  *     smk_bank_replay_ldgsts takes the sources too.
  *
  *   LDGSTS RULE (smk_bank_replay_ldgsts), fitted to ncu's per-instruction counts of the GEMM's own
- *     cp.async (H100, 2026-11-23, Source Counters, bench/GEMM16_NOTES.md): the warp's active lanes
- *     are grouped by the 128-byte global line of their source; a line costs
- *       P   the distinct (64-byte half of the line, 64-byte block of shared memory) pairs its chunks
- *           move between (an aligned 128-byte row copied to one 128-byte bank row: 2; half a line: 1)
- *       + 1 if the 16-byte chunks do not all keep, or all flip, their position parity (slot ^ chunk
- *           odd for some and even for others: Swizzle<2,3,2> on 128-byte rows XORs the two halves of
- *           a row differently)
- *       + 1 if P is 2, both halves are used and they land in two different 128-byte bank rows (a
- *           line rotated by 64 bytes across a row boundary);
- *     P counts twice when the line gives exactly one whole 64-byte half (4 chunks) and nothing else.
- *     It reproduces, with 128-byte-aligned global rows: naive, Swizzle<3,3,3> and <2,3,3> 8 per
- *     instruction, <2,3,2> 12, pad (144-byte pitch: lines rotated by 16 r bytes, r = 0..7 in turn)
- *     14.5 on average (2 + 4 + 4 + 4 + 3 + 4 + 4 + 4 over the eight rotations / 2), and 64-byte rows
- *     (32-wide k-tiles: whole half lines) 16.  Known misses: global rows that are not 128-byte
- *     aligned (1000-element pitches: each tile row straddles two lines) measured 14.5 per
- *     instruction where the rule says 15.0, 64-byte pad rows 27 where it says 28; the isolated probe
- *     rows (sources 16 bytes off their lines) are not reproduced.  Zero-fill writes (no source) are
- *     not modelled: the kernel zeroes with st.shared instead.
+ *     cp.async (H100, 2026-11-23, Source Counters; bench/GEMM16_NOTES.md).  Two SASS forms: plain
+ *     LDGSTS (cp.async of 16 bytes) and LDGSTS.ZFILL (cp.async with a src-size operand), which costs
+ *     exactly one more wavefront per active quarter-warp.  Each quarter-warp (8 lanes) with an active
+ *     lane costs
+ *         max(1, P - 1 + mixed + crossed) + zfill
+ *       P        the distinct (64-byte global block, 64-byte shared block) pairs its chunks move between
+ *                (a 128-byte global row copied to one 128-byte bank row: 2)
+ *       mixed    1 if the chunks' 16-byte position parity (shared slot ^ global chunk, bit 0) is kept by
+ *                some and flipped by others (Swizzle<2,3,2> on 128-byte rows XORs the halves differently)
+ *       crossed  1 if P is 2 and the run crosses a global line or a shared bank row (a 64-byte rotation)
+ *     Measured and reproduced, per instruction, plain / ZFILL: 128-byte rows copied whole (naive,
+ *     Swizzle<3,3,3>, <2,3,3>) 4 / 8; <2,3,2> 8 / 12; a 16-byte rotation r between the global row
+ *     and the bank row (pad's 144-byte rows in shared memory, or a 1000-element global pitch; r = 0..7
+ *     in turn over eight rows) 1 + 3 + 3 + 3 + 2 + 3 + 3 + 3 = 21 per eight quarters: 10.5 / 14.5.
+ *     Known miss: 64-byte tile rows (32-wide k-tiles, variants 2 / 3 / 5), measured 16 per ZFILL
+ *     instruction where the rule says 12.  The isolated probe rows (bench/bank_patterns_tc.txt,
+ *     sources 16 bytes off their lines, one instruction per launch) are not reproduced either.
  *
  * ---------------------------------------------------------------------------------------------
  * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
@@ -404,6 +403,7 @@ static const smk_bank_kind_rule KIND_RULES[SMK_BANK_NUM_KINDS] = {
     /* LDSM_X2 */ {16, 8},
     /* LDSM_X4 */ {32, 8},
     /* CPASYNC */ {32, 8},
+    /* CPASYNC_ZFILL */ {32, 8},
 };
 
 int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule)
@@ -444,7 +444,7 @@ static int kind_ok(int kind, int width, int is_store)
         return 1;
     if (kind < 0 || kind >= SMK_BANK_NUM_KINDS || width != 16)
         return 0;
-    return kind == SMK_BANK_KIND_CPASYNC ? is_store == 1 : is_store == 0;
+    return kind == SMK_BANK_KIND_CPASYNC || kind == SMK_BANK_KIND_CPASYNC_ZFILL ? is_store == 1 : is_store == 0;
 }
 
 long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
@@ -471,48 +471,41 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
 
 /* ---- cp.async with global sources (the LDGSTS RULE above) ------------------------------------------ */
 
-static int ldgsts_one(const long long *sa, const long long *ga, int *ideal)
+static int ldgsts_one(const long long *sa, const long long *ga, int zfill, int *ideal)
 {
-    long long line[SMK_WARP_LANES];
-    int used[SMK_WARP_LANES] = {0}, active = 0, cost = 0, lane, other;
-    for (lane = 0; lane < SMK_WARP_LANES; lane++) {
-        line[lane] = ga[lane] >> 7;
-        active += sa[lane] >= 0;
-    }
-    for (lane = 0; lane < SMK_WARP_LANES; lane++) {
-        /* the line of the first unused active lane: its pairs, halves, rows and parities */
-        long long pair_key[SMK_WARP_LANES], row0 = -1;
-        int npair = 0, halves = 0, rows2 = 0, par = 0, chunks = 0, i;
-        if (sa[lane] < 0 || used[lane])
-            continue;
-        for (other = lane; other < SMK_WARP_LANES; other++) {
-            const long long s = sa[other], g = ga[other];
-            long long key;
-            if (s < 0 || used[other] || line[other] != line[lane])
+    int q, lane, cost = 0, quarters = 0;
+    for (q = 0; q < SMK_WARP_LANES / 8; q++) {
+        long long pair_s[8], pair_g[8], line0 = -1, row0 = -1;
+        int npair = 0, par = 0, split = 0, active = 0, i;
+        for (lane = 8 * q; lane < 8 * q + 8; lane++) {
+            const long long s = sa[lane], g = ga[lane];
+            if (s < 0)
                 continue;
-            used[other] = 1;
-            chunks++;
-            key = ((g >> 6) & 1) | ((s >> 6) << 1); /* (half, 64-byte shared block) */
-            for (i = 0; i < npair && pair_key[i] != key; i++)
+            active = 1;
+            for (i = 0; i < npair && !(pair_s[i] == (s >> 6) && pair_g[i] == (g >> 6)); i++)
                 ;
-            if (i == npair)
-                pair_key[npair++] = key;
-            halves |= 1 << ((g >> 6) & 1);
-            if (row0 < 0)
-                row0 = s >> 7;
-            else if ((s >> 7) != row0)
-                rows2 = 1;
+            if (i == npair) {
+                pair_s[npair] = s >> 6;
+                pair_g[npair++] = g >> 6;
+            }
             par |= 1 << (((s >> 4) ^ (g >> 4)) & 1);
+            if (line0 < 0)
+                line0 = g >> 7, row0 = s >> 7;
+            else if ((g >> 7) != line0 || (s >> 7) != row0)
+                split = 1;
         }
-        /* a whole 64-byte half copied alone costs twice (32-wide k-tiles: 16 per instruction) */
-        cost += npair * (halves != 3 && chunks == 4 ? 2 : 1) + (par == 3) + (npair == 2 && halves == 3 && rows2);
+        if (!active)
+            continue;
+        quarters++;
+        i = npair - 1 + (par == 3) + (npair == 2 && split);
+        cost += (i < 1 ? 1 : i) + (zfill ? 1 : 0);
     }
     if (ideal)
-        *ideal = (active + 3) / 4;
+        *ideal = quarters * (zfill ? 2 : 1);
     return cost;
 }
 
-long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr,
+long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
                                  int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
 {
     long long i, total = 0;
@@ -539,7 +532,7 @@ long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr,
                 *err = code;
             return -1;
         }
-        wf = ldgsts_one(sa, ga, &idl);
+        wf = ldgsts_one(sa, ga, zfill, &idl);
         if (out_wavefronts)
             out_wavefronts[i] = wf;
         if (out_ideal)

@@ -937,59 +937,84 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
 namespace smk {
 namespace g16 {
 
-/* The plan of one launch (see runtime.h smk_gemm16_plan).  Fills (cp.async, and the st.shared of
- * the register-staged path or of the zeros past K) depend on which rows / columns / k columns of a
- * block are inside the matrix, so they come in classes of (block, k-tile) that issue the same
- * pattern: A by block row (whole, or the last partial one) x k-tile (whole, split by parity because
- * a 32-wide k-tile moves A's global rows by 64 bytes, or the last partial one), B by block column x
- * k-tile.  Each class is one access with its own repeats; lanes the kernel does not copy are -1.
- * Every fill instruction is issued by every warp (a lane's condition is a predicate), so a class
- * whose lanes are all off still counts its instructions.  Global byte offsets (gaddr, cp.async only)
- * are relative to a 128-byte-aligned block origin: operands from an aligned allocation with row
- * pitches lda / ldb elements. */
+/* The plan of one launch (see runtime.h smk_gemm16_plan).  Fills depend on which rows / columns /
+ * k columns of a block are inside the matrix and on the path the block takes, so they come in
+ * classes of (block, k-tile) that issue the same pattern, each one access with its own repeats:
+ *   fast     interior blocks on whole k-tiles: plain cp.async, every warp, every lane;
+ *   general  the rest: a warp issues chunk j's cp.async.zfill only if one of its lanes copies (in
+ *            range and not wholly past K) and its zero st.shared if one of its lanes is in range
+ *            (the counts ncu reads on an H100: the compiler branches around them), lanes that do
+ *            not write are off;
+ *   A by block row (whole, or the last partial one), B by block column; k-tiles whole (split by
+ *   parity for 32-wide k-tiles, which move A's global rows by 64 bytes) or the last partial one.
+ * Global byte offsets (gaddr, cp.async only) are relative to a 128-byte-aligned block origin:
+ * operands from an aligned allocation with row pitches lda / ldb elements. */
 struct PlanFill {
     const char *name;
-    int is_store, kind, operand; /* operand 0: A, 1: B */
-    int valid;                   /* A: rows of the block inside M; B: columns inside N */
-    int64_t k0;                  /* the k-tile's first k (its global offset), kleft = K - k0 */
-    int64_t kleft;
-    int mode;                    /* 0: cp.async lanes (in range), 1: zero st.shared lanes, 2: all lanes off,
-                                  * 3: every chunk (register-staged st.shared) */
+    int kind;        /* SMK_ACC_CPASYNC (fast), SMK_ACC_CPASYNC_ZFILL / SMK_ACC_LDST (general, staged) */
+    int operand;     /* 0: A, 1: B */
+    int valid;       /* A: rows of the block inside M; B: columns inside N */
+    int64_t k0;      /* the k-tile's first k */
+    int64_t kleft;   /* K - k0 */
+    int mode;        /* 0: fast cp.async, 1: general cp.async, 2: general zero st.shared, 3: staged st.shared */
     long long repeats;
 };
 
+/* Lane (w, lane) of chunk j under f: *on (it writes), *issue (its warp issues the instruction: decided
+ * per warp by the caller), shared and global offsets. */
 template <class C, int LAYOUT, int SID>
-void fill_addresses(const PlanFill &f, int64_t lda, int64_t ldb, smk_access *acc)
+void fill_lane(const PlanFill &f, int64_t lda, int64_t ldb, int w, int lane, int j, bool *on, bool *inrange,
+               long long *off, long long *g)
 {
     using S = Smem<C, LAYOUT, SID>;
     using MP = Map<C>;
+    const int tid = w * 32 + lane;
+    int r = 0, c = 0;
+    bool inside, past_k;
+    if (f.operand == 0) {
+        MP::a_chunk(j, tid, &r, &c); /* row r, k column c */
+        inside = r < f.valid;
+        past_k = c >= f.kleft;
+        *off = 2LL * S::a_off(r, c);
+        *g = 2LL * ((long long)r * lda + f.k0 + c);
+    } else {
+        MP::b_chunk(j, tid, &r, &c); /* k row r, column c */
+        inside = c < f.valid;
+        past_k = r >= f.kleft;
+        *off = 2LL * S::b_off(r, c);
+        *g = 2LL * ((f.k0 + r) * ldb + c);
+    }
+    *inrange = f.mode == 2 ? inside : (inside && !past_k) || f.mode == 0 || f.mode == 3;
+    *on = f.mode == 3 || f.mode == 0 || (f.mode == 1 && inside && !past_k) || (f.mode == 2 && inside && past_k);
+}
+
+/* The warp instructions of f (those some warp issues), written lane-major into acc when acc->addr is
+ * set; returns how many. */
+template <class C, int LAYOUT, int SID>
+int fill_addresses(const PlanFill &f, int64_t lda, int64_t ldb, smk_access *acc)
+{
     const int warps = C::THREADS / 32, per = f.operand ? C::B_CHUNKS : C::A_CHUNKS;
+    int n = 0;
     for (int w = 0; w < warps; w++)
-        for (int lane = 0; lane < 32; lane++)
-            for (int j = 0; j < per; j++) {
-                const int tid = w * 32 + lane;
-                const long long at = ((long long)w * per + j) * 32 + lane;
-                int r = 0, c = 0;
-                bool inside, past_k;
-                long long off, g;
-                if (f.operand == 0) {
-                    MP::a_chunk(j, tid, &r, &c); /* row r, k column c */
-                    inside = r < f.valid;
-                    past_k = c >= f.kleft;
-                    off = 2LL * S::a_off(r, c);
-                    g = 2LL * ((long long)r * lda + f.k0 + c);
-                } else {
-                    MP::b_chunk(j, tid, &r, &c); /* k row r, column c */
-                    inside = c < f.valid;
-                    past_k = r >= f.kleft;
-                    off = 2LL * S::b_off(r, c);
-                    g = 2LL * ((f.k0 + r) * ldb + c);
-                }
-                const bool on = f.mode == 3 || (f.mode == 0 && inside && !past_k) || (f.mode == 1 && inside && past_k);
-                acc->addr[at] = on ? off : -1;
-                if (acc->gaddr)
-                    acc->gaddr[at] = on ? g : -1;
+        for (int j = 0; j < per; j++) {
+            bool issue = false, on = false, inr = false;
+            long long off = 0, g = 0;
+            for (int lane = 0; lane < 32 && !issue; lane++) {
+                fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                issue = inr;
             }
+            if (!issue)
+                continue;
+            if (acc && acc->addr)
+                for (int lane = 0; lane < 32; lane++) {
+                    fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                    acc->addr[(long long)n * 32 + lane] = on ? off : -1;
+                    if (acc->gaddr)
+                        acc->gaddr[(long long)n * 32 + lane] = on ? g : -1;
+                }
+            n++;
+        }
+    return n;
 }
 
 template <class C, int LAYOUT, int SID>
@@ -1001,65 +1026,70 @@ int block_plan(int64_t M, int64_t N, int64_t K, bool staged, smk_plan *plan)
     const long long gm = (M + C::BM - 1) / C::BM, gn = (N + C::BN - 1) / C::BN, blocks = gm * gn;
     const long long kt_all = (K + C::BK - 1) / C::BK, kt_full = K / C::BK, kt_part = kt_all - kt_full;
     const int64_t lda = staged ? K : (K + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8; /* variant 0 pads */
-    /* block rows / columns: whole ones, and the last partial one */
     const long long rows_whole = M / C::BM, cols_whole = N / C::BN;
     const int rows_last = (int)(M % C::BM), cols_last = (int)(N % C::BN);
-    PlanFill f[24];
+    const long long interior = C::FAST ? rows_whole * cols_whole : 0; /* blocks on the fast path */
+    PlanFill f[SMK_PLAN_MAX];
     int n = 0;
-    auto add = [&](const char *name, int is_store, int kind, int operand, int valid, int64_t k0, int mode,
-                   long long repeats) {
-        if (repeats > 0 && n < 24)
-            f[n++] = PlanFill{name, is_store, kind, operand, valid, k0, K - k0, mode, repeats};
+    auto add = [&](const char *name, int kind, int operand, int valid, int64_t k0, int mode, long long repeats) {
+        if (repeats > 0 && n < SMK_PLAN_MAX - 3)
+            f[n++] = PlanFill{name, kind, operand, valid, k0, K - k0, mode, repeats};
     };
     if (blocks > 0 && kt_all > 0) {
         if (staged) {
-            add("A-tile st.shared.v4 (16 B, register-staged)", 1, SMK_ACC_LDST, 0, C::BM, 0, 3, blocks * kt_all);
-            add("B-tile st.shared.v4 (16 B, register-staged)", 1, SMK_ACC_LDST, 1, C::BN, 0, 3, blocks * kt_all);
+            add("A-tile st.shared.v4 (16 B, register-staged)", SMK_ACC_LDST, 0, C::BM, 0, 3, blocks * kt_all);
+            add("B-tile st.shared.v4 (16 B, register-staged)", SMK_ACC_LDST, 1, C::BN, 0, 3, blocks * kt_all);
         } else {
-            const long long even = (kt_full + 1) / 2, odd = kt_full / 2;
+            const bool split = C::BK == 32; /* 32-wide k-tiles: A's global offset alternates by 64 bytes */
+            const long long kcount[2] = {split ? (kt_full + 1) / 2 : kt_full, split ? kt_full / 2 : 0};
             const int64_t klast = kt_full * C::BK;
-            /* A by block row */
-            for (int last = 0; last < 2; last++) {
-                const long long nb = (last ? (rows_last ? 1 : 0) : rows_whole) * gn;
-                const int valid = last ? rows_last : C::BM;
-                add(last ? "A-tile cp.async (16 B), last block row" : "A-tile cp.async (16 B)", 1, SMK_ACC_CPASYNC,
-                    0, valid, 0, 0, nb * even);
-                add(last ? "A-tile cp.async (16 B), last block row, odd k-tiles" : "A-tile cp.async (16 B), odd k-tiles",
-                    1, SMK_ACC_CPASYNC, 0, valid, C::BK, 0, nb * odd);
-                add(last ? "A-tile cp.async (16 B), last block row, last k-tile" : "A-tile cp.async (16 B), last k-tile",
-                    1, SMK_ACC_CPASYNC, 0, valid, klast, 0, nb * kt_part);
-                add(last ? "A-tile zeros past K (st.shared.v4), last block row" : "A-tile zeros past K (st.shared.v4)",
-                    1, SMK_ACC_LDST, 0, valid, klast, 1, nb * kt_part);
-            }
-            for (int last = 0; last < 2; last++) {
-                const long long nb = (last ? (cols_last ? 1 : 0) : cols_whole) * gm;
-                const int valid = last ? cols_last : C::BN;
-                add(last ? "B-tile cp.async (16 B), last block column" : "B-tile cp.async (16 B)", 1, SMK_ACC_CPASYNC,
-                    1, valid, 0, 0, nb * kt_full);
-                add(last ? "B-tile cp.async (16 B), last block column, last k-tile" : "B-tile cp.async (16 B), last k-tile",
-                    1, SMK_ACC_CPASYNC, 1, valid, klast, 0, nb * kt_part);
-                add(last ? "B-tile zeros past K (st.shared.v4), last block column" : "B-tile zeros past K (st.shared.v4)",
-                    1, SMK_ACC_LDST, 1, valid, klast, 1, nb * kt_part);
-            }
-            /* the zero st.shared of the general path, issued (all lanes off) on every other tile it runs:
-             * edge blocks on every tile, interior blocks on the last partial one (counted above) */
-            const long long interior = C::FAST ? rows_whole * cols_whole : 0;
-            const long long general = (blocks - interior) * kt_all + interior * kt_part - blocks * kt_part;
-            add("A-tile zeros past K (st.shared.v4), predicated off", 1, SMK_ACC_LDST, 0, 0, 0, 2, general);
-            add("B-tile zeros past K (st.shared.v4), predicated off", 1, SMK_ACC_LDST, 1, 0, 0, 2, general);
+            for (int op = 0; op < 2; op++)
+                for (int last = 0; last < 2; last++) {
+                    /* blocks of this row (A) / column (B) class, and how many of them are interior */
+                    const long long nb = op == 0 ? (last ? (rows_last ? gn : 0) : rows_whole * gn)
+                                                 : (last ? (cols_last ? gm : 0) : cols_whole * gm);
+                    const long long nfast = last ? 0 : interior, ngen = nb - nfast;
+                    const int valid = op == 0 ? (last ? rows_last : C::BM) : (last ? cols_last : C::BN);
+                    static const char *const names[2][2][5] = {
+                        {{"A-tile cp.async (16 B), interior blocks", "A-tile cp.async.zfill (16 B), edge blocks",
+                          "A-tile zeros past K (st.shared.v4), predicated off", "A-tile cp.async.zfill, last k-tile",
+                          "A-tile zeros past K (st.shared.v4), last k-tile"},
+                         {"", "A-tile cp.async.zfill (16 B), last block row",
+                          "A-tile zeros past K (st.shared.v4), last block row, predicated off",
+                          "A-tile cp.async.zfill, last block row, last k-tile",
+                          "A-tile zeros past K (st.shared.v4), last block row, last k-tile"}},
+                        {{"B-tile cp.async (16 B), interior blocks", "B-tile cp.async.zfill (16 B), edge blocks",
+                          "B-tile zeros past K (st.shared.v4), predicated off", "B-tile cp.async.zfill, last k-tile",
+                          "B-tile zeros past K (st.shared.v4), last k-tile"},
+                         {"", "B-tile cp.async.zfill (16 B), last block column",
+                          "B-tile zeros past K (st.shared.v4), last block column, predicated off",
+                          "B-tile cp.async.zfill, last block column, last k-tile",
+                          "B-tile zeros past K (st.shared.v4), last block column, last k-tile"}}};
+                    const char *const *nm = names[op][last];
+                    for (int par = 0; par < (op == 0 && split ? 2 : 1); par++) {
+                        const int64_t k0 = par * C::BK;
+                        add(nm[0], SMK_ACC_CPASYNC, op, valid, k0, 0, nfast * kcount[par]);
+                        add(nm[1], SMK_ACC_CPASYNC_ZFILL, op, valid, k0, 1, ngen * kcount[par]);
+                        add(nm[2], SMK_ACC_LDST, op, valid, k0, 2, ngen * kcount[par]);
+                    }
+                    add(nm[3], SMK_ACC_CPASYNC_ZFILL, op, valid, klast, 1, nb * kt_part);
+                    add(nm[4], SMK_ACC_LDST, op, valid, klast, 2, nb * kt_part);
+                }
         }
     }
     int a = 0;
-    for (int i = 0; i < n; i++, a++) {
+    for (int i = 0; i < n; i++) {
         smk_access *acc = &plan->acc[a];
+        const int cnt = fill_addresses<C, LAYOUT, SID>(f[i], lda, ldb, acc->addr ? acc : NULL);
+        if (cnt == 0)
+            continue;
         acc->name = f[i].name;
         acc->width = 16;
-        acc->is_store = f[i].is_store;
+        acc->is_store = 1;
         acc->kind = f[i].kind;
-        acc->n_instr = warps * (f[i].operand ? C::B_CHUNKS : C::A_CHUNKS);
+        acc->n_instr = cnt;
         acc->repeats = f[i].repeats;
-        if (acc->addr)
-            fill_addresses<C, LAYOUT, SID>(f[i], lda, ldb, acc);
+        a++;
     }
     /* fragments: every k step of every k-tile; the cp.async kernel also prefetches the next tile's
      * first fragments at the last k step of each tile, predicated off on the block's last tile (the

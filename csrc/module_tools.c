@@ -103,7 +103,7 @@ int smk_py_real_arg(PyObject *obj, const char *fname, const char *arg, double *v
 
 /* The instruction kinds of smk_access.kind / SMK_BANK_KIND_*, as Python names them. */
 static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4",
-                                                       "cp.async"};
+                                                       "cp.async", "cp.async.zfill"};
 
 /* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
 
@@ -222,7 +222,7 @@ static PyObject *py_swizzle(PyObject *module, PyObject *args)
 PyDoc_STRVAR(bank_replay_doc,
 "_bank_replay(addresses, width, kind, instr='ldst', sources=None, /)\n--\n\n"
 "addresses: C-contiguous int64 array (n, 32) of byte offsets (negative = inactive lane), shaped by\n"
-"smemkit.bank_model.  sources (instr 'cp.async' only): the lanes' global byte offsets, same shape:\n"
+"smemkit.bank_model.  sources (instr 'cp.async' / 'cp.async.zfill'): the lanes' global byte offsets:\n"
 "the LDGSTS rule (smk_bank_replay_ldgsts).  Returns (wavefronts, ideal): two int32 arrays of length n\n"
 "(csrc/bank_model.c).");
 
@@ -239,8 +239,9 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!is|sO:_bank_replay", &PyArray_Type, &a, &width, &kind, &instr, &src_obj))
         return NULL;
     if (src_obj != Py_None) {
-        if (!PyArray_Check(src_obj) || strcmp(instr, "cp.async") != 0)
-            return PyErr_Format(PyExc_ValueError, "_bank_replay(): sources are for instr 'cp.async', as an int64 array");
+        if (!PyArray_Check(src_obj) || strncmp(instr, "cp.async", 8) != 0)
+            return PyErr_Format(PyExc_ValueError, "_bank_replay(): sources are for instr 'cp.async' / 'cp.async.zfill', "
+                                "as an int64 array");
         g = (PyArrayObject *)src_obj;
         if (PyArray_TYPE(g) != NPY_INT64 || PyArray_NDIM(g) != 2 || !PyArray_IS_C_CONTIGUOUS(g) ||
             !PyArray_ISALIGNED(g) || PyArray_NDIM(a) != 2 || PyArray_DIM(g, 0) != PyArray_DIM(a, 0) ||
@@ -265,6 +266,7 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     if (g)
         total = smk_bank_replay_ldgsts((const long long *)PyArray_DATA(a), (const long long *)PyArray_DATA(g), n,
+                                       k == SMK_BANK_KIND_CPASYNC_ZFILL,
                                        (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id),
                                        &bad, &err);
     else
@@ -380,7 +382,7 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
         if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
-        if (plan.acc[i].kind == SMK_ACC_CPASYNC && opk == SMK_OP_GEMM16) {
+        if ((plan.acc[i].kind == SMK_ACC_CPASYNC || plan.acc[i].kind == SMK_ACC_CPASYNC_ZFILL) && opk == SMK_OP_GEMM16) {
             if (!(garrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
                 goto fail;
             plan.acc[i].gaddr = (long long *)PyArray_DATA((PyArrayObject *)garrays[i]);

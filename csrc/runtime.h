@@ -216,11 +216,12 @@ smk_status smk_rt_device_info(int *sms, int *l2_bytes, int *cc_major, int *cc_mi
  * issues the same pattern, so a launch is the block pattern times `repeats`.
  * Call once with every acc[i].addr == NULL to learn n and each n_instr; then point acc[i].addr at
  * n_instr * 32 long longs and call again to get the byte offsets (lane-major per instruction). */
-#define SMK_PLAN_MAX 24
+#define SMK_PLAN_MAX 32
 /* What instruction an smk_access is (bank_model.h's SMK_BANK_KIND_* use the same numbers):
  * LDS/STS, ldmatrix with 1 / 2 / 4 matrices (the lanes give the 16-byte row addresses), or the
  * shared-memory side of a 16-byte cp.async. */
-enum { SMK_ACC_LDST = 0, SMK_ACC_LDSM_X1 = 1, SMK_ACC_LDSM_X2 = 2, SMK_ACC_LDSM_X4 = 3, SMK_ACC_CPASYNC = 4 };
+enum { SMK_ACC_LDST = 0, SMK_ACC_LDSM_X1 = 1, SMK_ACC_LDSM_X2 = 2, SMK_ACC_LDSM_X4 = 3, SMK_ACC_CPASYNC = 4,
+       SMK_ACC_CPASYNC_ZFILL = 5 /* cp.async with a src-size operand (LDGSTS.ZFILL) */ };
 
 typedef struct {
     const char *name;  /* e.g. "tile row store" */

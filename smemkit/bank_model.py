@@ -12,12 +12,13 @@ WIDTHS = (4, 8, 16)
 #: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
 #: the probe on Hopper (csrc/bank_model.c): "ldmatrix" (= "ldmatrix.x4"), "ldmatrix.x1", "ldmatrix.x2"
 #: -- lane 8q + i gives the 16-byte address of row i of matrix q; .trans reads the same addresses --
-#: and "cp.async", the shared-memory write of a 16-byte cp.async.  All four move 16-byte rows: width
-#: is 16 for them (the default 4 is read as 16).
-KINDS = ("load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async")
+#: and "cp.async", the shared-memory write of a 16-byte cp.async ("cp.async.zfill": with a src-size
+#: operand, SASS LDGSTS.ZFILL).  All of them move 16-byte rows: width is 16 for them (the default 4 is
+#: read as 16).
+KINDS = ("load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
 _INSTR = {"ldmatrix": ("load", "ldmatrix.x4"), "ldmatrix.x1": ("load", "ldmatrix.x1"),
           "ldmatrix.x2": ("load", "ldmatrix.x2"), "ldmatrix.x4": ("load", "ldmatrix.x4"),
-          "cp.async": ("store", "cp.async")}
+          "cp.async": ("store", "cp.async"), "cp.async.zfill": ("store", "cp.async.zfill")}
 INACTIVE = -1
 #: Byte offsets must lie below this: 227 KiB, the most shared memory one block can have (Hopper,
 #: sm_90, with the opt-in attribute).  An offset at or past it can come from no real kernel.
@@ -97,7 +98,7 @@ def _replay(addresses, width, kind, fname, one=False, sources=None):
             width = 16
         if width != 16:
             raise ValueError(f"{fname}(): {kind} moves 16-byte rows: width must be 16; got {width}")
-    if sources is not None and instr != "cp.async":
+    if sources is not None and not instr.startswith("cp.async"):
         raise ValueError(f"{fname}(): sources are the global side of a 'cp.async'; kind is {kind!r}")
     try:
         if sources is not None:
@@ -130,12 +131,14 @@ def wavefronts(addresses, width=4, kind="load", sources=None):
     width : 4, 8 or 16 -- bytes per lane (LDS/STS .32, .64, .128).
     kind : "load" or "store" (LDS / STS), or one of the tensor-core GEMM's instructions:
         "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
-        addresses) or "cp.async" (its shared-memory write; width 16).
+        addresses) or "cp.async" / "cp.async.zfill" (its shared-memory write, without / with a src-size
+        operand; width 16).
     sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
         Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
-        GEMM's own counts: one wavefront per 64 bytes of a 128-byte line copied to one bank row, more
-        when a line's chunks are permuted unevenly or rotated).  Without them a cp.async is costed by
-        the STS.128 rule of its shared addresses, which is not what the counter reads.
+        GEMM's own counts: one wavefront per quarter-warp copying a 128-byte global row to one bank
+        row, more when its chunks are permuted unevenly or rotated, one more for the zfill form).
+        Without them a cp.async is costed by the STS.128 rule of its shared addresses, which is not
+        what the counter reads.
 
     Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
     kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.

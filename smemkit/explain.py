@@ -27,7 +27,7 @@ _DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}, "gemm": {"
 
 # smk_access.kind (csrc/runtime.h SMK_ACC_*) as _C._plan names it; bank_model.replay takes the same
 # names as its `kind` (csrc/bank_model.h SMK_BANK_KIND_*), "ldst" being LDS / STS ("load" / "store").
-INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async")
+INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
 
 
 def _transpose_itemsize(dtype, fname="explain"):
@@ -164,9 +164,9 @@ def explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, split
     ``smsp__inst_executed_op_ldsm``, which also counts the next-tile fragment loads the kernel issues
     predicated off on each block's last k-tile: an access of its own, 0 wavefronts); its cp.async
     stores in ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum``, predicted by the
-    LDGSTS rule of csrc/bank_model.c from the shared and global addresses (fitted to 128-byte-aligned
-    global rows: dense operands with K and N multiples of 64, or 16-byte-aligned rows after padding;
-    other row pitches measured up to 4% above it); the zeros past K are st.shared (``..._op_st``).
+    LDGSTS rule of csrc/bank_model.c from the shared and global addresses and the instruction's form
+    (interior tiles: plain "cp.async"; edge blocks and the last partial k-tile: "cp.async.zfill");
+    the zeros past K are st.shared (``..._op_st``).
     The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32

@@ -119,57 +119,58 @@ def test_a_tile_cp_async_by_the_sts128_rule(model, layout, swz, expected):
 
 
 # ---- cp.async (LDGSTS) with its global sources: the rule fitted to the GEMM's own ncu counts ---------
-def _ldgsts(shared, sources):
+def _ldgsts(shared, sources, kind="cp.async"):
     import numpy as np
     import smemkit
-    return smemkit.bank_model.wavefronts(np.array(shared), 16, "cp.async", sources=np.array(sources))
+    return smemkit.bank_model.wavefronts(np.array(shared), 16, kind, sources=np.array(sources))
 
 
-def _rows(dst_of, src_rows=4):
-    """A warp writing `src_rows` 128-byte global lines (8 lanes each, line i at 8192 i): dst_of(i, c)."""
+def _rows(dst_of, src_of=lambda i, c: 8192 * i + 16 * c, src_rows=4):
+    """A warp copying `src_rows` runs of 128 bytes (one per quarter-warp): chunk c of run i from
+    src_of(i, c) to dst_of(i, c)."""
     shared = [dst_of(i, c) for i in range(src_rows) for c in range(8)]
-    sources = [8192 * i + 16 * c for i in range(src_rows) for c in range(8)]
+    sources = [src_of(i, c) for i in range(src_rows) for c in range(8)]
     return shared, sources
 
 
-@pytest.mark.parametrize("name, dst, expected", [
-    ("naive", lambda i, c: 128 * i + 16 * c, 8),
-    ("swizzle333", lambda i, c: 128 * i + 16 * (c ^ (i & 7)), 8),
-    ("swizzle233", lambda i, c: 128 * i + 16 * (c ^ (i & 3)), 8),
-    ("article232", lambda i, c: 128 * i + 16 * (c ^ (((c >> 2) & 1) | ((i & 1) << 1))), 12),
+@pytest.mark.parametrize("name, dst, plain, zfill", [
+    ("naive", lambda i, c: 128 * i + 16 * c, 4, 8),
+    ("swizzle333", lambda i, c: 128 * i + 16 * (c ^ (i & 7)), 4, 8),
+    ("swizzle233", lambda i, c: 128 * i + 16 * (c ^ (i & 3)), 4, 8),
+    ("article232", lambda i, c: 128 * i + 16 * (c ^ (((c >> 2) & 1) | ((i & 1) << 1))), 8, 12),
 ])
-def test_ldgsts_rule_on_aligned_rows(name, dst, expected):
-    """Measured per instruction in the GEMM (H100, tests/data/ncu_gemm16_h100.csv): 8, 8, 8, 12."""
+def test_ldgsts_rule_on_aligned_rows(name, dst, plain, zfill):
+    """Measured per instruction in the GEMM on an H100 (plain LDGSTS / LDGSTS.ZFILL)."""
     pytest.importorskip("smemkit._C")
-    assert _ldgsts(*_rows(dst)) == expected
+    assert _ldgsts(*_rows(dst)) == plain
+    assert _ldgsts(*_rows(dst), kind="cp.async.zfill") == zfill
 
 
-def test_ldgsts_rule_pad_rotations_average_14_5():
-    """pad (144-byte rows): eight successive rows are the eight 16-byte rotations; measured 14.5 per
-    instruction = 29 over the eight lines (four lines per instruction)."""
-    total = 0
+@pytest.mark.parametrize("side", ["shared (pad, 144-byte rows)", "global (1000-element pitch)"])
+def test_ldgsts_rule_rotations(side):
+    """A 16-byte rotation between the global row and the bank row, r = 0..7 over eight rows: measured
+    10.5 / 14.5 per instruction (21 / 29 over the eight quarters), whichever side is rotated."""
+    plain = zfill = 0
     for r0 in (0, 4):
-        shared, sources = _rows(lambda i, c: 144 * (r0 + i) + 16 * c)
-        total += _ldgsts(shared, sources)
-    assert total == 29
+        if side.startswith("shared"):
+            rows = _rows(lambda i, c: 144 * (r0 + i) + 16 * c)
+        else:
+            rows = _rows(lambda i, c: 128 * i + 16 * c, lambda i, c: 2000 * (r0 + i) + 16 * c)
+        plain += _ldgsts(*rows)
+        zfill += _ldgsts(*rows, kind="cp.async.zfill")
+    assert (plain, zfill) == (21, 29)
 
 
-def test_ldgsts_rule_half_lines_and_inactive_lanes():
-    """64-byte rows (32-wide k-tiles): one per half line, 16 per instruction (measured); lanes off cost
-    nothing."""
-    shared = [64 * (l // 4) + 16 * (l % 4) for l in range(32)]
-    sources = [8192 * (l // 4) + 16 * (l % 4) for l in range(32)]
-    assert _ldgsts(shared, sources) == 16
-    shared_off = [s if l < 8 else -1 for l, s in enumerate(_rows(lambda i, c: 128 * i + 16 * c)[0])]
-    assert _ldgsts(shared_off, _rows(lambda i, c: 128 * i + 16 * c)[1]) == 2
+def test_ldgsts_rule_inactive_lanes():
+    shared, sources = _rows(lambda i, c: 128 * i + 16 * c)
+    off = [s if l < 8 else -1 for l, s in enumerate(shared)]
+    assert _ldgsts(off, sources) == 1 and _ldgsts(off, sources, kind="cp.async.zfill") == 2
+    assert _ldgsts([-1] * 32, sources) == 0
 
 
 def _measured():
-    rows = []
     with open(ROOT / "tests" / "data" / "ncu_gemm16_h100.csv") as f:
-        for r in csv.DictReader(l for l in f if not l.startswith("#")):
-            rows.append(r)
-    return rows
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
 
 
 def _explain_counts(r):
@@ -177,27 +178,34 @@ def _explain_counts(r):
     shape = tuple(int(x) for x in r["shape"].split("x"))
     layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
     e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132, config=int(r["config"]))
-    ldsm = [a for a in e.accesses if a.instr.startswith("ldmatrix")]
-    cpa = [a for a in e.accesses if a.instr == "cp.async"]
-    return (sum(a.wavefronts for a in ldsm), sum(a.instructions for a in ldsm), sum(a.wavefronts for a in cpa),
-            sum(a.instructions for a in cpa))
+    pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
+            "st": lambda a: a.instr == "ldst" and a.kind == "store"}
+    return {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))
+            for k, f in pick.items()}
 
 
-# Launches of the measured table whose kernel is unchanged since it was measured: no block or k-tile
-# edges (the edges were zero-filled by cp.async then, and are copied or zeroed differently now).
-EDGE_FREE = {"256x256x256", "1024x512x256", "4096x4096x4096"}
+# Known misses of the cp.async rule (bench/RESULTS.md): global rows that are neither 128-byte aligned
+# nor copied whole (1000-element pitches, padded 272 / 528-byte pitches, the 31x33x17 tile edges) --
+# exact counts not asserted; their totals are, except pad there (and swizzle at 31x33x17, 38 wavefronts).
+ROTATED = {"1000x1000x1000", "513x257x129", "31x33x17"}
+TOTAL_MISSES = {("1000x1000x1000", "pad"), ("513x257x129", "pad"), ("31x33x17", "pad"), ("31x33x17", "swizzle")}
 
 
 @pytest.mark.parametrize("r", _measured(), ids=lambda r: f"{r['shape']}-{r['layout']}-{r['dtype']}-c{r['config']}")
 def test_explain_gemm_matches_ncu(r):
-    """explain('gemm') against the H100's counters: ldmatrix wavefronts and instructions (the
-    predicated-off next-tile loads included) on every measured launch; cp.async instructions and
-    wavefronts exactly on the edge-free ones."""
+    """explain('gemm') against the H100's counters of the final kernel: every instruction count exactly
+    (the predicated-off next-tile ldmatrix and the edge fills the compiler branches around included),
+    ldmatrix wavefronts exactly, cp.async wavefronts exactly where the global rows are 128-byte aligned
+    or copied whole, and the launch's total shared wavefronts within 2% but for the listed misses."""
     pytest.importorskip("smemkit._C")
-    ldsm_wf, ldsm_in, cp_wf, cp_in = _explain_counts(r)
-    # (the register-staged 4097x4095x4093 naive launch read 202 wavefronts more out of 2e8)
-    assert ldsm_wf == pytest.approx(int(r["ldsm_wavefronts"]), rel=1e-5)
-    assert ldsm_in == int(r["ldsm_instr"])
-    if r["shape"] in EDGE_FREE:
-        assert cp_in == int(r["ldgsts_instr"])
-        assert cp_wf == int(r["ldgsts_wavefronts"])
+    got = _explain_counts(r)
+    assert got["ldsm"][1] == int(r["ldsm_instr"])
+    assert got["cp"][1] == int(r["ldgsts_instr"])
+    assert got["st"][1] == int(r["st_instr"])
+    assert got["ldsm"][0] == pytest.approx(int(r["ldsm_wavefronts"]), rel=1e-3)  # ncu reads up to 2e-4 more
+    staged_or_aligned = r["shape"] not in ROTATED or r["config"] != "0"
+    if staged_or_aligned:
+        assert got["cp"][0] == pytest.approx(int(r["ldgsts_wavefronts"]), rel=1e-4)
+    total = sum(int(r[k]) for k in ("ldsm_wavefronts", "ldgsts_wavefronts", "st_wavefronts"))
+    if (r["shape"], r["layout"]) not in TOTAL_MISSES or r["config"] != "0":
+        assert sum(v[0] for v in got.values()) == pytest.approx(total, rel=0.02)
