@@ -13,7 +13,9 @@
  * where aligned.  One __syncthreads per k-tile, at its last k step: wait for tile kt+1, sync,
  * prefetch tile kt+1's first fragments, then the last MMAs of tile kt; the top of the next tile
  * refills the stage tile kt used.  (Measured on an H100, 4096^3 fp16: without the fragment
- * prefetch this kernel ran 335 TFLOP/s at 128x256x64, with it 389.)
+ * prefetch this kernel ran 335 TFLOP/s at 128x256x64, with it 389; with interior tiles copied by
+ * plain cp.async instead of the predicated zero-fill path, 431: 257 instead of 428 instructions per
+ * warp per k-tile, and half the LDGSTS wavefronts -- bench/GEMM16_NOTES.md.)
  * Unaligned operands (a base or a leading dimension not a multiple of 8 elements: rows not 16-byte
  * aligned, e.g. 4097x4095x4093): variant 0 copies them into padded temporaries first (smk_gemm16_launch,
  * below; H100 4097x4095x4093: 294 TFLOP/s against 108 for the in-kernel path and cuBLAS's 152).
