@@ -88,19 +88,31 @@
  *   cp.async 16 bytes (LDGSTS): its shared-memory writes do NOT appear in ..._op_st (0 in every row)
  *     nor in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld; the counter that moves is
  *     smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (instructions:
- *     smsp__inst_executed_op_ldgsts).  Its counts depend on more than the shared addresses: 32
- *     consecutive 16-byte destinations cost 12, one 128-byte row (8 lanes) 3, all lanes one
- *     destination 1, and two permutations of the same destination set differ (the GEMM's A tile
- *     rows under <2,3,2>: 20, identity order 12).  In the GEMM (global rows 128-byte aligned) the
- *     conflict-free layouts read 8 per instruction with 128-byte rows and 16 with 64-byte rows, pad
- *     14.5 / 18.7.  Duplicate destinations merge across the whole warp (four quarter-warps on the
- *     same 8-way rows: 8, not 32).  NOT MODELLED: the CPASYNC rule below is the STS.128
- *     shared-address rule (quarter-warp groups, degree each): the cost the shared side would have
- *     if it behaved like STS.128.  It does not reproduce the counter (factor 2x to 4x on
- *     conflict-free patterns, and the order dependence: <2,3,2> 20 vs 12 is invisible to it), so
- *     explain() reports cp.async wavefronts as that rule's, labelled; tests/test_gemm16_model.py
- *     checks every ldsm row exactly and lists the cp.async rows without asserting them.  Finding
- *     the LDGSTS rule needs patterns that vary the global source alignment (not done yet).
+ *     smsp__sass_inst_executed_op_ldgsts).  ncu's own ideal for it is one wavefront per 64 bytes (8
+ *     for a full warp).  The count depends on the GLOBAL side as well as the shared one: the same
+ *     destinations cost 12 in the one-instruction probe (sources 16 bytes off a 128-byte line) and 8
+ *     in the GEMM (sources on 128-byte lines), so the kind without sources (SMK_BANK_KIND_CPASYNC)
+ *     keeps the STS.128 shared-address rule -- labelled, not the counter -- and
+ *     smk_bank_replay_ldgsts takes the sources too.
+ *
+ *   LDGSTS RULE (smk_bank_replay_ldgsts), fitted to ncu's per-instruction counts of the GEMM's own
+ *     cp.async (H100, 2026-11-23, Source Counters; bench/GEMM16_NOTES.md).  Two SASS forms: plain
+ *     LDGSTS (cp.async of 16 bytes) and LDGSTS.ZFILL (cp.async with a src-size operand), which costs
+ *     exactly one more wavefront per active quarter-warp.  Each quarter-warp (8 lanes) with an active
+ *     lane costs
+ *         max(1, P - 1 + mixed + crossed) + zfill
+ *       P        the distinct (64-byte global block, 64-byte shared block) pairs its chunks move between
+ *                (a 128-byte global row copied to one 128-byte bank row: 2)
+ *       mixed    1 if the chunks' 16-byte position parity (shared slot ^ global chunk, bit 0) is kept by
+ *                some and flipped by others (Swizzle<2,3,2> on 128-byte rows XORs the halves differently)
+ *       crossed  1 if P is 2 and the run crosses a global line or a shared bank row (a 64-byte rotation)
+ *     Measured and reproduced, per instruction, plain / ZFILL: 128-byte rows copied whole (naive,
+ *     Swizzle<3,3,3>, <2,3,3>) 4 / 8; <2,3,2> 8 / 12; a 16-byte rotation r between the global row
+ *     and the bank row (pad's 144-byte rows in shared memory, or a 1000-element global pitch; r = 0..7
+ *     in turn over eight rows) 1 + 3 + 3 + 3 + 2 + 3 + 3 + 3 = 21 per eight quarters: 10.5 / 14.5.
+ *     Known miss: 64-byte tile rows (32-wide k-tiles, variants 2 / 3 / 5), measured 16 per ZFILL
+ *     instruction where the rule says 12.  The isolated probe rows (bench/bank_patterns_tc.txt,
+ *     sources 16 bytes off their lines, one instruction per launch) are not reproduced either.
  *
  * ---------------------------------------------------------------------------------------------
  * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
@@ -391,6 +403,7 @@ static const smk_bank_kind_rule KIND_RULES[SMK_BANK_NUM_KINDS] = {
     /* LDSM_X2 */ {16, 8},
     /* LDSM_X4 */ {32, 8},
     /* CPASYNC */ {32, 8},
+    /* CPASYNC_ZFILL */ {32, 8},
 };
 
 int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule)
@@ -431,7 +444,7 @@ static int kind_ok(int kind, int width, int is_store)
         return 1;
     if (kind < 0 || kind >= SMK_BANK_NUM_KINDS || width != 16)
         return 0;
-    return kind == SMK_BANK_KIND_CPASYNC ? is_store == 1 : is_store == 0;
+    return kind == SMK_BANK_KIND_CPASYNC || kind == SMK_BANK_KIND_CPASYNC_ZFILL ? is_store == 1 : is_store == 0;
 }
 
 long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
@@ -454,4 +467,77 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
     int wf = -1;
     long long t = smk_bank_replay_kind(byte_addr, 1, kind, width, is_store, &wf, NULL, NULL, err);
     return t < 0 ? -1 : wf;
+}
+
+/* ---- cp.async with global sources (the LDGSTS RULE above) ------------------------------------------ */
+
+static int ldgsts_one(const long long *sa, const long long *ga, int zfill, int *ideal)
+{
+    int q, lane, cost = 0, quarters = 0;
+    for (q = 0; q < SMK_WARP_LANES / 8; q++) {
+        long long pair_s[8], pair_g[8], line0 = -1, row0 = -1;
+        int npair = 0, par = 0, split = 0, active = 0, i;
+        for (lane = 8 * q; lane < 8 * q + 8; lane++) {
+            const long long s = sa[lane], g = ga[lane];
+            if (s < 0)
+                continue;
+            active = 1;
+            for (i = 0; i < npair && !(pair_s[i] == (s >> 6) && pair_g[i] == (g >> 6)); i++)
+                ;
+            if (i == npair) {
+                pair_s[npair] = s >> 6;
+                pair_g[npair++] = g >> 6;
+            }
+            par |= 1 << (((s >> 4) ^ (g >> 4)) & 1);
+            if (line0 < 0)
+                line0 = g >> 7, row0 = s >> 7;
+            else if ((g >> 7) != line0 || (s >> 7) != row0)
+                split = 1;
+        }
+        if (!active)
+            continue;
+        quarters++;
+        i = npair - 1 + (par == 3) + (npair == 2 && split);
+        cost += (i < 1 ? 1 : i) + (zfill ? 1 : 0);
+    }
+    if (ideal)
+        *ideal = quarters * (zfill ? 2 : 1);
+    return cost;
+}
+
+long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
+                                 int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+{
+    long long i, total = 0;
+    int lane;
+    if (bad_index)
+        *bad_index = -1;
+    if (err)
+        *err = SMK_BANK_OK;
+    if ((!saddr || !gaddr) && n_instr > 0) {
+        if (err)
+            *err = SMK_BANK_E_NULL;
+        return -1;
+    }
+    for (i = 0; i < n_instr; i++) {
+        const long long *sa = saddr + i * SMK_WARP_LANES, *ga = gaddr + i * SMK_WARP_LANES;
+        int code = smk_bank_validate(sa, 16, 1, NULL, 0), wf, idl = 0;
+        for (lane = 0; lane < SMK_WARP_LANES && code == SMK_BANK_OK; lane++)
+            if (sa[lane] >= 0 && ga[lane] < 0)
+                code = SMK_BANK_E_RANGE;
+        if (code != SMK_BANK_OK) {
+            if (bad_index)
+                *bad_index = i;
+            if (err)
+                *err = code;
+            return -1;
+        }
+        wf = ldgsts_one(sa, ga, zfill, &idl);
+        if (out_wavefronts)
+            out_wavefronts[i] = wf;
+        if (out_ideal)
+            out_ideal[i] = idl;
+        total += wf;
+    }
+    return total;
 }

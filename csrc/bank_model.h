@@ -93,6 +93,8 @@ int smk_bank_get_rule(int width, int is_store, smk_bank_rule *rule);
  *            be anything, -1 included).  width must be 16, is_store 0.  Never predicated per lane.
  *   SMK_BANK_KIND_CPASYNC  the shared-memory write of a 16-byte cp.async (LDGSTS): width 16,
  *            is_store 1; a negative offset = lane predicated off.
+ *   SMK_BANK_KIND_CPASYNC_ZFILL  the same with a src-size operand (LDGSTS.ZFILL): costs one more
+ *            wavefront per active quarter-warp (smk_bank_replay_ldgsts); without sources as CPASYNC.
  * The measured rules are in bank_model.c's header (smk_bank_get_kind_rule returns them).
  */
 enum {
@@ -101,7 +103,8 @@ enum {
     SMK_BANK_KIND_LDSM_X2 = 2,
     SMK_BANK_KIND_LDSM_X4 = 3,
     SMK_BANK_KIND_CPASYNC = 4,
-    SMK_BANK_NUM_KINDS = 5
+    SMK_BANK_KIND_CPASYNC_ZFILL = 5,
+    SMK_BANK_NUM_KINDS = 6
 };
 #define SMK_BANK_E_INSTR 6 /* unknown instruction kind, or a width / direction it does not have */
 
@@ -122,6 +125,16 @@ long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, in
                                int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
 /* One instruction of any kind: wavefronts, or -1 (err as above). */
 int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, int is_store, int *err);
+
+/* cp.async (LDGSTS) with its lanes' global sources: the rule fitted to the GEMM's own counts (the
+ * LDGSTS RULE in bank_model.c's header).  saddr as for SMK_BANK_KIND_CPASYNC (16-byte aligned shared
+ * offsets, negative = lane off); gaddr: the same lanes' global byte offsets from any 128-byte-aligned
+ * origin (>= 0 where the lane is on; only their 64- and 128-byte blocks and 16-byte position
+ * matter); zfill: the LDGSTS.ZFILL form (cp.async with a src-size operand).  Ideal: one wavefront per
+ * active quarter-warp (two with zfill).  Same outputs and errors as
+ * smk_bank_replay (SMK_BANK_E_RANGE also for a negative gaddr on an active lane). */
+long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
+                                 int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
 
 #ifdef __cplusplus
 }

@@ -37,7 +37,8 @@ typedef struct {
     const char *path;      /* the ceiling's library when it is cuBLAS */
 } smk_bench_info;
 
-/* Bytes of device memory a run of `spec` allocates (inputs, output, flush buffer). */
+/* Bytes of device memory a run of `spec` allocates (inputs, output, flush buffer, and the tensor-core
+ * GEMM launcher's padded copies of unaligned rows). */
 size_t smk_bench_device_bytes(const smk_bench_spec *spec);
 
 /* Validate spec: NULL when it is runnable, else a static message naming the bad field. */

@@ -13,15 +13,21 @@
  * where aligned.  One __syncthreads per k-tile, at its last k step: wait for tile kt+1, sync,
  * prefetch tile kt+1's first fragments, then the last MMAs of tile kt; the top of the next tile
  * refills the stage tile kt used.  (Measured on an H100, 4096^3 fp16: without the fragment
- * prefetch this kernel ran 335 TFLOP/s at 128x256x64, with it 389.)
+ * prefetch this kernel ran 335 TFLOP/s at 128x256x64, with it 389; with interior tiles copied by
+ * plain cp.async instead of the predicated zero-fill path, 431: 257 instead of 428 instructions per
+ * warp per k-tile, and half the LDGSTS wavefronts -- bench/GEMM16_NOTES.md.)
  * Unaligned operands (a base or a leading dimension not a multiple of 8 elements: rows not 16-byte
- * aligned, e.g. 4097x4095x4093) take the SAME kernel with VEC = false: each 16-byte shared vector is
- * gathered with eight predicated 2-byte global loads into registers one k-tile ahead and stored with
- * one 16-byte st.shared into the same layout (one barrier per tile, no fragment prefetch across it).
- * Variant 5 instead reads the one or two aligned 16-byte blocks around each chunk and funnel-shifts:
- * correct, but measured slower (79 vs 110 TFLOP/s at 4097x4095x4093 on an H100), kept for the
- * benchmark.  Edges (M, N, K not tile multiples) are predicated in the kernel (zero fill: cp.async
- * src-size 0..16 bytes), 64-bit global offsets, any M, N, K >= 0.
+ * aligned, e.g. 4097x4095x4093): variant 0 copies them into padded temporaries first (smk_gemm16_launch,
+ * below; H100 4097x4095x4093: 294 TFLOP/s against 108 for the in-kernel path and cuBLAS's 152).
+ * Variants 1..7 take the SAME kernel with VEC = false: each 16-byte shared vector is gathered with
+ * eight predicated 2-byte global loads into registers one k-tile ahead and stored with one 16-byte
+ * st.shared into the same layout (one barrier per tile, no fragment prefetch across it).  Variant 5
+ * instead reads the one or two aligned 16-byte blocks around each chunk and funnel-shifts: correct,
+ * but measured slower (79 vs 110 TFLOP/s at 4097x4095x4093 on an H100), kept for the benchmark.
+ * Edges (M, N, K not tile multiples) are handled in the kernel: chunks wholly outside M or N are not
+ * copied (they only feed outputs that are never stored), chunks past K are zeroed with st.shared,
+ * chunks partly outside K or N use cp.async's src-size zero fill; 64-bit global offsets, any M, N,
+ * K >= 0.
  *
  * ---- Shared-memory tiles (the layout changes ONLY these maps, all from layout.h) ------------------
  *   A tile: BM rows (m) x BK columns (k), tile tA = {layout, log2 BK, vec 8, 2-byte}.
@@ -57,9 +63,10 @@
  *     every swizzle only permutes within the bank row -> conflict-free by the shared-address rule;
  *     pad shifts each row by 16 bytes, so a quarter-warp spanning two 64-byte A rows wraps into the
  *     next bank row (2-way on one slot).  Measured (ncu, H100): LDGSTS's shared writes show up only
- *     in smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (not in ..._op_st), at
- *     8 per instruction for naive / swizzle with 128-byte rows (BK = 64), 14.5 for pad; see
- *     bench/GEMM16_NOTES.md.
+ *     in smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (not in ..._op_st), one per
+ *     64 bytes at best: 8 per instruction for naive / swizzle with 128-byte rows (BK = 64), 12 for
+ *     <2,3,2>, 14.5 for pad -- the LDGSTS rule of bank_model.c, which also needs the global sources
+ *     (bench/GEMM16_NOTES.md).
  *   Measured ldmatrix wavefronts per instruction (ncu, H100, 4096^3): BK = 64 naive 31.9, pad 4.0,
  *     swizzle 4.0, <2,3,2> 15.9, <2,3,3> 8.0; BK = 32 (A 4-way, B 8-way) naive 23.9, <2,3,2> 12.0,
  *     <2,3,3> 6.0, pad / swizzle / <3,3,3> 4.0 -- the arithmetic above, phase by phase.
@@ -73,6 +80,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "layout.h"
 #include "runtime.h"
@@ -96,11 +104,14 @@ inline int swizzle_id(int b, int m, int s)
 /*
  * Tile configuration.
  *   BM, BN, BK   block tile;  WM, WN warp tile (8 warps);  STAGES cp.async buffers.
- *   MI = WM/16 m16 fragments, NI = WN/8 n8 fragments per warp.
+ *   MI = WM/16 m16 fragments, NI = WN/8 n8 fragments per warp.  MINB blocks per SM (__launch_bounds__).
+ *   FAST: interior blocks copy full k-tiles with plain cp.async (false: the general path on every
+ *   tile, kept as variant 7 for the A/B).
  */
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, bool FAST_ = true>
 struct Cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_, MINB = MINB_;
+    static constexpr bool FAST = FAST_; /* interior tiles take the predicate-free cp.async path */
     static constexpr int THREADS = 256;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int MI = WM / 16, NI = WN / 8;
@@ -117,23 +128,30 @@ struct Cfg {
 };
 
 /* The variants (params.variant).  1..4 are fixed tile configurations (the benchmark shows BK = 32,
- * naive 4-way on A, next to BK = 64, naive 8-way); 0 is the shipped default, which picks one by
- * the operands' alignment (see smk_gemm16_launch). */
+ * naive 4-way on A, next to BK = 64, naive 8-way); 0 is the shipped default, which picks its tiles
+ * by the grid and pads unaligned rows (see smk_gemm16_launch); 6 is its small-grid tile, 7 the
+ * A/B reference for the interior fast path. */
 using V1 = Cfg<128, 256, 64, 64, 64, 3, 1>;
 using V2 = Cfg<128, 256, 32, 64, 64, 4, 1>;
 using V3 = Cfg<128, 128, 32, 64, 32, 4, 2>;
 using V4 = Cfg<128, 128, 64, 64, 32, 3, 2>;
-using VAligned = V1;   /* variant 0 with 16-byte-aligned rows */
-using VUnaligned = V2; /* variant 0 otherwise (no spills with its register staging) */
-constexpr int kNumVariants = 6;
+using V6 = Cfg<128, 128, 64, 64, 32, 3, 1>;              /* V4 without the 2-blocks register cap (V4 spills) */
+using V7 = Cfg<128, 256, 64, 64, 64, 3, 1, false>;       /* V1 with the general load path on every tile */
+using VAligned = V1; /* variant 0: 128x256x64 ... */
+using VSmall = V6;   /* ... unless that grid is under half a wave: 128x128x64 (then one block per SM anyway) */
+constexpr int kNumVariants = 8;
 static const char *const kVariantNames[kNumVariants] = {
-    "default: 128x256x64 (variant 1) for 16-byte-aligned rows, else 128x256x32 (variant 2)",
+    "shipped: 128x256x64 (128x128x64 for grids under half a wave); unaligned rows copied padded first",
     "128x256x64 block tile, 3 stages, 8 warps of 64x64",
     "128x256x32 block tile, 4 stages, 8 warps of 64x64",
-    "128x128x32 block tile, 4 stages, 8 warps of 64x32",
-    "128x128x64 block tile, 3 stages, 8 warps of 64x32",
+    "128x128x32 block tile, 4 stages, 8 warps of 64x32, 2 blocks per SM",
+    "128x128x64 block tile, 3 stages, 8 warps of 64x32, 2 blocks per SM",
     "128x256x32 as variant 2; unaligned rows read as aligned 16-byte blocks + funnel shift",
+    "128x128x64 block tile, 3 stages, 8 warps of 64x32, 1 block per SM",
+    "128x256x64 as variant 1, predicated cp.async path on every tile (before the interior fast path)",
 };
+/* variant -> configuration, for every switch below */
+#define SMK_G16_VARIANTS(X) X(1, V1) X(2, V2) X(3, V3) X(4, V4) X(5, V2) X(6, V6) X(7, V7)
 
 /* The tiles of a configuration: layout + swizzle id -> layout.h tiles. */
 SMK_HD smk_tile a_tile(int layout, int log2_bk, int sid)
@@ -202,6 +220,11 @@ __device__ __forceinline__ unsigned smem_u32(const void *p)
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int src_bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+/* 16-byte cp.async of 16 in-range bytes (no src-size operand: no zero-fill arithmetic). */
+__device__ __forceinline__ void cp_async16_full(unsigned dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -359,21 +382,55 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_g
     const int64_t b_jstride = (int64_t)B_STEP * p.ldb, b_step = (int64_t)C::BK * p.ldb;
     const unsigned a_dst = (unsigned)S::a_off(m0, kc) * 2, b_dst = (unsigned)S::b_off(kb0, nc) * 2;
 
-    /* VEC: cp.async k-tile kt into stage st, zero fill past the edges (src-size < 16). */
+    /* VEC: k-tile kt into stage st.
+     * Interior blocks on k-tiles wholly inside K (nearly every tile of a large GEMM): every chunk is
+     * 16 in-range bytes, so one plain cp.async each, addresses from per-thread base pointers -- no
+     * predicate, select or src-size.  (Measured, H100 4096^3 with the general path on every tile:
+     * ~250 integer instructions per warp per k-tile beside 128 HMMA, "wait" the top stall; see
+     * bench/GEMM16_NOTES.md.)
+     * Elsewhere: a chunk whose rows (A: m >= M) or columns (B: n >= N) are all outside the matrix is
+     * not copied at all -- those tile rows / columns only feed outputs that are never stored, so
+     * whatever the stage holds there is harmless; a chunk inside M and N but past K is zeroed with a
+     * st.shared (it is multiplied into kept outputs); a chunk partly past K or N is a cp.async whose
+     * src-size zero-fills the rest. */
+    const bool interior = C::FAST && bm + C::BM <= M && bn + C::BN <= N;
+    const int kt_full = (int)(K / C::BK);
+    const char *a_base = (const char *)(interior ? A + (bm + m0) * p.lda + kc : A);
+    const char *b_base = (const char *)(interior ? B + (int64_t)kb0 * p.ldb + bn + nc : B);
+    const int64_t a_jbytes = a_jstride * 2, b_jbytes = b_jstride * 2, b_tbytes = b_step * 2;
     auto load_async = [&](int kt, int st) {
         const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+        if (interior && kt < kt_full) {
+            const char *pa = a_base + (int64_t)kt * (C::BK * 2), *pb = b_base + (int64_t)kt * b_tbytes;
+#pragma unroll
+            for (int j = 0; j < C::A_CHUNKS; j++)
+                cp_async16_full(base + a_dst + j * A_STEP * A_PITCH * 2, pa + j * a_jbytes);
+#pragma unroll
+            for (int j = 0; j < C::B_CHUNKS; j++)
+                cp_async16_full(base + b_dst + j * B_STEP * P_PITCH * 2, pb + j * b_jbytes);
+            return;
+        }
         const int64_t k0 = (int64_t)kt * C::BK, kl = K - k0 - kc;
         const int kv = kl <= 0 ? 0 : kl >= 8 ? 8 : (int)kl;
 #pragma unroll
         for (int j = 0; j < C::A_CHUNKS; j++) {
-            const bool ok = kv > 0 && j * A_STEP < a_rows;
-            cp_async16(base + a_dst + j * A_STEP * A_PITCH * 2, ok ? a_src + k0 + j * a_jstride : A, ok ? kv * 2 : 0);
+            const unsigned dst = base + a_dst + j * A_STEP * A_PITCH * 2;
+            if (j * A_STEP < a_rows) {
+                if (kv > 0)
+                    cp_async16(dst, a_src + k0 + j * a_jstride, kv * 2);
+                else
+                    sts128(dst, make_uint4(0u, 0u, 0u, 0u));
+            }
         }
 #pragma unroll
         for (int j = 0; j < C::B_CHUNKS; j++) {
-            const bool ok = b_nv > 0 && k0 + kb0 + j * B_STEP < K;
-            cp_async16(base + b_dst + j * B_STEP * P_PITCH * 2, ok ? b_src + kt * b_step + j * b_jstride : B,
-                       ok ? b_nv * 2 : 0);
+            const unsigned dst = base + b_dst + j * B_STEP * P_PITCH * 2;
+            if (b_nv > 0) {
+                if (k0 + kb0 + j * B_STEP < K)
+                    cp_async16(dst, b_src + kt * b_step + j * b_jstride, b_nv * 2);
+                else
+                    sts128(dst, make_uint4(0u, 0u, 0u, 0u));
+            }
         }
     };
     /* !VEC: k-tile kt into registers (aligned 16-byte loads + funnel shifts where the row allows,
@@ -678,6 +735,136 @@ inline int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, b
     return 0;
 }
 
+/* Variant 0's tiles: VSmall when VAligned's grid is under half a wave of `sms` multiprocessors. */
+inline bool small_grid(int64_t M, int64_t N, int sms)
+{
+    const int64_t blocks = ((M + VAligned::BM - 1) / VAligned::BM) * ((N + VAligned::BN - 1) / VAligned::BN);
+    return 2 * blocks < (int64_t)sms;
+}
+
+/* Multiprocessors of the current device, cached per device (this is on every call's path). */
+inline int device_sms(int *sms)
+{
+    static int sms_of[64];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
+        *sms = sms_of[dev];
+        return 0;
+    }
+    e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    if (dev >= 0 && dev < 64)
+        sms_of[dev] = *sms; /* benign race: every writer stores the same value */
+    return 0;
+}
+
+/* ---- unaligned rows: padded copies --------------------------------------------------------------
+ * cp.async moves 16 aligned bytes, so a row that does not start on 16 bytes (a base off 16 bytes or
+ * a leading dimension that is not a multiple of 8 elements: 4097x4095x4093, a slice x[:, 1:]) cannot
+ * feed it.  Variant 0 copies such an operand, on the caller's stream, into a stream-ordered
+ * temporary whose rows are padded to a multiple of 8 elements, runs the aligned kernel on it, and
+ * frees the temporary behind the kernel: measured on an H100 at 4097x4095x4093 (bench/GEMM16_NOTES.md)
+ * against the register-staged path, which variants 1..4 keep for unaligned operands.  C and D are
+ * read and written by the epilogue from registers (pairs where aligned, else single elements) and
+ * are never copied.  smk_gemm16_temp_bytes() is the bytes, for the callers' size checks. */
+inline int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
+
+/* Which of A (bit 0) and B (bit 1) variant 0 copies for q (after prepare). */
+inline int pad_mask(const smk_gemm16_params &q, bool vec)
+{
+    if (vec || q.variant != 0)
+        return 0;
+    return (al16(q.A) && q.lda % 8 == 0 ? 0 : 1) | (al16(q.B) && q.ldb % 8 == 0 ? 0 : 2);
+}
+
+inline size_t mul_sat(int64_t a, int64_t b)
+{
+    const uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    return (a < 0 || b < 0 || (y && x > SIZE_MAX / y)) ? SIZE_MAX : (size_t)(x * y);
+}
+inline size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+inline size_t pad_bytes(const smk_gemm16_params &q, int mask)
+{
+    size_t n = 0;
+    if (mask & 1)
+        n = add_sat(n, mul_sat(q.M, 2 * pad8(q.K)));
+    if (mask & 2)
+        n = add_sat(n, mul_sat(q.K, 2 * pad8(q.N)));
+    return n;
+}
+
+/* dst (rows x dpitch, 16-byte aligned, dpitch a multiple of 8) <- src (rows x cols, row pitch
+ * spitch elements, any 2-byte alignment); columns cols..dpitch-1 become zeros.  One thread per
+ * 16-byte destination chunk: a chunk whose two surrounding aligned 16-byte source blocks lie inside
+ * its source row is read as those blocks and funnel-shifted; a row's ragged ends are read as single
+ * elements.  (So nothing outside the rows is ever read.) */
+__global__ void __launch_bounds__(256) pad_rows_kernel(const unsigned short *__restrict__ src, int64_t spitch,
+                                                       unsigned short *__restrict__ dst, int64_t dpitch, int64_t rows,
+                                                       int64_t cols)
+{
+    const int64_t cpr = dpitch / 8, total = rows * cpr;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = i / cpr, c0 = (i - r * cpr) * 8;
+        const unsigned short *row = src + r * spitch, *p = row + c0;
+        const int64_t left = cols - c0;
+        const int valid = left <= 0 ? 0 : left >= 8 ? 8 : (int)left;
+        const uintptr_t a = (uintptr_t)p, sh = a & 15, lo = a - sh;
+        const bool fast = valid == 8 && lo >= (uintptr_t)row && lo + (sh ? 32 : 16) <= (uintptr_t)(row + cols);
+        const uint4 v = load8(p, valid, fast);
+        *(uint4 *)(dst + r * dpitch + c0) = v;
+    }
+}
+
+inline int pad_copy(const void *src, int64_t spitch, void *dst, int64_t dpitch, int64_t rows, int64_t cols,
+                    cudaStream_t stream)
+{
+    const int64_t chunks = rows * (dpitch / 8);
+    if (chunks <= 0)
+        return (int)cudaSuccess;
+    int sms = 0;
+    const int e = device_sms(&sms);
+    if (e)
+        return e;
+    const int64_t cap = (int64_t)sms * 8, want = (chunks + 255) / 256; /* grid-stride past 8 blocks per SM */
+    pad_rows_kernel<<<(unsigned)(want < cap ? want : cap), 256, 0, stream>>>(
+        (const unsigned short *)src, spitch, (unsigned short *)dst, dpitch, rows, cols);
+    return (int)cudaGetLastError();
+}
+
+/* Variant 0 with unaligned rows: A and / or B (mask) copied into padded stream-ordered temporaries,
+ * the aligned kernel on them, the temporaries freed on `stream` behind it (no synchronisation). */
+inline int launch_padded(smk_gemm16_params q, int sid, int mask, int sms, cudaStream_t stream)
+{
+    void *tmp[2] = {NULL, NULL};
+    int e = (int)cudaSuccess;
+    for (int i = 0; i < 2 && e == (int)cudaSuccess; i++) {
+        if (!(mask & (1 << i)))
+            continue;
+        const int64_t rows = i ? q.K : q.M, cols = i ? q.N : q.K, ld = pad8(cols);
+        const smk_status s = smk_rt_alloc_on(&tmp[i], mul_sat(rows, 2 * ld), stream);
+        if (s.code != SMK_OK) {
+            e = s.cuda ? s.cuda : (int)cudaErrorMemoryAllocation;
+            break;
+        }
+        e = pad_copy(i ? q.B : q.A, i ? q.ldb : q.lda, tmp[i], ld, rows, cols, stream);
+        if (i)
+            q.B = tmp[i], q.ldb = ld;
+        else
+            q.A = tmp[i], q.lda = ld;
+    }
+    if (e == (int)cudaSuccess)
+        e = small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, stream)
+                                      : launch_layout<VAligned>(q, sid, true, stream);
+    smk_rt_free_on(tmp[0], stream); /* stream-ordered: after the kernel that reads them, even on failure */
+    smk_rt_free_on(tmp[1], stream);
+    return e;
+}
+
 } /* namespace g16 */
 } /* namespace smk */
 
@@ -694,11 +881,9 @@ extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *b
 #define SMK_G16_GEOM(V) do { if (bm) *bm = V::BM; if (bn) *bn = V::BN; if (bk) *bk = V::BK; if (stages) *stages = V::STAGES; } while (0)
     switch (variant) {
     case 0: SMK_G16_GEOM(VAligned); return 0;
-    case 1: SMK_G16_GEOM(V1); return 0;
-    case 2: SMK_G16_GEOM(V2); return 0;
-    case 3: SMK_G16_GEOM(V3); return 0;
-    case 4: SMK_G16_GEOM(V4); return 0;
-    case 5: SMK_G16_GEOM(V2); return 0;
+#define SMK_G16_CASE(n, V) case n: SMK_G16_GEOM(V); return 0;
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
     default: return -1;
     }
 #undef SMK_G16_GEOM
@@ -707,6 +892,17 @@ extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *b
 extern "C" int smk_gemm16_supports_swizzle(int b, int m, int s)
 {
     return smk::g16::swizzle_id(b, m, s) >= 0;
+}
+
+extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
+{
+    using namespace smk::g16;
+    smk_gemm16_params q;
+    int sid = 0;
+    bool vec = false;
+    if (prepare(p, &q, &sid, &vec) != 0)
+        return 0;
+    return pad_bytes(q, pad_mask(q, vec));
 }
 
 extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream)
@@ -721,12 +917,20 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
     if (st > 0)
         return (int)cudaSuccess;
     switch (q.variant) {
-    case 0: return vec ? launch_layout<VAligned>(q, sid, true, stream) : launch_layout<VUnaligned>(q, sid, false, stream);
-    case 1: return launch_layout<V1>(q, sid, vec, stream);
-    case 2: return launch_layout<V2>(q, sid, vec, stream);
-    case 3: return launch_layout<V3>(q, sid, vec, stream);
-    case 4: return launch_layout<V4>(q, sid, vec, stream);
-    case 5: return launch_layout<V2>(q, sid, vec, stream);
+    case 0: {
+        int sms = 0;
+        const int e = device_sms(&sms);
+        if (e)
+            return e;
+        const int mask = pad_mask(q, vec);
+        if (mask)
+            return launch_padded(q, sid, mask, sms, stream);
+        return small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, stream)
+                                         : launch_layout<VAligned>(q, sid, true, stream);
+    }
+#define SMK_G16_CASE(n, V) case n: return launch_layout<V>(q, sid, vec, stream);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -735,58 +939,205 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
 namespace smk {
 namespace g16 {
 
+/* The plan of one launch (see runtime.h smk_gemm16_plan).  Fills depend on which rows / columns /
+ * k columns of a block are inside the matrix and on the path the block takes, so they come in
+ * classes of (block, k-tile) that issue the same pattern, each one access with its own repeats:
+ *   fast     interior blocks on whole k-tiles: plain cp.async, every warp, every lane;
+ *   general  the rest: a warp issues chunk j's cp.async.zfill only if one of its lanes copies (in
+ *            range and not wholly past K) and its zero st.shared if one of its lanes is in range
+ *            (the counts ncu reads on an H100: the compiler branches around them), lanes that do
+ *            not write are off;
+ *   A by block row (whole, or the last partial one), B by block column; k-tiles whole (split by
+ *   parity for 32-wide k-tiles, which move A's global rows by 64 bytes) or the last partial one.
+ * Global byte offsets (gaddr, cp.async only) are relative to a 128-byte-aligned block origin:
+ * operands from an aligned allocation with row pitches lda / ldb elements. */
+struct PlanFill {
+    const char *name;
+    int kind;        /* SMK_ACC_CPASYNC (fast), SMK_ACC_CPASYNC_ZFILL / SMK_ACC_LDST (general, staged) */
+    int operand;     /* 0: A, 1: B */
+    int valid;       /* A: rows of the block inside M; B: columns inside N */
+    int64_t k0;      /* the k-tile's first k */
+    int64_t kleft;   /* K - k0 */
+    int mode;        /* 0: fast cp.async, 1: general cp.async, 2: general zero st.shared, 3: staged st.shared */
+    long long repeats;
+};
+
+/* Lane (w, lane) of chunk j under f: *on (it writes), *issue (its warp issues the instruction: decided
+ * per warp by the caller), shared and global offsets. */
 template <class C, int LAYOUT, int SID>
-int block_plan(smk_plan *plan)
+void fill_lane(const PlanFill &f, int64_t lda, int64_t ldb, int w, int lane, int j, bool *on, bool *inrange,
+               long long *off, long long *g)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    using MP = Map<C>;
+    const int tid = w * 32 + lane;
+    int r = 0, c = 0;
+    bool inside, past_k;
+    if (f.operand == 0) {
+        MP::a_chunk(j, tid, &r, &c); /* row r, k column c */
+        inside = r < f.valid;
+        past_k = c >= f.kleft;
+        *off = 2LL * S::a_off(r, c);
+        *g = 2LL * ((long long)r * lda + f.k0 + c);
+    } else {
+        MP::b_chunk(j, tid, &r, &c); /* k row r, column c */
+        inside = c < f.valid;
+        past_k = r >= f.kleft;
+        *off = 2LL * S::b_off(r, c);
+        *g = 2LL * ((f.k0 + r) * ldb + c);
+    }
+    *inrange = f.mode == 2 ? inside : (inside && !past_k) || f.mode == 0 || f.mode == 3;
+    *on = f.mode == 3 || f.mode == 0 || (f.mode == 1 && inside && !past_k) || (f.mode == 2 && inside && past_k);
+}
+
+/* The warp instructions of f (those some warp issues), written lane-major into acc when acc->addr is
+ * set; returns how many. */
+template <class C, int LAYOUT, int SID>
+int fill_addresses(const PlanFill &f, int64_t lda, int64_t ldb, smk_access *acc)
+{
+    const int warps = C::THREADS / 32, per = f.operand ? C::B_CHUNKS : C::A_CHUNKS;
+    int n = 0;
+    for (int w = 0; w < warps; w++)
+        for (int j = 0; j < per; j++) {
+            bool issue = false, on = false, inr = false;
+            long long off = 0, g = 0;
+            for (int lane = 0; lane < 32 && !issue; lane++) {
+                fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                issue = inr;
+            }
+            if (!issue)
+                continue;
+            if (acc && acc->addr)
+                for (int lane = 0; lane < 32; lane++) {
+                    fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                    acc->addr[(long long)n * 32 + lane] = on ? off : -1;
+                    if (acc->gaddr)
+                        acc->gaddr[(long long)n * 32 + lane] = on ? g : -1;
+                }
+            n++;
+        }
+    return n;
+}
+
+template <class C, int LAYOUT, int SID>
+int block_plan(int64_t M, int64_t N, int64_t K, bool staged, smk_plan *plan)
 {
     using S = Smem<C, LAYOUT, SID>;
     using MP = Map<C>;
     const int warps = C::THREADS / 32, ksteps = C::BK / 16;
-    const struct { const char *name; int width, is_store, kind, per_warp; } kinds[4] = {
-        {"A-tile cp.async (16 B)", 16, 1, SMK_ACC_CPASYNC, C::A_CHUNKS},
-        {"B-tile cp.async (16 B)", 16, 1, SMK_ACC_CPASYNC, C::B_CHUNKS},
-        {"A fragment ldmatrix.x4", 16, 0, SMK_ACC_LDSM_X4, ksteps * C::MI},
-        {"B fragment ldmatrix.x4.trans", 16, 0, SMK_ACC_LDSM_X4, ksteps * (C::NI / 2)},
+    const long long gm = (M + C::BM - 1) / C::BM, gn = (N + C::BN - 1) / C::BN, blocks = gm * gn;
+    const long long kt_all = (K + C::BK - 1) / C::BK, kt_full = K / C::BK, kt_part = kt_all - kt_full;
+    const int64_t lda = staged ? K : (K + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8; /* variant 0 pads */
+    const long long rows_whole = M / C::BM, cols_whole = N / C::BN;
+    const int rows_last = (int)(M % C::BM), cols_last = (int)(N % C::BN);
+    const long long interior = C::FAST ? rows_whole * cols_whole : 0; /* blocks on the fast path */
+    PlanFill f[SMK_PLAN_MAX];
+    int n = 0;
+    auto add = [&](const char *name, int kind, int operand, int valid, int64_t k0, int mode, long long repeats) {
+        if (repeats > 0 && n < SMK_PLAN_MAX - 3)
+            f[n++] = PlanFill{name, kind, operand, valid, k0, K - k0, mode, repeats};
     };
-    for (int a = 0; a < 4; a++) {
+    if (blocks > 0 && kt_all > 0) {
+        if (staged) {
+            add("A-tile st.shared.v4 (16 B, register-staged)", SMK_ACC_LDST, 0, C::BM, 0, 3, blocks * kt_all);
+            add("B-tile st.shared.v4 (16 B, register-staged)", SMK_ACC_LDST, 1, C::BN, 0, 3, blocks * kt_all);
+        } else {
+            const bool split = C::BK == 32; /* 32-wide k-tiles: A's global offset alternates by 64 bytes */
+            const long long kcount[2] = {split ? (kt_full + 1) / 2 : kt_full, split ? kt_full / 2 : 0};
+            const int64_t klast = kt_full * C::BK;
+            for (int op = 0; op < 2; op++)
+                for (int last = 0; last < 2; last++) {
+                    /* blocks of this row (A) / column (B) class, and how many of them are interior */
+                    const long long nb = op == 0 ? (last ? (rows_last ? gn : 0) : rows_whole * gn)
+                                                 : (last ? (cols_last ? gm : 0) : cols_whole * gm);
+                    const long long nfast = last ? 0 : interior, ngen = nb - nfast;
+                    const int valid = op == 0 ? (last ? rows_last : C::BM) : (last ? cols_last : C::BN);
+                    static const char *const names[2][2][5] = {
+                        {{"A-tile cp.async (16 B), interior blocks", "A-tile cp.async.zfill (16 B), edge blocks",
+                          "A-tile zeros past K (st.shared.v4), predicated off", "A-tile cp.async.zfill, last k-tile",
+                          "A-tile zeros past K (st.shared.v4), last k-tile"},
+                         {"", "A-tile cp.async.zfill (16 B), last block row",
+                          "A-tile zeros past K (st.shared.v4), last block row, predicated off",
+                          "A-tile cp.async.zfill, last block row, last k-tile",
+                          "A-tile zeros past K (st.shared.v4), last block row, last k-tile"}},
+                        {{"B-tile cp.async (16 B), interior blocks", "B-tile cp.async.zfill (16 B), edge blocks",
+                          "B-tile zeros past K (st.shared.v4), predicated off", "B-tile cp.async.zfill, last k-tile",
+                          "B-tile zeros past K (st.shared.v4), last k-tile"},
+                         {"", "B-tile cp.async.zfill (16 B), last block column",
+                          "B-tile zeros past K (st.shared.v4), last block column, predicated off",
+                          "B-tile cp.async.zfill, last block column, last k-tile",
+                          "B-tile zeros past K (st.shared.v4), last block column, last k-tile"}}};
+                    const char *const *nm = names[op][last];
+                    for (int par = 0; par < (op == 0 && split ? 2 : 1); par++) {
+                        const int64_t k0 = par * C::BK;
+                        add(nm[0], SMK_ACC_CPASYNC, op, valid, k0, 0, nfast * kcount[par]);
+                        add(nm[1], SMK_ACC_CPASYNC_ZFILL, op, valid, k0, 1, ngen * kcount[par]);
+                        add(nm[2], SMK_ACC_LDST, op, valid, k0, 2, ngen * kcount[par]);
+                    }
+                    add(nm[3], SMK_ACC_CPASYNC_ZFILL, op, valid, klast, 1, nb * kt_part);
+                    add(nm[4], SMK_ACC_LDST, op, valid, klast, 2, nb * kt_part);
+                }
+        }
+    }
+    int a = 0;
+    for (int i = 0; i < n; i++) {
         smk_access *acc = &plan->acc[a];
-        acc->name = kinds[a].name;
-        acc->width = kinds[a].width;
-        acc->is_store = kinds[a].is_store;
-        acc->kind = kinds[a].kind;
-        acc->n_instr = warps * kinds[a].per_warp;
+        const int cnt = fill_addresses<C, LAYOUT, SID>(f[i], lda, ldb, acc->addr ? acc : NULL);
+        if (cnt == 0)
+            continue;
+        acc->name = f[i].name;
+        acc->width = 16;
+        acc->is_store = 1;
+        acc->kind = f[i].kind;
+        acc->n_instr = cnt;
+        acc->repeats = f[i].repeats;
+        a++;
+    }
+    /* fragments: every k step of every k-tile; the cp.async kernel also prefetches the next tile's
+     * first fragments at the last k step of each tile, predicated off on the block's last tile (the
+     * instructions issue and count, with no lane active) */
+    const struct { const char *name; int per_warp; long long repeats; int what; } frags[3] = {
+        {"A fragment ldmatrix.x4", ksteps * C::MI, blocks * kt_all, 0},
+        {"B fragment ldmatrix.x4.trans", ksteps * (C::NI / 2), blocks * kt_all, 1},
+        {"next-tile fragment ldmatrix.x4 at the last k-tile (predicated off)", C::MI + C::NI / 2,
+         staged ? 0 : blocks * (kt_all > 0 ? 1 : 0), 2},
+    };
+    for (int q = 0; q < 3; q++) {
+        if (frags[q].repeats <= 0 && q == 2)
+            continue;
+        smk_access *acc = &plan->acc[a++];
+        acc->name = frags[q].name;
+        acc->width = 16;
+        acc->is_store = 0;
+        acc->kind = SMK_ACC_LDSM_X4;
+        acc->n_instr = warps * frags[q].per_warp;
+        acc->repeats = frags[q].repeats;
         if (!acc->addr)
             continue;
         for (int w = 0; w < warps; w++)
             for (int lane = 0; lane < 32; lane++) {
-                const int tid = w * 32 + lane;
-                long long *out = acc->addr + (long long)w * kinds[a].per_warp * 32 + lane;
+                long long *out = acc->addr + (long long)w * frags[q].per_warp * 32 + lane;
                 int i = 0, r = 0, c = 0;
-                if (a == 0) {
-                    for (int j = 0; j < C::A_CHUNKS; j++, i++) {
-                        MP::a_chunk(j, tid, &r, &c);
-                        out[i * 32] = 2LL * S::a_off(r, c);
-                    }
-                } else if (a == 1) {
-                    for (int j = 0; j < C::B_CHUNKS; j++, i++) {
-                        MP::b_chunk(j, tid, &r, &c);
-                        out[i * 32] = 2LL * S::b_off(r, c);
-                    }
-                } else if (a == 2) {
+                if (frags[q].what == 0) {
                     for (int ks = 0; ks < ksteps; ks++)
                         for (int mi = 0; mi < C::MI; mi++, i++) {
                             MP::a_ldsm(w, lane, mi, ks, &r, &c);
                             out[i * 32] = 2LL * S::a_off(r, c);
                         }
-                } else {
+                } else if (frags[q].what == 1) {
                     for (int ks = 0; ks < ksteps; ks++)
                         for (int nj = 0; nj < C::NI / 2; nj++, i++) {
                             MP::b_ldsm(w, lane, nj, ks, &r, &c);
                             out[i * 32] = 2LL * S::b_off(r, c);
                         }
+                } else {
+                    for (; i < frags[q].per_warp; i++)
+                        out[i * 32] = -1;
                 }
             }
     }
-    plan->n = 4;
+    plan->n = a;
+    plan->blocks = blocks;
     plan->threads = C::THREADS;
     plan->smem_bytes = (int)S::BYTES;
     const smk_swz za = smk_tile_swizzle(S::ta()), zb = smk_tile_swizzle(S::tb());
@@ -800,53 +1151,48 @@ int block_plan(smk_plan *plan)
 }
 
 template <class C>
-int plan_layout(int layout, int sid, smk_plan *plan)
+int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan)
 {
     switch (layout) {
-    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(plan);
-    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(plan);
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, staged, plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, staged, plan);
     default:
         switch (sid) {
-        case 0: return block_plan<C, SMK_SWIZZLE, 0>(plan);
-        case 1: return block_plan<C, SMK_SWIZZLE, 1>(plan);
-        case 2: return block_plan<C, SMK_SWIZZLE, 2>(plan);
-        default: return block_plan<C, SMK_SWIZZLE, 3>(plan);
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, staged, plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, staged, plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, staged, plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, staged, plan);
         }
     }
-}
-
-template <class C>
-int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, smk_plan *plan)
-{
-    const int rc = plan_layout<C>(layout, sid, plan);
-    if (rc)
-        return rc;
-    const long long blocks = (M == 0 || N == 0) ? 0 : ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
-    const long long ktiles = (K + C::BK - 1) / C::BK;
-    plan->blocks = blocks;
-    for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = blocks * ktiles;
-    return 0;
 }
 
 } /* namespace g16 */
 } /* namespace smk */
 
 extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
-                               int variant, smk_plan *plan)
+                               int variant, int sms, smk_plan *plan)
 {
     using namespace smk::g16;
     const int sid = swizzle_id(swz_b, swz_m, swz_s);
     if (!plan || M < 0 || N < 0 || K < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS || sid < 0 ||
-        (sid > 0 && layout != SMK_SWIZZLE))
+        (sid > 0 && layout != SMK_SWIZZLE) || sms < 1)
         return -1;
+    /* dense row-major operands from a 16-byte-aligned allocation (as smemkit.bench lays them out):
+     * rows are 16-byte aligned iff K and N are multiples of 8 */
+    const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
+    int rc = -1;
     switch (variant) {
-    case 0: return plan_cfg<VAligned>(M, N, K, layout, sid, plan); /* aligned operands */
-    case 1: return plan_cfg<V1>(M, N, K, layout, sid, plan);
-    case 2: return plan_cfg<V2>(M, N, K, layout, sid, plan);
-    case 3: return plan_cfg<V3>(M, N, K, layout, sid, plan);
-    case 4: return plan_cfg<V4>(M, N, K, layout, sid, plan);
-    case 5: return plan_cfg<V2>(M, N, K, layout, sid, plan);
+    case 0: /* as smk_gemm16_launch: unaligned rows are padded first, so always the cp.async kernel */
+        rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan)
+                                   : plan_cfg<VAligned>(M, N, K, layout, sid, false, plan);
+        if (rc == 0 && staged) {
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, "; unaligned rows padded");
+        }
+        return rc;
+#define SMK_G16_CASE(n, V) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
     default: return -1;
     }
 }

@@ -274,8 +274,10 @@ static PyObject *new_result(PyObject *module, PyObject *like_obj, const smk_oper
     return res;
 }
 
-/* Refuse what cannot fit, host first (no GPU needed), then device.  0, or -1 with an exception set. */
-static int check_fits(PyObject *module, const char *fname, size_t host_bytes, size_t device_bytes, int on_device)
+/* Refuse what cannot fit, host first (no GPU needed), then device (for device arrays device_bytes is
+ * the temporaries alone: their library allocates the result and reports its own out-of-memory).
+ * 0, or -1 with an exception set. */
+static int check_fits(PyObject *module, const char *fname, size_t host_bytes, size_t device_bytes)
 {
     smk_error err;
     smk_status st;
@@ -285,8 +287,8 @@ static int check_fits(PyObject *module, const char *fname, size_t host_bytes, si
     st = smk_rt_ready();
     if (st.code != SMK_OK)
         return smk_py_raise_status(module, st), -1;
-    if (on_device || device_bytes == 0)
-        return 0; /* device arrays: the library allocates the result and reports its own out-of-memory */
+    if (device_bytes == 0)
+        return 0;
     Py_BEGIN_ALLOW_THREADS
     st = smk_rt_mem_info(&free_b, &total_b);
     if (st.code == SMK_OK && device_bytes > free_b && smk_rt_trim().code == SMK_OK) /* the pool's cache counts as used */
@@ -337,7 +339,7 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
             return NULL;
     }
     smk_need_transpose(&a, out != NULL, &host_b, &dev_b);
-    if (check_fits(module, fname, host_b, dev_b, a.on_device) < 0)
+    if (check_fits(module, fname, host_b, dev_b) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){&a, out ? &o : NULL}, 2, &err) < 0) {
         raise_error(module, &err);
@@ -482,7 +484,7 @@ static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_o
                          o->beta != 0.0 ? ops[2] : NULL, &d)))
         goto fail;
     k->need(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
-    if (check_fits(module, fname, host_b, dev_b, opd[0].on_device) < 0)
+    if (check_fits(module, fname, host_b, dev_b) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){ops[0], ops[1], ops[2], out ? &d : NULL}, 4,
                             &err) < 0) {
@@ -570,6 +572,7 @@ static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
         to_operand(module, objs[0], "gemm", "a", &a) < 0)
         return NULL;
     o.swz_b = swz[0], o.swz_m = swz[1], o.swz_s = swz[2];
+    o.config = smk_py_gemm16_variant;
     if (a.dtype == SMK_DT_F16 || a.dtype == SMK_DT_BF16)
         return gemm_impl(module, objs, &o, "gemm", &kGemm16);
     if (a.dtype != SMK_DT_F32)

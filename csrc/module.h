@@ -21,6 +21,7 @@
 extern const char *const smk_layout_names[]; /* the smk_layout enum's names, in order */
 extern volatile int smk_py_sgemm_config;     /* tests: a forced SGEMM tile config (_set_knob) */
 extern volatile int smk_py_sgemm_splits;     /* tests: a forced SGEMM K split (_set_knob) */
+extern volatile int smk_py_gemm16_variant;   /* tests: a forced tensor-core GEMM variant (_set_knob) */
 extern PyMethodDef smk_tool_methods[];       /* module_tools.c */
 
 /* layout=None means the default ("swizzle").  0, or -1 with TypeError / ValueError set. */

@@ -104,7 +104,7 @@ int smk_py_real_arg(PyObject *obj, const char *fname, const char *arg, double *v
 
 /* The instruction kinds of smk_access.kind / SMK_BANK_KIND_*, as Python names them. */
 static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4",
-                                                       "cp.async"};
+                                                       "cp.async", "cp.async.zfill"};
 
 /* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
 
@@ -221,21 +221,35 @@ static PyObject *py_swizzle(PyObject *module, PyObject *args)
 /* ---- bank model (CPU) ------------------------------------------------------------------------- */
 
 PyDoc_STRVAR(bank_replay_doc,
-"_bank_replay(addresses, width, kind, instr='ldst', /)\n--\n\n"
+"_bank_replay(addresses, width, kind, instr='ldst', sources=None, /)\n--\n\n"
 "addresses: C-contiguous int64 array (n, 32) of byte offsets (negative = inactive lane), shaped by\n"
-"smemkit.bank_model.  Returns (wavefronts, ideal): two int32 arrays of length n (csrc/bank_model.c).");
+"smemkit.bank_model.  sources (instr 'cp.async' / 'cp.async.zfill'): the lanes' global byte offsets:\n"
+"the LDGSTS rule (smk_bank_replay_ldgsts).  Returns (wavefronts, ideal): two int32 arrays of length n\n"
+"(csrc/bank_model.c).");
 
 static PyObject *py_bank_replay(PyObject *module, PyObject *args)
 {
     PyArrayObject *a = NULL;
-    PyObject *wf = NULL, *id = NULL;
+    PyObject *wf = NULL, *id = NULL, *src_obj = Py_None;
+    PyArrayObject *g = NULL;
     const char *kind = NULL, *instr = "ldst";
     int width = 0, err = 0, k = 0;
     long long n, bad = -1, total;
     npy_intp dims[1];
     char msg[200];
-    if (!PyArg_ParseTuple(args, "O!is|s:_bank_replay", &PyArray_Type, &a, &width, &kind, &instr))
+    if (!PyArg_ParseTuple(args, "O!is|sO:_bank_replay", &PyArray_Type, &a, &width, &kind, &instr, &src_obj))
         return NULL;
+    if (src_obj != Py_None) {
+        if (!PyArray_Check(src_obj) || strncmp(instr, "cp.async", 8) != 0)
+            return PyErr_Format(PyExc_ValueError, "_bank_replay(): sources are for instr 'cp.async' / 'cp.async.zfill', "
+                                "as an int64 array");
+        g = (PyArrayObject *)src_obj;
+        if (PyArray_TYPE(g) != NPY_INT64 || PyArray_NDIM(g) != 2 || !PyArray_IS_C_CONTIGUOUS(g) ||
+            !PyArray_ISALIGNED(g) || PyArray_NDIM(a) != 2 || PyArray_DIM(g, 0) != PyArray_DIM(a, 0) ||
+            PyArray_DIM(g, 1) != SMK_WARP_LANES)
+            return PyErr_Format(PyExc_ValueError, "_bank_replay(): sources must be an aligned C-contiguous int64 "
+                                "array of the addresses' shape");
+    }
     while (k < SMK_BANK_NUM_KINDS && strcmp(instr, kInstr[k]) != 0)
         k++;
     if (k == SMK_BANK_NUM_KINDS)
@@ -251,9 +265,15 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
     if (!id)
         goto fail;
     Py_BEGIN_ALLOW_THREADS
-    total = smk_bank_replay_kind((const long long *)PyArray_DATA(a), n, k, width, kind[0] == 's',
-                                 (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id), &bad,
-                                 &err);
+    if (g)
+        total = smk_bank_replay_ldgsts((const long long *)PyArray_DATA(a), (const long long *)PyArray_DATA(g), n,
+                                       k == SMK_BANK_KIND_CPASYNC_ZFILL,
+                                       (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id),
+                                       &bad, &err);
+    else
+        total = smk_bank_replay_kind((const long long *)PyArray_DATA(a), n, k, width, kind[0] == 's',
+                                     (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id),
+                                     &bad, &err);
     Py_END_ALLOW_THREADS
     if (total >= 0)
         return Py_BuildValue("NN", wf, id);
@@ -318,7 +338,7 @@ static int fill_plan(int op, const int64_t *d, int layout, const int *swz, int i
                      smk_plan *plan)
 {
     if (op == SMK_OP_GEMM16)
-        return smk_gemm16_plan(d[0], d[1], d[2], layout, swz[0], swz[1], swz[2], config, plan);
+        return smk_gemm16_plan(d[0], d[1], d[2], layout, swz[0], swz[1], swz[2], config, sms, plan);
     return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, splits, plan)
                               : smk_transpose_plan(d[0], d[1], isz, layout, plan);
 }
@@ -330,13 +350,14 @@ PyDoc_STRVAR(plan_doc,
 "problem of `shape`, replayed on the host by the kernel's own index code (sgemm: the tile config and\n"
 "K split the launch would use on `sms` SMs, or the forced ones; repeats count every K slice's\n"
 "blocks and the config string ends in ', splits S').  Returns a dict: config,\n"
-"blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32))].");
+"blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32), instr,\n"
+"sources)]: instr the instruction kind, sources the global byte offsets of a gemm cp.async (else None).");
 
 static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", "swizzle", NULL};
     const char *op = NULL;
-    PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL};
+    PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL}, *garrays[SMK_PLAN_MAX] = {NULL};
     PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL, *swz_obj = Py_None;
     int swz[3] = {0, 0, 0};
     int64_t dims[3];
@@ -362,15 +383,20 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
         if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
+        if ((plan.acc[i].kind == SMK_ACC_CPASYNC || plan.acc[i].kind == SMK_ACC_CPASYNC_ZFILL) && opk == SMK_OP_GEMM16) {
+            if (!(garrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
+                goto fail;
+            plan.acc[i].gaddr = (long long *)PyArray_DATA((PyArrayObject *)garrays[i]);
+        }
     }
     (void)fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, &plan);
     if (!(lst = PyList_New(plan.n)))
         goto fail;
     for (i = 0; i < plan.n; i++) {
         const int k = plan.acc[i].kind >= 0 && plan.acc[i].kind < SMK_BANK_NUM_KINDS ? plan.acc[i].kind : 0;
-        PyObject *t = Py_BuildValue("sisLNs", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
-                                    plan.acc[i].repeats, arrays[i], kInstr[k]);
-        arrays[i] = NULL;
+        PyObject *t = Py_BuildValue("sisLNsN", plan.acc[i].name, plan.acc[i].width, plan.acc[i].is_store ? "store" : "load",
+                                    plan.acc[i].repeats, arrays[i], kInstr[k], garrays[i] ? garrays[i] : Py_NewRef(Py_None));
+        arrays[i] = garrays[i] = NULL;
         if (!t)
             goto fail;
         PyList_SET_ITEM(lst, i, t);
@@ -378,8 +404,10 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
     return Py_BuildValue("{s:s,s:L,s:i,s:i,s:N}", "config", plan.config, "blocks", plan.blocks, "threads",
                          plan.threads, "smem_bytes", plan.smem_bytes, "accesses", lst);
 fail:
-    for (i = 0; i < SMK_PLAN_MAX; i++)
+    for (i = 0; i < SMK_PLAN_MAX; i++) {
         Py_XDECREF(arrays[i]);
+        Py_XDECREF(garrays[i]);
+    }
     Py_XDECREF(lst);
     return NULL;
 }
@@ -586,7 +614,9 @@ PyDoc_STRVAR(set_knob_doc,
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
-"by element, as before).");
+"by element, as before), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
+"variant of bench_configs('gemm'), for gemm() on 2-byte inputs).");
+volatile int smk_py_gemm16_variant = 0;
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -608,6 +638,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
+    else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
+        smk_py_gemm16_variant = v;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
     Py_RETURN_NONE;

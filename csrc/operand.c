@@ -213,7 +213,7 @@ void smk_need_transpose(const smk_operand *a, int have_out, size_t *host_bytes, 
 {
     const size_t bytes = bytes_of(smk_numel(a), a->esz);
     *host_bytes = a->on_device ? 0 : add_sat(have_out ? 0 : bytes, a->contiguous ? 0 : bytes);
-    *device_bytes = a->on_device ? bytes : add_sat(bytes, bytes);
+    *device_bytes = a->on_device ? 0 : add_sat(bytes, bytes); /* device: no temporaries (the result is the library's) */
 }
 
 /* The leading (batch) axes of a as one count and stride when they collapse into one: 1, else 0. */
@@ -405,6 +405,22 @@ int smk_check_sgemm(const char *fname, const smk_operand *a, const smk_operand *
     return 0;
 }
 
+/* What the GEMM kernels read for device operand x: x itself when it is row-major (unit column
+ * stride, row stride >= cols; *ld its row stride) and 0 is returned, else the bytes of the row-major
+ * copy device_rowmajor makes (*ld = cols, the copy's base is the allocator's, 256-byte aligned). */
+static size_t rowmajor_copy_bytes(const smk_operand *x, int64_t *ld)
+{
+    const int64_t rows = x->shape[0], cols = x->shape[1], rs = x->strides[0], cs = x->strides[1];
+    *ld = cols > 1 ? cols : 1;
+    if (rows == 0 || cols == 0)
+        return 0;
+    if ((cs == 1 || cols == 1) && (rs >= cols || rows == 1) && rs > 0) {
+        *ld = rows > 1 ? (rs > cols ? rs : cols) : cols;
+        return 0;
+    }
+    return bytes_of(smk_numel(x), x->esz);
+}
+
 void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operand *c, const smk_gemm_opts *o,
                     int have_out, size_t *host_bytes, size_t *device_bytes)
 {
@@ -418,11 +434,11 @@ void smk_need_sgemm(const smk_operand *a, const smk_operand *b, const smk_operan
             host = add_sat(host, bytes_of(smk_numel(ops[i]), 4));
     if (!a->on_device) {
         dev = smk_host_sgemm_device_bytes(M, N, K, use_c);
-    } else {
-        dev = bytes_of(M * N, 4);
-        for (i = 0; i < 3; i++) /* device copies of operands that are not row-major */
-            if (ops[i])
-                dev = add_sat(dev, bytes_of(smk_numel(ops[i]), 4));
+    } else { /* the temporaries: copies of operands that are not row-major (the result is the caller's library's) */
+        int64_t ld;
+        for (i = 0; i < 3; i++)
+            if (ops[i] && (K > 0 || i == 2))
+                dev = add_sat(dev, rowmajor_copy_bytes(ops[i], &ld));
         host = 0;
     }
     *host_bytes = host;
@@ -435,17 +451,13 @@ static int device_rowmajor(const smk_operand *x, const void **ptr, int64_t *ld, 
 {
     const int64_t rows = x->shape[0], cols = x->shape[1], rs = x->strides[0], cs = x->strides[1];
     const cudaStream_t st = (cudaStream_t)x->stream;
+    const size_t copy = rowmajor_copy_bytes(x, ld);
     smk_transpose_params p;
     *tmp = NULL;
     *ptr = x->ptr;
-    *ld = cols > 1 ? cols : 1;
-    if (rows == 0 || cols == 0)
+    if (copy == 0)
         return 0;
-    if ((cs == 1 || cols == 1) && (rs >= cols || rows == 1) && rs > 0) {
-        *ld = rows > 1 ? (rs > cols ? rs : cols) : cols;
-        return 0;
-    }
-    if (smk_fail_status(err, smk_rt_alloc_on(tmp, bytes_of(rows * cols, x->esz), st)))
+    if (smk_fail_status(err, smk_rt_alloc_on(tmp, copy, st)))
         return -1;
     memset(&p, 0, sizeof p);
     p.in = x->ptr;
@@ -569,11 +581,25 @@ void smk_need_gemm16(const smk_operand *a, const smk_operand *b, const smk_opera
             host = add_sat(host, bytes_of(smk_numel(ops[i]), ops[i]->esz));
     if (!a->on_device) {
         dev = smk_host_gemm16_device_bytes(M, N, K, oesz, use_c);
-    } else {
-        dev = bytes_of(M * N, oesz);
+    } else { /* the temporaries (the result is the caller's library's): copies of operands that are not
+              * row-major, then the kernel's padded copies of rows that are not 16-byte aligned */
+        smk_gemm16_params p;
+        int64_t ld[3] = {1, 1, 1};
+        size_t copy[3] = {0, 0, 0};
         for (i = 0; i < 3; i++)
-            if (ops[i])
-                dev = add_sat(dev, bytes_of(smk_numel(ops[i]), ops[i]->esz));
+            if (ops[i] && (K > 0 || i == 2))
+                dev = add_sat(dev, copy[i] = rowmajor_copy_bytes(ops[i], &ld[i]));
+        memset(&p, 0, sizeof p);
+        p.M = M, p.N = N, p.K = K;
+        p.A = copy[0] ? (const void *)(uintptr_t)256 : a->ptr; /* a copy is the allocator's: aligned */
+        p.B = copy[1] ? (const void *)(uintptr_t)256 : b->ptr;
+        p.D = (void *)(uintptr_t)256;
+        p.lda = ld[0], p.ldb = ld[1], p.ldd = N > 1 ? N : 1;
+        p.alpha = (float)o->alpha;
+        p.layout = o->layout;
+        p.swz_b = o->swz_b, p.swz_m = o->swz_m, p.swz_s = o->swz_s;
+        p.variant = o->config;
+        dev = add_sat(dev, smk_gemm16_temp_bytes(&p));
         host = 0;
     }
     *host_bytes = host;

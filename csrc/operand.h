@@ -68,7 +68,9 @@ int smk_check_transpose(const char *fname, const smk_operand *a, int batched, sm
 /* The result's shape: a's with the last two axes swapped. */
 void smk_transpose_out_shape(const smk_operand *a, int64_t *shape);
 /* Bytes a call needs: host (staging copy of an input that is not contiguous + the result) and
- * device (input + output). */
+ * device (input + output).  For device operands: the device temporaries only (none here), as for
+ * every smk_need_*: the result is allocated by the caller's library, which reports its own
+ * out-of-memory. */
 void smk_need_transpose(const smk_operand *a, int have_out, size_t *host_bytes, size_t *device_bytes);
 /* out: a C-contiguous result of the same element size, on the same side as in. */
 int smk_run_transpose(const char *fname, const smk_operand *in, const smk_operand *out, int layout, smk_error *err);

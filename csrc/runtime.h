@@ -185,8 +185,15 @@ typedef struct {
     int variant;
 } smk_gemm16_params;
 
-/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params). */
+/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params).  Variant 0 with
+ * an A or B whose rows are not 16-byte aligned (base or leading dimension) first copies that operand
+ * on `stream` into a stream-ordered temporary with rows padded to 16 bytes (smk_rt_alloc_on; freed on
+ * `stream` behind the kernel, nothing synchronises); variants 1..5 read such rows in place through
+ * registers.  cudaErrorMemoryAllocation when a temporary cannot be had. */
 int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream);
+/* Device bytes of the temporaries smk_gemm16_launch(p) allocates (0 for none, or for invalid params):
+ * what a caller's size check must count besides the operands. */
+size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p);
 int smk_gemm16_num_variants(void);
 /* Static text describing a variant ("128x256x32 block tile, 4 stages, ..."), NULL if out of range. */
 const char *smk_gemm16_variant_name(int variant);
@@ -213,11 +220,12 @@ smk_status smk_rt_device_info(int *sms, int *l2_bytes, int *cc_major, int *cc_mi
  * issues the same pattern, so a launch is the block pattern times `repeats`.
  * Call once with every acc[i].addr == NULL to learn n and each n_instr; then point acc[i].addr at
  * n_instr * 32 long longs and call again to get the byte offsets (lane-major per instruction). */
-#define SMK_PLAN_MAX 8
+#define SMK_PLAN_MAX 32
 /* What instruction an smk_access is (bank_model.h's SMK_BANK_KIND_* use the same numbers):
  * LDS/STS, ldmatrix with 1 / 2 / 4 matrices (the lanes give the 16-byte row addresses), or the
  * shared-memory side of a 16-byte cp.async. */
-enum { SMK_ACC_LDST = 0, SMK_ACC_LDSM_X1 = 1, SMK_ACC_LDSM_X2 = 2, SMK_ACC_LDSM_X4 = 3, SMK_ACC_CPASYNC = 4 };
+enum { SMK_ACC_LDST = 0, SMK_ACC_LDSM_X1 = 1, SMK_ACC_LDSM_X2 = 2, SMK_ACC_LDSM_X4 = 3, SMK_ACC_CPASYNC = 4,
+       SMK_ACC_CPASYNC_ZFILL = 5 /* cp.async with a src-size operand (LDGSTS.ZFILL) */ };
 
 typedef struct {
     const char *name;  /* e.g. "tile row store" */
@@ -226,7 +234,9 @@ typedef struct {
     int kind;          /* SMK_ACC_*: 0 (LDS/STS) unless the kernel says otherwise */
     int n_instr;       /* warp instructions in one block per repeat */
     long long repeats; /* per launch: blocks (SGEMM: the k-tiles of every block of every K slice) */
-    long long *addr;   /* NULL, or n_instr * 32 byte offsets to fill */
+    long long *addr;   /* NULL, or n_instr * 32 byte offsets to fill (-1: the lane does not access) */
+    long long *gaddr;  /* cp.async only: NULL, or n_instr * 32 global byte offsets of the lanes' 16-byte
+                        * sources, relative to a 128-byte-aligned origin (-1 where addr is -1) */
 } smk_access;
 
 typedef struct {
@@ -249,9 +259,15 @@ int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int con
 /* The tensor-core GEMM's block: A / B cp.async stores (kind SMK_ACC_CPASYNC, width 16) and A
  * ldmatrix.x4 / B ldmatrix.x4.trans loads (SMK_ACC_LDSM_X4, width 16, lane l = the row address it
  * supplies), one k-tile of one block; repeats = blocks x k-tiles.  Same argument rules as
- * smk_gemm16_launch (the variant picks the tiles; the plan does not depend on dtype or alignment). */
+ * smk_gemm16_launch, for dense row-major operands from an aligned allocation on a device with `sms`
+ * multiprocessors (variant 0 picks its tiles by the grid; rows are 16-byte aligned iff K and N are
+ * multiples of 8: variant 0 pads such operands and runs cp.async, variants 1..7 stage them through
+ * registers, and their A / B fills are then st.shared.v4 stores, kind SMK_ACC_LDST).  The cp.async
+ * fills come in classes of (block, k-tile) with the edges' lanes off, plus the zero st.shared past
+ * K, each with its repeats; cp.async accesses carry their global offsets (gaddr).  Independent of
+ * dtype. */
 int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s, int variant,
-                    smk_plan *plan);
+                    int sms, smk_plan *plan);
 
 #ifdef __cplusplus
 }

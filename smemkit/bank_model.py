@@ -12,12 +12,13 @@ WIDTHS = (4, 8, 16)
 #: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
 #: the probe on Hopper (csrc/bank_model.c): "ldmatrix" (= "ldmatrix.x4"), "ldmatrix.x1", "ldmatrix.x2"
 #: -- lane 8q + i gives the 16-byte address of row i of matrix q; .trans reads the same addresses --
-#: and "cp.async", the shared-memory write of a 16-byte cp.async.  All four move 16-byte rows: width
-#: is 16 for them (the default 4 is read as 16).
-KINDS = ("load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async")
+#: and "cp.async", the shared-memory write of a 16-byte cp.async ("cp.async.zfill": with a src-size
+#: operand, SASS LDGSTS.ZFILL).  All of them move 16-byte rows: width is 16 for them (the default 4 is
+#: read as 16).
+KINDS = ("load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
 _INSTR = {"ldmatrix": ("load", "ldmatrix.x4"), "ldmatrix.x1": ("load", "ldmatrix.x1"),
           "ldmatrix.x2": ("load", "ldmatrix.x2"), "ldmatrix.x4": ("load", "ldmatrix.x4"),
-          "cp.async": ("store", "cp.async")}
+          "cp.async": ("store", "cp.async"), "cp.async.zfill": ("store", "cp.async.zfill")}
 INACTIVE = -1
 #: Byte offsets must lie below this: 227 KiB, the most shared memory one block can have (Hopper,
 #: sm_90, with the opt-in attribute).  An offset at or past it can come from no real kernel.
@@ -72,7 +73,24 @@ def _batch(addresses, fname, one=False):
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
-def _replay(addresses, width, kind, fname, one=False):
+def _sources(sources, a, fname):
+    """Global byte offsets of a cp.async's lanes, shaped like `a` (int64, >= 0 on active lanes)."""
+    try:
+        g = np.asarray(sources)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(f"{fname}(): sources must be an integer array shaped like addresses: {e}") from None
+    if g.dtype.kind not in "iu":
+        raise TypeError(f"{fname}(): sources must be integers (global byte offsets); got dtype {g.dtype}")
+    if g.ndim == 1:
+        g = g.reshape(1, -1)
+    if g.shape != a.shape:
+        raise ValueError(f"{fname}(): sources must have the addresses' shape {a.shape}; got {g.shape}")
+    if g.dtype.kind == "u" and (g > np.iinfo(np.int64).max).any():
+        raise ValueError(f"{fname}(): sources must be below 2**63")
+    return np.ascontiguousarray(g, dtype=np.int64)
+
+
+def _replay(addresses, width, kind, fname, one=False, sources=None):
     a, width, kind = _batch(addresses, fname, one), _check_width(width, fname), _check_kind(kind, fname)
     direction, instr = _INSTR.get(kind, (kind, "ldst"))
     if instr != "ldst":
@@ -80,24 +98,29 @@ def _replay(addresses, width, kind, fname, one=False):
             width = 16
         if width != 16:
             raise ValueError(f"{fname}(): {kind} moves 16-byte rows: width must be 16; got {width}")
+    if sources is not None and not instr.startswith("cp.async"):
+        raise ValueError(f"{fname}(): sources are the global side of a 'cp.async'; kind is {kind!r}")
     try:
+        if sources is not None:
+            return _C._bank_replay(a, width, direction, instr, _sources(sources, a, fname))
         return _C._bank_replay(a, width, direction, instr)
     except ValueError as e:  # the C model's own refusals (an unaligned address) name no function
         raise ValueError(f"{fname}(): {e}") from None
 
 
-def replay(addresses, width=4, kind="load"):
-    """replay(addresses, width=4, kind="load") -> (wavefronts, ideal)
+def replay(addresses, width=4, kind="load", sources=None):
+    """replay(addresses, width=4, kind="load", sources=None) -> (wavefronts, ideal)
 
     Batch form of :func:`wavefronts`: ``addresses`` is an integer array of shape (n, 32), one row
-    per warp instruction, each entry -1 (inactive lane) or a byte offset in [0, 232448).  Returns
-    two int32 arrays of length n.  Raises as :func:`wavefronts` does.
+    per warp instruction, each entry -1 (inactive lane) or a byte offset in [0, 232448); ``sources``
+    (cp.async only) the same shape of global byte offsets.  Returns two int32 arrays of length n.
+    Raises as :func:`wavefronts` does.
     """
-    return _replay(addresses, width, kind, "replay")
+    return _replay(addresses, width, kind, "replay", sources=sources)
 
 
-def wavefronts(addresses, width=4, kind="load"):
-    """wavefronts(addresses, width=4, kind="load") -> int
+def wavefronts(addresses, width=4, kind="load", sources=None):
+    """wavefronts(addresses, width=4, kind="load", sources=None) -> int
 
     Shared-memory wavefronts one warp instruction takes on the GPU, as Nsight Compute counts them
     (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`` / ``_op_st.sum``).
@@ -108,12 +131,19 @@ def wavefronts(addresses, width=4, kind="load"):
     width : 4, 8 or 16 -- bytes per lane (LDS/STS .32, .64, .128).
     kind : "load" or "store" (LDS / STS), or one of the tensor-core GEMM's instructions:
         "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
-        addresses) or "cp.async" (its shared-memory write; width 16).
+        addresses) or "cp.async" / "cp.async.zfill" (its shared-memory write, without / with a src-size
+        operand; width 16).
+    sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
+        Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
+        GEMM's own counts: one wavefront per quarter-warp copying a 128-byte global row to one bank
+        row, more when its chunks are permuted unevenly or rotated, one more for the zfill form).
+        Without them a cp.async is costed by the STS.128 rule of its shared addresses, which is not
+        what the counter reads.
 
     Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
     kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.
     """
-    wf, _ = _replay(addresses, width, kind, "wavefronts", one=True)
+    wf, _ = _replay(addresses, width, kind, "wavefronts", one=True, sources=sources)
     return int(wf[0])
 
 

@@ -27,7 +27,7 @@ _DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}, "gemm": {"
 
 # smk_access.kind (csrc/runtime.h SMK_ACC_*) as _C._plan names it; bank_model.replay takes the same
 # names as its `kind` (csrc/bank_model.h SMK_BANK_KIND_*), "ldst" being LDS / STS ("load" / "store").
-INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async")
+INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
 
 
 def _transpose_itemsize(dtype, fname="explain"):
@@ -160,9 +160,15 @@ def explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, split
     one chosen per shape; for gemm the tile variant); `splits` forced SGEMM K slices (0: chosen per
     shape, as the launch does; the config string ends in ", splits S" and the counts cover the blocks
     of every slice).  "gemm" is the tensor-core GEMM (shape (M, N, K), dtype float16 / bfloat16, the
-    default): its ldmatrix loads are counted by ncu in ``..._op_ld``; its cp.async stores in
-    ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum``, which the model does not
-    reproduce (see csrc/bank_model.c).  For gemm, `layout` may also be a :class:`smemkit.Swizzle`
+    default): its ldmatrix loads are counted by ncu in ``..._op_ld`` (instructions in
+    ``smsp__inst_executed_op_ldsm``, which also counts the next-tile fragment loads the kernel issues
+    predicated off on each block's last k-tile: an access of its own, 0 wavefronts); its cp.async
+    stores in ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum``, predicted by the
+    LDGSTS rule of csrc/bank_model.c from the shared and global addresses and the instruction's form
+    (interior tiles: plain "cp.async"; edge blocks and the last partial k-tile: "cp.async.zfill");
+    the zeros past K are st.shared (``..._op_st``).
+    The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
+    also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32
     (float16 for gemm).  Needs no GPU.
     """
@@ -191,7 +197,8 @@ def explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, split
     for entry in plan["accesses"]:
         name, width, kind, repeats, addr = entry[:5]
         instr = entry[5] if len(entry) > 5 else "ldst"
-        wf, idl = replay(addr, width, kind if instr == "ldst" else instr)
+        sources = entry[6] if len(entry) > 6 else None  # a gemm cp.async: the LDGSTS rule needs them
+        wf, idl = replay(addr, width, kind if instr == "ldst" else instr, sources=sources)
         worst = float(np.max(wf / np.maximum(idl, 1))) if len(wf) else 0.0
         repeats *= batch
         accesses.append(Access(name, width, kind, int(len(wf)) * repeats, int(wf.sum()) * repeats,

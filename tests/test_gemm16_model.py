@@ -116,3 +116,96 @@ def test_a_tile_cp_async_by_the_sts128_rule(model, layout, swz, expected):
     """K-tile 32: 8 lanes cover two 64-byte rows; pad's 80-byte pitch wraps one lane into the next
     bank row (2-way), the swizzles only permute inside the bank row."""
     assert ints(model("chunk", layout, 5, *swz)) == (expected, 4)
+
+
+# ---- cp.async (LDGSTS) with its global sources: the rule fitted to the GEMM's own ncu counts ---------
+def _ldgsts(shared, sources, kind="cp.async"):
+    import numpy as np
+    import smemkit
+    return smemkit.bank_model.wavefronts(np.array(shared), 16, kind, sources=np.array(sources))
+
+
+def _rows(dst_of, src_of=lambda i, c: 8192 * i + 16 * c, src_rows=4):
+    """A warp copying `src_rows` runs of 128 bytes (one per quarter-warp): chunk c of run i from
+    src_of(i, c) to dst_of(i, c)."""
+    shared = [dst_of(i, c) for i in range(src_rows) for c in range(8)]
+    sources = [src_of(i, c) for i in range(src_rows) for c in range(8)]
+    return shared, sources
+
+
+@pytest.mark.parametrize("name, dst, plain, zfill", [
+    ("naive", lambda i, c: 128 * i + 16 * c, 4, 8),
+    ("swizzle333", lambda i, c: 128 * i + 16 * (c ^ (i & 7)), 4, 8),
+    ("swizzle233", lambda i, c: 128 * i + 16 * (c ^ (i & 3)), 4, 8),
+    ("article232", lambda i, c: 128 * i + 16 * (c ^ (((c >> 2) & 1) | ((i & 1) << 1))), 8, 12),
+])
+def test_ldgsts_rule_on_aligned_rows(name, dst, plain, zfill):
+    """Measured per instruction in the GEMM on an H100 (plain LDGSTS / LDGSTS.ZFILL)."""
+    pytest.importorskip("smemkit._C")
+    assert _ldgsts(*_rows(dst)) == plain
+    assert _ldgsts(*_rows(dst), kind="cp.async.zfill") == zfill
+
+
+@pytest.mark.parametrize("side", ["shared (pad, 144-byte rows)", "global (1000-element pitch)"])
+def test_ldgsts_rule_rotations(side):
+    """A 16-byte rotation between the global row and the bank row, r = 0..7 over eight rows: measured
+    10.5 / 14.5 per instruction (21 / 29 over the eight quarters), whichever side is rotated."""
+    plain = zfill = 0
+    for r0 in (0, 4):
+        if side.startswith("shared"):
+            rows = _rows(lambda i, c: 144 * (r0 + i) + 16 * c)
+        else:
+            rows = _rows(lambda i, c: 128 * i + 16 * c, lambda i, c: 2000 * (r0 + i) + 16 * c)
+        plain += _ldgsts(*rows)
+        zfill += _ldgsts(*rows, kind="cp.async.zfill")
+    assert (plain, zfill) == (21, 29)
+
+
+def test_ldgsts_rule_inactive_lanes():
+    shared, sources = _rows(lambda i, c: 128 * i + 16 * c)
+    off = [s if l < 8 else -1 for l, s in enumerate(shared)]
+    assert _ldgsts(off, sources) == 1 and _ldgsts(off, sources, kind="cp.async.zfill") == 2
+    assert _ldgsts([-1] * 32, sources) == 0
+
+
+def _measured():
+    with open(ROOT / "tests" / "data" / "ncu_gemm16_h100.csv") as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+def _explain_counts(r):
+    import smemkit
+    shape = tuple(int(x) for x in r["shape"].split("x"))
+    layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
+    e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132, config=int(r["config"]))
+    pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
+            "st": lambda a: a.instr == "ldst" and a.kind == "store"}
+    return {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))
+            for k, f in pick.items()}
+
+
+# Known misses of the cp.async rule (bench/RESULTS.md): global rows that are neither 128-byte aligned
+# nor copied whole (1000-element pitches, padded 272 / 528-byte pitches, the 31x33x17 tile edges) --
+# exact counts not asserted; their totals are, except pad there (and swizzle at 31x33x17, 38 wavefronts).
+ROTATED = {"1000x1000x1000", "513x257x129", "31x33x17"}
+TOTAL_MISSES = {("1000x1000x1000", "pad"), ("513x257x129", "pad"), ("31x33x17", "pad"), ("31x33x17", "swizzle")}
+
+
+@pytest.mark.parametrize("r", _measured(), ids=lambda r: f"{r['shape']}-{r['layout']}-{r['dtype']}-c{r['config']}")
+def test_explain_gemm_matches_ncu(r):
+    """explain('gemm') against the H100's counters of the final kernel: every instruction count exactly
+    (the predicated-off next-tile ldmatrix and the edge fills the compiler branches around included),
+    ldmatrix wavefronts exactly, cp.async wavefronts exactly where the global rows are 128-byte aligned
+    or copied whole, and the launch's total shared wavefronts within 2% but for the listed misses."""
+    pytest.importorskip("smemkit._C")
+    got = _explain_counts(r)
+    assert got["ldsm"][1] == int(r["ldsm_instr"])
+    assert got["cp"][1] == int(r["ldgsts_instr"])
+    assert got["st"][1] == int(r["st_instr"])
+    assert got["ldsm"][0] == pytest.approx(int(r["ldsm_wavefronts"]), rel=1e-3)  # ncu reads up to 2e-4 more
+    staged_or_aligned = r["shape"] not in ROTATED or r["config"] != "0"
+    if staged_or_aligned:
+        assert got["cp"][0] == pytest.approx(int(r["ldgsts_wavefronts"]), rel=1e-4)
+    total = sum(int(r[k]) for k in ("ldsm_wavefronts", "ldgsts_wavefronts", "st_wavefronts"))
+    if (r["shape"], r["layout"]) not in TOTAL_MISSES or r["config"] != "0":
+        assert sum(v[0] for v in got.values()) == pytest.approx(total, rel=0.02)

@@ -81,3 +81,22 @@ def test_bank_model_ldmatrix_kind():
         smemkit.bank_model.wavefronts(np.arange(32) * 16, 8, "ldmatrix")
     with pytest.raises(ValueError, match="'load' or 'store'"):
         smemkit.bank_model.rule(16, "ldmatrix")
+
+
+def test_explain_gemm_unaligned_rows_and_small_grids():
+    """Variant 0 pads rows that are not 16-byte aligned and runs the cp.async kernel (its plan says so);
+    a forced variant reads them in place and fills its tiles with st.shared.v4.  Grids under half a
+    wave of 128x256 tiles run 128x128 tiles (one block per SM)."""
+    odd = smemkit.explain("gemm", (4097, 4095, 4093), "swizzle", "float16")
+    assert "unaligned rows padded" in odd.config and odd.config.startswith("128x256x64")
+    assert {a.instr for a in odd.accesses} == {"ldmatrix.x4", "cp.async", "cp.async.zfill", "ldst"}  # ldst: zeros past K
+    assert not any("register-staged" in a.name for a in odd.accesses)
+    aligned = smemkit.explain("gemm", (4096, 4096, 4096), "swizzle", "float16")
+    assert "padded" not in aligned.config
+    staged = smemkit.explain("gemm", (4097, 4095, 4093), "swizzle", "float16", config=2)
+    fills = [a for a in staged.accesses if not a.instr.startswith("ldmatrix")]
+    assert [(a.instr, a.kind, a.width) for a in fills] == [("ldst", "store", 16)] * 2
+    assert all("register-staged" in a.name for a in fills)
+    assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle").config.startswith("128x128x64")
+    assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle", sms=40).config.startswith("128x256x64")
+    assert smemkit.explain("gemm", (2048, 2048, 2048), "swizzle").config.startswith("128x256x64")
