@@ -163,7 +163,7 @@ def main():
     ap.add_argument("--md")
     args = ap.parse_args()
     parts = [header("host-side costs (bench/bench_host.py)")]
-    for n in (int(s) for s in args.sizes.split(",")):
+    for n in (int(s) for s in args.sizes.split(",") if s):  # --sizes "": the per-call table only
         parts.append(round_trip(n, args.reps))
         print(parts[-1], "\n", flush=True)
     parts.append(per_call(args.rounds, args.calls))
