@@ -254,12 +254,9 @@ static PyObject *new_result(PyObject *module, PyObject *like_obj, const smk_oper
         return res;
     }
     shp = PyArray_IntTupleFromIntp(ndim, dims);
-    if (shp && like->lib == SMK_LIB_TORCH && !descr) /* the common case, without a Python frame */
-        t = smk_py_torch_new_empty(like_obj, shp, &ptr);
-    else if (shp)
-        t = PyObject_CallFunction(get_state(module)->empty, "OiiOO", like_obj, like->lib, like->device, shp,
-                                  descr ? (PyObject *)descr : Py_None);
-    if (t && (PyTuple_Check(t) ? PyArg_ParseTuple(t, "OK", &res, &ptr) : (res = t) != NULL)) {
+    t = shp ? PyObject_CallFunction(get_state(module)->empty, "OiiOO", like_obj, like->lib, like->device, shp,
+                                    descr ? (PyObject *)descr : Py_None) : NULL;
+    if (t && PyArg_ParseTuple(t, "OK", &res, &ptr)) {
         Py_INCREF(res);
         *out = *like;
         out->arg = "the output";

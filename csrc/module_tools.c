@@ -590,24 +590,6 @@ static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
     return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
 }
 
-PyObject *smk_py_torch_new_empty(PyObject *like, PyObject *shape, unsigned long long *ptr)
-{
-    static PyObject *new_empty = NULL, *data_ptr = NULL; /* interned once; the module keeps them */
-    PyObject *res, *p;
-    if (!new_empty && !(new_empty = PyUnicode_InternFromString("new_empty")))
-        return NULL;
-    if (!data_ptr && !(data_ptr = PyUnicode_InternFromString("data_ptr")))
-        return NULL;
-    res = PyObject_CallMethodOneArg(like, new_empty, shape);
-    p = res ? PyObject_CallMethodNoArgs(res, data_ptr) : NULL;
-    if (p)
-        *ptr = PyLong_AsUnsignedLongLong(p);
-    Py_XDECREF(p);
-    if (!p || PyErr_Occurred())
-        Py_CLEAR(res);
-    return res;
-}
-
 PyDoc_STRVAR(staging_info_doc,
 "_staging_info()\n--\n\n"
 "The pinned host staging pool: {'held', 'in_use', 'cap', 'peak'} in bytes, and 'threads' (the host\n"
