@@ -247,12 +247,12 @@ void smk_stage_release(smk_stage_set *set)
     pthread_mutex_lock(&g_stage_lock);
     g_inuse -= (size_t)set->n;
     while (set->n > 0) {
-        void *u = set->unit[--set->n];
+        void *unit = set->unit[--set->n];
         if (g_held > g_cap) { /* the cap was lowered meanwhile */
-            excess[nx++] = u;
+            excess[nx++] = unit;
             g_held--;
         } else {
-            push_idle(u);
+            push_idle(unit);
         }
     }
     pthread_cond_broadcast(&g_stage_cv);
