@@ -16,10 +16,10 @@ as a share of PyTorch's own copy of the same bytes (``y.copy_(x)``, aligned), in
 before each.  It separates what the re-aligning costs from what rows off 32-byte sectors cost.
 """
 import argparse
-import statistics
 
 import smemkit
 from _common import emit, header
+from bench_widths import torch_times
 from smemkit import _C
 
 SHAPES = [(8191, 8191), (8190, 8191), (8191, 8190), (4097, 4095), (8190, 8190)]
@@ -72,20 +72,10 @@ def offsets_table(reps):
                 ops = {"copy": lambda: dst.copy_(src)}
                 for lay in ("pad", "swizzle"):
                     ops[lay] = (lambda lay=lay: smemkit.transpose(x, layout=lay, out=y))
-                for f in ops.values():
-                    f()
-                torch.cuda.synchronize()
-                ev = {k: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                          for _ in range(reps)] for k in ops}
-                for r in range(reps):
-                    for k, f in ops.items():
-                        flush.zero_()
-                        ev[k][r][0].record()
-                        f()
-                        ev[k][r][1].record()
-                torch.cuda.synchronize()
-                _C._set_knob("transpose_odd_path", 1)
-                t = {k: statistics.median(a.elapsed_time(b) for a, b in v) for k, v in ev.items()}
+                try:
+                    t = torch_times(ops, reps, flush)  # bench_widths' loop: interleaved, L2 flushed
+                finally:
+                    _C._set_knob("transpose_odd_path", 1)
                 assert torch.equal(y.view(torch.uint8 if esz == 1 else torch.int16),
                                    x.t().contiguous().view(torch.uint8 if esz == 1 else torch.int16))
                 path = "aligned words" if not (io | oo) & 3 else "re-aligned words" if on else "element-wise (before)"
