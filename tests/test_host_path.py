@@ -4,6 +4,9 @@ Host modes (csrc/host.h): 0 pageable, 1 page-locked in place, 2 page-locked + pi
 through the pinned pool, -1 automatic.  Every result is checked bit for bit (transpose) or against
 the same kernel's result through the pageable path (GEMMs: one kernel, so the bits must agree).
 """
+import pathlib
+import shutil
+import subprocess
 import threading
 
 import numpy as np
@@ -47,6 +50,22 @@ def test_staging_info_reports_the_pool(staging_cap):
         smemkit._C._set_knob("staging_cap_mib", -1)
     with pytest.raises(ValueError):
         smemkit._C._set_knob("host_mode", 4)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler")
+def test_hostpool_against_a_late_running_cuda_stand_in(tmp_path):
+    # csrc/hostpool.c built on the CPU against tests/c/hostpool's CUDA stand-in, whose copies run only
+    # when synchronised: a host write racing a queued DMA shows as wrong bytes (tests/c/hostpool)
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for f in [root / "csrc" / "hostpool.c", root / "csrc" / "hostpool.h", *(root / "tests" / "c" / "hostpool").iterdir()]:
+        shutil.copy(f, tmp_path / f.name)
+    exe = tmp_path / "thp"
+    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-pthread",
+                    f"-I{tmp_path}",
+                    str(tmp_path / "test_hostpool.c"), str(tmp_path / "hostpool.c"), str(tmp_path / "cuda_stub.c"),
+                    "-o", str(exe)], check=True)
+    p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.rstrip().endswith("OK"), p.stdout[-3000:] + p.stderr[-2000:]
 
 
 def test_empty_cache_runs_without_a_gpu_too():
