@@ -35,3 +35,18 @@ def poison():
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture
+def torch():
+    """PyTorch with CUDA, or a skip (device-array tests)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    return torch
+
+
+@pytest.fixture
+def cupy():
+    """CuPy, or a skip (device-array tests)."""
+    return pytest.importorskip("cupy")

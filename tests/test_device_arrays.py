@@ -22,14 +22,6 @@ def _bound_ok(d, a, b, c=None, alpha=1.0, beta=0.0):
 
 # ---- PyTorch -------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
-    return torch
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "complex64"])
@@ -105,11 +97,6 @@ def test_torch_errors(torch):
 
 
 # ---- CuPy ----------------------------------------------------------------------------------------------
-
-@pytest.fixture
-def cupy():
-    return pytest.importorskip("cupy")
-
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)

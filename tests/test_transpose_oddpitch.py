@@ -83,14 +83,6 @@ def test_odd_pitch_host_modes(mode, dtype, rng, poison):
 
 # ---- device arrays: views at odd byte offsets, odd pitches, out= at an odd offset --------------------------
 
-@pytest.fixture
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
-    return torch
-
-
 def torch_bits(torch, t):
     """The bytes of a tensor's elements, in C order, as a NumPy uint8 array."""
     t = t.contiguous()
@@ -152,11 +144,6 @@ def test_torch_odd_offsets(torch, layout, dtype, view, shape, poison):
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
 def test_torch_odd_offsets_large(torch, layout, dtype, poison):
     test_torch_odd_offsets(torch, layout, dtype, "offset-slice", (4099, 4093), None)
-
-
-@pytest.fixture
-def cupy():
-    return pytest.importorskip("cupy")
 
 
 @pytest.mark.gpu
