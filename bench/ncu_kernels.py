@@ -28,7 +28,10 @@ CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "fl
          ("transpose", (1001, 1003), "uint8"), ("transpose", (999, 1001), "float16"),
          ("transpose", (3, 257, 259), "uint8"),
          ("sgemm", (512, 512, 512), "float32"),
-         ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32")]
+         ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32"),
+         ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32")]
+# every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
+CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]
 # 128-byte-aligned rows (K, N multiples of 64) with and without block edges, then rows that are not
 # (1000-element pitches; odd K / N, padded by config 0), then the large ones
 GEMM_SHAPES = [(256, 256, 256), (1024, 512, 256), (777, 640, 960), (513, 640, 128), (1000, 1024, 1024),
@@ -88,7 +91,11 @@ def main(manifest, ops):
                     m, n, k = shape
                     a = rng.standard_normal((m, k)).astype(np.float32)
                     b = rng.standard_normal((k, n)).astype(np.float32)
-                    smemkit.sgemm(a, b, layout=layout)
+                    smemkit._C._set_knob("sgemm_config", config)
+                    try:
+                        smemkit.sgemm(a, b, layout=layout)
+                    finally:
+                        smemkit._C._set_knob("sgemm_config", 0)
                 f.write(f"{op},{layout},{'x'.join(map(str, shape))},{dtype},{config}\n")
 
 

@@ -158,7 +158,7 @@ static void from_ndarray(PyArrayObject *a, const char *arg, smk_operand *op)
 static int from_device(PyObject *module, PyObject *obj, const char *fname, const char *arg, smk_operand *op)
 {
     smk_state *st = get_state(module);
-    PyObject *t = NULL, *shape, *strides;
+    PyObject *t = NULL, *shape, *strides, *fs, *as;
     PyArray_Descr *descr = NULL;
     Py_ssize_t i, nd;
     int64_t acc;
@@ -171,7 +171,11 @@ static int from_device(PyObject *module, PyObject *obj, const char *fname, const
         if (!st->describe || !st->empty)
             return -1;
     }
-    t = PyObject_CallFunction(st->describe, "Oss", obj, fname, arg);
+    fs = smk_py_cstr(fname);
+    as = fs ? smk_py_cstr(arg) : NULL;
+    t = as ? PyObject_CallFunctionObjArgs(st->describe, obj, fs, as, NULL) : NULL;
+    Py_XDECREF(fs);
+    Py_XDECREF(as);
     if (!t || t == Py_None) {
         rc = t ? 0 : -1;
         goto done;
@@ -204,6 +208,8 @@ static int from_device(PyObject *module, PyObject *obj, const char *fname, const
             op->contiguous = 0;
         acc *= op->shape[i];
     }
+    if (acc == 0) /* no elements: contiguous whatever the strides say (NumPy's rule; torch gives (64, 0) strides (1, 1)) */
+        op->contiguous = 1;
     op->writeable = 1;
     set_dtype(op, descr);
     rc = 1;
@@ -254,9 +260,12 @@ static PyObject *new_result(PyObject *module, PyObject *like_obj, const smk_oper
         return res;
     }
     shp = PyArray_IntTupleFromIntp(ndim, dims);
-    t = shp ? PyObject_CallFunction(get_state(module)->empty, "OiiOO", like_obj, like->lib, like->device, shp,
-                                    descr ? (PyObject *)descr : Py_None) : NULL;
-    if (t && PyArg_ParseTuple(t, "OK", &res, &ptr)) {
+    if (shp && like->lib == SMK_LIB_TORCH && !descr) /* the common case, without a Python frame */
+        t = smk_py_torch_new_empty(like_obj, shp, &ptr);
+    else if (shp)
+        t = PyObject_CallFunction(get_state(module)->empty, "OiiOO", like_obj, like->lib, like->device, shp,
+                                  descr ? (PyObject *)descr : Py_None);
+    if (t && (PyTuple_Check(t) ? PyArg_ParseTuple(t, "OK", &res, &ptr) : (res = t) != NULL)) {
         Py_INCREF(res);
         *out = *like;
         out->arg = "the output";

@@ -35,6 +35,11 @@ int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int 
 /* alpha / beta: a real number (bool and complex excluded, numpy scalars too); TypeError / ValueError
  * naming fname and arg.  NULL obj leaves *v alone. */
 int smk_py_real_arg(PyObject *obj, const char *fname, const char *arg, double *v);
+/* A str of the C string s (a new reference; literals are interned once and reused), or NULL. */
+PyObject *smk_py_cstr(const char *s);
+/* like.new_empty(shape) of a PyTorch tensor, straight from C (a small call's per-call cost): the new
+ * tensor and its data_ptr, or NULL with an exception set. */
+PyObject *smk_py_torch_new_empty(PyObject *like, PyObject *shape, unsigned long long *ptr);
 /* Raise the Python exception a failed smk_status stands for; returns NULL. */
 PyObject *smk_py_raise_status(PyObject *module, smk_status s);
 

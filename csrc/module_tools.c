@@ -590,6 +590,44 @@ static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
     return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
 }
 
+PyObject *smk_py_cstr(const char *s)
+{
+    /* fname / arg are string literals: their addresses are stable, so a pointer-keyed table of interned
+     * str saves building two str objects on every call (a small call's per-call cost).  Full: a new str. */
+    static struct { const char *key; PyObject *str; } cache[32];
+    int i;
+    for (i = 0; i < 32 && cache[i].key; i++)
+        if (cache[i].key == s)
+            return Py_NewRef(cache[i].str);
+    if (i < 32) {
+        PyObject *str = PyUnicode_InternFromString(s);
+        if (!str)
+            return NULL;
+        cache[i].str = Py_NewRef(str); /* kept for the process's life, as interned names are */
+        cache[i].key = s;
+        return str;
+    }
+    return PyUnicode_FromString(s);
+}
+
+PyObject *smk_py_torch_new_empty(PyObject *like, PyObject *shape, unsigned long long *ptr)
+{
+    static PyObject *new_empty = NULL, *data_ptr = NULL; /* interned once; the module keeps them */
+    PyObject *res, *p;
+    if (!new_empty && !(new_empty = PyUnicode_InternFromString("new_empty")))
+        return NULL;
+    if (!data_ptr && !(data_ptr = PyUnicode_InternFromString("data_ptr")))
+        return NULL;
+    res = PyObject_CallMethodOneArg(like, new_empty, shape);
+    p = res ? PyObject_CallMethodNoArgs(res, data_ptr) : NULL;
+    if (p)
+        *ptr = PyLong_AsUnsignedLongLong(p);
+    Py_XDECREF(p);
+    if (!p || PyErr_Occurred())
+        Py_CLEAR(res);
+    return res;
+}
+
 PyDoc_STRVAR(staging_info_doc,
 "_staging_info()\n--\n\n"
 "The pinned host staging pool: {'held', 'in_use', 'cap', 'peak'} in bytes, and 'threads' (the host\n"

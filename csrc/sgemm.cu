@@ -66,6 +66,7 @@
  */
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -307,21 +308,24 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         }
     };
 
-    /* ---- main loop: load -> sync -> compute -> store -> sync, stage index a compile-time constant ---- */
+    /* ---- main loop: load -> sync -> compute -> store -> sync, stage index a compile-time constant ----
+     * One step: prefetch tile kt+1 into registers (if there is one), multiply stage ST, park the
+     * registers in stage ST^1 (last read in step kt-1, which every thread finished before the barrier).
+     * The store is unconditional: after the last tile it parks stale registers in a stage nobody reads
+     * again.  That costs one store group per block and K slice, and buys an exact count: with
+     * `if (more) store` nvcc if-converted the last step's stores, which Nsight Compute counts as
+     * executed (predicated off) where explain() did not.  explain() counts k-tiles + 1 store groups. */
     const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
         load_global(0);
         store_shared(0);
         __syncthreads();
     }
-    /* One step: prefetch tile kt+1 into registers, multiply stage ST, park the prefetch in stage ST^1.
-     * Stage ST^1 was last read in step kt-1, which every thread finished before the barrier. */
     auto step = [&](auto st_tag, int kt) {
         constexpr int ST = decltype(st_tag)::value;
-        const bool more = kt + 1 < ktiles;
-        if (more) load_global((kt + 1) * BK);
+        if (kt + 1 < ktiles) load_global((kt + 1) * BK);
         compute(ST);
-        if (more) store_shared(ST ^ 1);
+        store_shared(ST ^ 1);
         __syncthreads();
     };
 #pragma unroll 1
@@ -489,99 +493,174 @@ inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *v
 
 } /* namespace smk */
 
-/* The tile configs a launch can be forced to (benchmarks, tests); 0 = chosen per shape.  BIG and
- * SMALL ship; the candidates the tile sweep compares them with are compiled in only when the build
- * asks for them (SMEMKIT_SGEMM_CANDIDATES=1: they double the SGEMM build time). */
+/* The tile configs: 0 = chosen per shape; the others ship and can be forced (benchmarks, tests).
+ * Which config and K split runs is smk_sgemm_choose's cost model below; the candidates that lost in
+ * the tile sweep (bench/SGEMM_NOTES.md, "Tile configs and the cost model") are compiled in only when
+ * the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */
 namespace smk {
 /*                           BM   BN  BK  WM  WN WNITER TM TN THREADS MINB */
-using C128x128x16 = SgemmCfg<128, 128, 16, 32, 64, 2, 4, 4, 256, 1>; /* BIG with BK 16 */
-using C128x256x8 = SgemmCfg<128, 256, 8, 64, 64, 2, 4, 4, 256, 1>;  /* 16x8 per thread, 1 block/SM */
-using C128x128t128 = SgemmCfg<128, 128, 8, 64, 64, 2, 4, 4, 128, 2>; /* 16x8 per thread, 128 threads */
-using C64x128 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 3>;       /* small-problem alternative */
+using C128x256x8 = SgemmCfg<128, 256, 8, 64, 64, 2, 4, 4, 256, 1>;  /* 16x8 per thread, 1 block/SM: big outputs */
+using C64x64x16 = SgemmCfg<64, 64, 16, 32, 32, 1, 4, 4, 128, 4>;     /* SMALL with BK 16: K-heavy small outputs */
+using C128x64 = SgemmCfg<128, 64, 8, 64, 32, 1, 4, 4, 128, 4>;       /* 16x4 per thread: tall, N <= 64-ish */
+using C64x128 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 3>;       /* 8x8 per thread: wide, short K */
+using C128x128x16 = SgemmCfg<128, 128, 16, 32, 64, 2, 4, 4, 256, 1>; /* candidate: BIG with BK 16 */
+using C128x128t128 = SgemmCfg<128, 128, 8, 64, 64, 2, 4, 4, 128, 2>; /* candidate: 16x8 per thread, 128 threads */
 
 typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 typedef int (*cfg_plan_fn)(int layout, smk_plan *plan);
 typedef long long (*cfg_blocks_fn)(int64_t M, int64_t N);
 template <class Cfg> int sgemm_block_plan(int layout, smk_plan *plan);
 
+/* The chooser's cost model of one config (fitted to an H100 tile sweep of 2300 timings over 50 shapes,
+ * every config x K split, 2026-11-23; bench/SGEMM_NOTES.md, "Tile configs and the cost model"):
+ * a block of a BM x BN tile over a k_chunk-deep slice costs BM*BN*(k_chunk + k0) FMA at fma_per_ns
+ * per SM (with minblocks blocks resident per SM: a wave of sms*minblocks blocks takes minblocks times
+ * one block's work); a last, partial wave of r < minblocks blocks per SM takes (r/minblocks)^beta of
+ * a full one.  fma_per_ns == 0: not chosen automatically (a candidate). */
+struct SgemmCost {
+    double fma_per_ns, k0, beta;
+};
+
 struct SgemmConfigEntry {
     const char *name;
     cfg_launch_fn launch;
     cfg_plan_fn plan;
     cfg_blocks_fn blocks;
-    int bk;
+    int bm, bn, bk;
     int minblocks; /* blocks per SM the config is built for (its __launch_bounds__) */
+    SgemmCost cost;
 };
-#define SMK_SGEMM_ENTRY(NAME, CFG)                                                                   \
-    {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BK, CFG::MINBLOCKS}
+#define SMK_SGEMM_ENTRY(NAME, CFG, ...)                                                                   \
+    {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BM, CFG::BN, CFG::BK,    \
+     CFG::MINBLOCKS, __VA_ARGS__}
+/* Indices 1 and 2 (BIG and SMALL, the first two shipped) are what older benchmarks force by number. */
 const SgemmConfigEntry kConfigs[] = {
-    {"auto", nullptr, nullptr, nullptr, 0, 0},
-    SMK_SGEMM_ENTRY("128x128x8", SgemmBig),
-    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall),
+    {"auto", nullptr, nullptr, nullptr, 0, 0, 0, 0, {0, 0, 0}},
+    SMK_SGEMM_ENTRY("128x128x8", SgemmBig, {184.5, 20, 0.85}),
+    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall, {158.8, 16, 0.25}),
+    SMK_SGEMM_ENTRY("128x256x8", C128x256x8, {187.7, 24, 0.1}),
+    SMK_SGEMM_ENTRY("64x64x16", C64x64x16, {138.4, 16, 0.7}),
+    SMK_SGEMM_ENTRY("128x64x8", C128x64, {159.1, 16, 0.7}),
+    SMK_SGEMM_ENTRY("64x128x8", C64x128, {172.3, 20, 0.55}),
 #ifdef SMK_SGEMM_CANDIDATES
-    SMK_SGEMM_ENTRY("128x128x16", C128x128x16),
-    SMK_SGEMM_ENTRY("128x256x8", C128x256x8),
-    SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128),
-    SMK_SGEMM_ENTRY("64x128x8", C64x128),
+    SMK_SGEMM_ENTRY("128x128x16", C128x128x16, {0, 0, 0}),
+    SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128, {0, 0, 0}),
 #endif
 };
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
-constexpr int kBig = 1, kSmall = 2;
-
-/* The shallowest K slice split-K makes: 8 k-tiles of BK 8.  A slice's block pays a pipeline fill
- * (one k-tile's global latency) and a partial-tile write that the reduction reads back (at 64 deep a
- * SMALL block's slice is 256 K FMA against 16 KB of partials).  Measured on an H100 (bench/SGEMM_NOTES.md,
- * split-K runs 1 and 2): wherever this floor, not the wave, capped S, doubling S (halving the floor,
- * 256 -> 128 -> 64) ran faster every time (64x64x16384 0.58 -> 0.77 -> 0.90 of cuBLAS, 512^3 0.56 ->
- * 0.77 -> 0.84); wherever S already filled the wave, doubling it ran slower every time. */
-constexpr int64_t kMinSliceK = 64;
 constexpr int kMaxSplits = 65535; /* gridDim.y */
 
-/* The tile config a launch uses on a device with `sms` SMs: BIG tiles when their grid fills at least
- * one wave of one block per SM, SMALL tiles otherwise (small problems would leave most SMs idle), and
- * SMALL also when BIG's tiles hang far over the output's edge: BIG's grid covers >= 1.25x the area
- * SMALL's does (a 64-wide output fills half of every 128-wide tile; measured on an H100, split-K
- * run 1: 65536x64x1024 ran 0.49 of cuBLAS in BIG tiles, 0.85 in SMALL; 65536x128 0.97 in BIG). */
-inline int sgemm_pick(int64_t M, int64_t N, int sms, int forced)
+/* Launch-level costs of the model, in ns: every launch; a split launch's reduction kernel and its
+ * workspace traffic (the partial tiles written by the GEMM and read back, D written). */
+constexpr double kLaunchNs = 2000.0, kSplitNs = 8000.0, kSplitBytesPerNs = 4000.0;
+
+/* `splits` slices made exact for a K of k-tiles `bk` deep: every slice k_chunk deep (a multiple of
+ * bk) but the last, none empty; 1 <= *s <= max(1, ceil(K / bk)) and <= kMaxSplits. */
+inline void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s, int64_t *k_chunk)
 {
-    if (forced > 0) return forced;
-    const long long big = sgemm_grid_blocks<SgemmBig>(M, N), small = sgemm_grid_blocks<SgemmSmall>(M, N);
-    if (big < sms) return kSmall;
-    if (small > 0 && 4 * big * (SgemmBig::BM * SgemmBig::BN) >= 5 * small * (SgemmSmall::BM * SgemmSmall::BN))
-        return kSmall;
-    return kBig;
+    const int64_t ktiles = (K + bk - 1) / bk;
+    int64_t w = splits > ktiles ? ktiles : splits;
+    w = w > kMaxSplits ? kMaxSplits : w;
+    *s = 1;
+    *k_chunk = K;
+    if (w <= 1) return;
+    const int64_t chunk = ((K + w - 1) / w + bk - 1) / bk * bk; /* ceil(K / w), up to a whole k-tile */
+    const int64_t n = (K + chunk - 1) / chunk;
+    if (n > 1) {
+        *s = n;
+        *k_chunk = chunk;
+    }
 }
 
-/* K slices for config `cfg` when the split is not forced.  An output whose tiles give every SM one
- * (tiles >= sms) is not split: more blocks only add partial traffic.  Otherwise the K slices fill
- * one wave at the config's designed occupancy (sms * MINBLOCKS resident blocks: 528 SMALL blocks
- * on 132 SMs), but no slice is shallower than kMinSliceK. */
-inline int64_t sgemm_auto_splits(int cfg, int64_t M, int64_t N, int64_t K, int sms)
+/* The model's time (ns) of config c over `splits` K slices (made exact), or a huge value when c cannot
+ * run the shape (its grid does not fit). */
+inline double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
 {
-    const SgemmConfigEntry &c = kConfigs[cfg];
     const long long tiles = c.blocks(M, N);
-    if (tiles <= 0 || tiles >= sms) return 1;
-    const int64_t fill = (int64_t)sms * c.minblocks / tiles, deep = K / kMinSliceK;
-    return fill < deep ? fill : deep;
+    if (tiles <= 0 || c.cost.fma_per_ns <= 0) return 1e300;
+    int64_t s = 1, chunk = K;
+    sgemm_exact_split(K, c.bk, splits, &s, &chunk);
+    const double depth = (double)((chunk + c.bk - 1) / c.bk * c.bk) + c.cost.k0;
+    const double block_ns = (double)c.bm * c.bn * depth / c.cost.fma_per_ns; /* one block alone on an SM */
+    const long long per_wave = (long long)sms * c.minblocks, blocks = tiles * s;
+    const long long full = blocks / per_wave, rest = blocks % per_wave;
+    double t = kLaunchNs + (double)full * c.minblocks * block_ns;
+    if (rest > 0) {
+        const long long r = (rest + sms - 1) / sms; /* blocks per SM in the last wave, <= minblocks */
+        t += c.minblocks * block_ns * pow((double)r / c.minblocks, c.cost.beta);
+    }
+    if (s > 1)
+        t += kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs;
+    return t;
+}
+
+/* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
+ * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
+ * one to four full waves.  Ties keep the earlier config / smaller S: the same answer on every call. */
+inline void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, int64_t *splits_out)
+{
+    double best = 1e301;
+    *cfg_out = 1;
+    *splits_out = 1;
+    for (int c = 1; c < kNumConfigs; c++) {
+        const SgemmConfigEntry &e = kConfigs[c];
+        const long long tiles = e.blocks(M, N);
+        if (tiles <= 0 || e.cost.fma_per_ns <= 0) continue;
+        const long long per_wave = (long long)sms * e.minblocks;
+        int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+        int n = 1;
+        if (tiles < 2 * per_wave && K > e.bk)
+            for (int j = 1; j <= 4; j++) {
+                const int64_t s = (j * per_wave + tiles - 1) / tiles; /* tiles * s >= j waves */
+                cand[n++] = s;
+                cand[n++] = s - 1 > 1 ? s - 1 : 1;
+            }
+        for (int i = 0; i < n; i++) {
+            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i]);
+            if (t < best) {
+                best = t;
+                *cfg_out = c;
+                *splits_out = cand[i];
+            }
+        }
+    }
 }
 
 /* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
- * smk_sgemm_plan replays.  splits is clamped to [1, ceil(K / BK)] and then made exact: every slice
- * is k_chunk deep (a multiple of BK) but the last, and none is empty. */
+ * smk_sgemm_plan replays.  A forced config with splits 0 gets the model's best split for that
+ * config; a forced split is clamped to [1, ceil(K / BK)] and made exact (sgemm_exact_split). */
 inline void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch)
 {
-    const int cfg = sgemm_pick(M, N, sms, config);
-    const int64_t bk = kConfigs[cfg].bk, ktiles = (K + bk - 1) / bk;
-    int64_t s = splits > 0 ? splits : sgemm_auto_splits(cfg, M, N, K, sms);
-    s = s > ktiles ? ktiles : s;
-    s = s > kMaxSplits ? kMaxSplits : s;
+    int cfg = config;
+    int64_t s = splits;
+    if (config <= 0) {
+        int64_t auto_s = 1;
+        sgemm_auto(M, N, K, sms, &cfg, &auto_s);
+        if (splits <= 0) s = auto_s;
+    } else if (splits <= 0) { /* the best split for the forced config */
+        double best = 1e301;
+        const SgemmConfigEntry &e = kConfigs[cfg];
+        const long long tiles = e.blocks(M, N);
+        s = 1;
+        if (tiles > 0 && e.cost.fma_per_ns > 0) {
+            const long long per_wave = (long long)sms * e.minblocks;
+            for (int j = 0; j <= 4; j++) {
+                const int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
+                const double t = sgemm_cost_ns(e, M, N, K, sms, c);
+                if (t < best) {
+                    best = t;
+                    s = c;
+                }
+            }
+        } else if (tiles > 0 && tiles < sms) { /* a candidate: fill one wave of one block per SM */
+            s = sms / tiles;
+        }
+    }
+    int64_t es = 1, chunk = K;
+    sgemm_exact_split(K, kConfigs[cfg].bk, s, &es, &chunk);
     ch->config = cfg;
-    ch->splits = 1;
-    ch->k_chunk = K;
-    if (s <= 1) return;
-    const int64_t chunk = ((K + s - 1) / s + bk - 1) / bk * bk; /* ceil(K / s), up to a whole k-tile */
-    ch->splits = (int)((K + chunk - 1) / chunk);
-    ch->k_chunk = ch->splits > 1 ? chunk : K;
+    ch->splits = (int)es;
+    ch->k_chunk = chunk;
 }
 } /* namespace smk */
 
@@ -758,8 +837,10 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const long long full = (long long)(ch.splits - 1), last_k = K - full * ch.k_chunk;
     const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;
     plan->blocks = tiles * ch.splits;
+    /* Loads: every k-tile.  Stores: every k-tile plus one (each block of each K slice stores after its
+     * last tile too, into a stage it does not read again: sgemm_kernel's main loop). */
     for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = tiles * ktiles;
+        plan->acc[a].repeats = tiles * (ktiles + (plan->acc[a].is_store && K > 0 ? ch.splits : 0));
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
     return 0;

@@ -37,7 +37,8 @@ def _torch_tables(torch):
 
 
 def _torch(x, fname, arg):
-    if not x.is_cuda:
+    dev = x.get_device()  # -1: a CPU tensor (one attribute read instead of two: a per-call cost)
+    if dev < 0:
         raise TypeError(f"{fname}(): {arg} is a CPU torch tensor; pass a CUDA tensor or {arg}.numpy()")
     torch = sys.modules["torch"]
     if not _torch_dtypes:
@@ -46,7 +47,6 @@ def _torch(x, fname, arg):
     if dtype is None:
         raise TypeError(f"{fname}(): {arg} has torch dtype {x.dtype}, which has no NumPy equivalent here"
                         + (" (install ml_dtypes for bfloat16)" if x.dtype == torch.bfloat16 else ""))
-    dev = x.get_device()
     return (x.data_ptr(), x.shape, x.stride(), dtype, dev, _raw_stream(dev), LIB_TORCH)  # torch.Size is a tuple
 
 

@@ -120,3 +120,21 @@ def test_device_out(rng):
     assert smemkit.sgemm(x, y, out=d) is d
     torch.cuda.synchronize()
     assert torch.allclose(d, x @ y, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_device_out_of_empty_result_is_contiguous_whatever_its_strides(lib, request):
+    """An empty out= is C-contiguous by NumPy's rule even where its library reports other strides
+    (torch.empty(64, 0) has strides (1, 1)); it used to be refused as non-contiguous."""
+    xp = request.getfixturevalue(lib)
+    if lib == "torch":
+        x, out = xp.empty(0, 64, device="cuda"), xp.empty(64, 0, device="cuda")
+        xb, outb = xp.empty(3, 0, 5, device="cuda"), xp.empty(3, 5, 0, device="cuda")
+    else:
+        x, out = xp.empty((0, 64), xp.float32), xp.empty((64, 0), xp.float32)
+        xb, outb = xp.empty((3, 0, 5), xp.float32), xp.empty((3, 5, 0), xp.float32)
+    for layout in smemkit.LAYOUTS:
+        assert smemkit.transpose(x, layout=layout, out=out) is out
+        assert smemkit.matrix_transpose(xb, layout=layout, out=outb) is outb
+    assert tuple(smemkit.transpose(x).shape) == (64, 0)
