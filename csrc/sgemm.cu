@@ -489,6 +489,9 @@ inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *v
 
 } /* namespace smk */
 
+/* Memory-bound kernels for small M / small N (issue 11): configs "skinny-m" and "skinny-n" below. */
+#include "sgemm_skinny.cuh"
+
 /* The tile configs a launch can be forced to (benchmarks, tests); 0 = chosen per shape.  BIG and
  * SMALL ship; the candidates the tile sweep compares them with are compiled in only when the build
  * asks for them (SMEMKIT_SGEMM_CANDIDATES=1: they double the SGEMM build time). */
@@ -518,6 +521,10 @@ const SgemmConfigEntry kConfigs[] = {
     {"auto", nullptr, nullptr, nullptr, 0, 0},
     SMK_SGEMM_ENTRY("128x128x8", SgemmBig),
     SMK_SGEMM_ENTRY("64x64x8", SgemmSmall),
+    {"skinny-m", skinny_launch_any<SkinnyM, true>, skinny_m_block_plan<SkinnyM>, skinny_blocks<SkinnyM>,
+     SkinnyM::BK, SkinnyM::MINBLOCKS},
+    {"skinny-n", skinny_launch_any<SkinnyN, false>, skinny_n_block_plan<SkinnyN>, skinny_blocks<SkinnyN>,
+     SkinnyN::BK, SkinnyN::MINBLOCKS},
 #ifdef SMK_SGEMM_CANDIDATES
     SMK_SGEMM_ENTRY("128x128x16", C128x128x16),
     SMK_SGEMM_ENTRY("128x256x8", C128x256x8),
