@@ -232,17 +232,22 @@ def test_nan_and_inf_propagate_like_numpy(name, force):
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("splits", [1, 3])
 def test_unaligned_device_views(name, layout, mnk, splits, torch, force):
-    """Views one float into a pitched allocation: no pointer 16-byte aligned and every leading
-    dimension odd, so the kernels take their scalar (VEC = false) path; out = C aliases D."""
+    """Row-major views with an odd row pitch, starting off 16-byte boundaries: the kernels take their
+    scalar (VEC = false) path (host arrays never do: their device copies have 16-byte pitches);
+    out = C aliases D."""
     force(name, splits)
     M, N, K = mnk
     g = torch.Generator(device="cuda").manual_seed(M + 31 * N)
 
     def view(r, c):
-        return torch.randn(r + 1, c + 3, device="cuda", generator=g)[1:, 1:c + 1]
+        pitch = c + 1 if c % 2 == 0 else c + 2  # odd
+        flat = torch.randn(r * pitch + 8, device="cuda", generator=g)
+        off = next(o for o in range(1, 4) if (flat.data_ptr() + 4 * o) % 16)
+        return flat[off:off + r * pitch].view(r, pitch)[:, :c]
 
     a, b, c = view(M, K), view(K, N), view(M, N)
-    assert a.data_ptr() % 16 and b.data_ptr() % 16 and c.data_ptr() % 16
+    for x in (a, b, c):
+        assert x.stride(0) % 2 == 1 and x.stride(1) == 1 and x.data_ptr() % 16
     a_h, b_h, c_h = a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy()
     d = smemkit.sgemm(a, b, c, alpha=0.5, beta=-1.5, layout=layout, out=c)
     assert d is c
