@@ -88,7 +88,7 @@ class CudaBuildExt(build_ext):
         extra = shlex.split(os.environ.get("SMEMKIT_NVCC_FLAGS", ""))
         if os.environ.get("SMEMKIT_SGEMM_CANDIDATES", "") not in ("", "0"):
             extra.append("-DSMK_SGEMM_CANDIDATES")
-        headers = [HERE / h for h in csrc_files("*.h")]
+        headers = [HERE / h for h in csrc_files("*.h") + csrc_files("*.cuh")]
         for cu in getattr(ext, "cuda_sources", []):
             obj = objdir / (Path(cu).stem + ".o")
             cmd = [str(nvcc), "-c", str(HERE / cu), "-o", str(obj), "-std=c++17", "-O3", "-lineinfo",

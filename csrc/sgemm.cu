@@ -493,6 +493,9 @@ inline int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *v
 
 } /* namespace smk */
 
+/* Memory-bound kernels for small M / small N (issue 11): configs "skinny-m" and "skinny-n" below. */
+#include "sgemm_skinny.cuh"
+
 /* The tile configs: 0 = chosen per shape; the others ship and can be forced (benchmarks, tests).
  * Which config and K split runs is smk_sgemm_choose's cost model below; the candidates that lost in
  * the tile sweep (bench/SGEMM_NOTES.md, "Tile configs and the cost model") are compiled in only when
@@ -519,6 +522,14 @@ template <class Cfg> int sgemm_block_plan(int layout, smk_plan *plan);
  * a full one.  fma_per_ns == 0: not chosen automatically (a candidate). */
 struct SgemmCost {
     double fma_per_ns, k0, beta;
+    /* Memory-bound configs (skinny-m / skinny-n): fma_per_ns == 0 and the time is the streamed
+     * operand's bytes (each output tile streams its max(BM, BN) x K slice of B or A once) at
+     * bytes_per_ns x min(1, blocks / (sms * minblocks))^beta, each tile along the small side after
+     * the first adding k0 of the operand again (L2 serves the rest); fitted to the H100 runs of
+     * bench/SKINNY_RESULTS.md: skinny-m 2.2-2.75 TB/s (1x4096^2, 1x8192^2), a second row tile +15%
+     * (16x4096x4096); skinny-n 1.8 TB/s unsplit whether its 256 blocks fill 0.65 of a wave or 512
+     * fill it, a second column tile +50% (4096x1x4096 vs 4096x16x4096). */
+    double bytes_per_ns;
 };
 
 struct SgemmConfigEntry {
@@ -529,22 +540,28 @@ struct SgemmConfigEntry {
     int bm, bn, bk;
     int minblocks; /* blocks per SM the config is built for (its __launch_bounds__) */
     SgemmCost cost;
+    int store_after_last; /* 1: each block of each K slice stores one shared group after its last k-tile
+                           * (sgemm_kernel's main loop); explain() counts it */
 };
 #define SMK_SGEMM_ENTRY(NAME, CFG, ...)                                                                   \
     {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BM, CFG::BN, CFG::BK,    \
-     CFG::MINBLOCKS, __VA_ARGS__}
+     CFG::MINBLOCKS, __VA_ARGS__, 1}
 /* Indices 1 and 2 (BIG and SMALL, the first two shipped) are what older benchmarks force by number. */
 const SgemmConfigEntry kConfigs[] = {
-    {"auto", nullptr, nullptr, nullptr, 0, 0, 0, 0, {0, 0, 0}},
-    SMK_SGEMM_ENTRY("128x128x8", SgemmBig, {184.5, 20, 0.85}),
-    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall, {158.8, 16, 0.25}),
-    SMK_SGEMM_ENTRY("128x256x8", C128x256x8, {187.7, 24, 0.1}),
-    SMK_SGEMM_ENTRY("64x64x16", C64x64x16, {138.4, 16, 0.7}),
-    SMK_SGEMM_ENTRY("128x64x8", C128x64, {159.1, 16, 0.7}),
-    SMK_SGEMM_ENTRY("64x128x8", C64x128, {172.3, 20, 0.55}),
+    {"auto", nullptr, nullptr, nullptr, 0, 0, 0, 0, {0, 0, 0, 0}, 0},
+    SMK_SGEMM_ENTRY("128x128x8", SgemmBig, {184.5, 20, 0.85, 0}),
+    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall, {158.8, 16, 0.25, 0}),
+    SMK_SGEMM_ENTRY("128x256x8", C128x256x8, {187.7, 24, 0.1, 0}),
+    SMK_SGEMM_ENTRY("64x64x16", C64x64x16, {138.4, 16, 0.7, 0}),
+    SMK_SGEMM_ENTRY("128x64x8", C128x64, {159.1, 16, 0.7, 0}),
+    SMK_SGEMM_ENTRY("64x128x8", C64x128, {172.3, 20, 0.55, 0}),
+    {"skinny-m", skinny_launch_any<SkinnyM, true>, skinny_m_block_plan<SkinnyM>, skinny_blocks<SkinnyM>,
+     SkinnyM::TILE_M, SkinnyM::TILE_N, SkinnyM::BK, SkinnyM::MINBLOCKS, {0, 0.15, 0.5, 2500.0}, 1},
+    {"skinny-n", skinny_launch_any<SkinnyN, false>, skinny_n_block_plan<SkinnyN>, skinny_blocks<SkinnyN>,
+     SkinnyN::TILE_M, SkinnyN::TILE_N, SkinnyN::BK, SkinnyN::MINBLOCKS, {0, 0.5, 0.0, 1800.0}, 1},
 #ifdef SMK_SGEMM_CANDIDATES
-    SMK_SGEMM_ENTRY("128x128x16", C128x128x16, {0, 0, 0}),
-    SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128, {0, 0, 0}),
+    SMK_SGEMM_ENTRY("128x128x16", C128x128x16, {0, 0, 0, 0}),
+    SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128, {0, 0, 0, 0}),
 #endif
 };
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
@@ -577,9 +594,26 @@ inline void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s,
 inline double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
 {
     const long long tiles = c.blocks(M, N);
-    if (tiles <= 0 || c.cost.fma_per_ns <= 0) return 1e300;
+    if (tiles <= 0 || (c.cost.fma_per_ns <= 0 && c.cost.bytes_per_ns <= 0)) return 1e300;
     int64_t s = 1, chunk = K;
     sgemm_exact_split(K, c.bk, splits, &s, &chunk);
+    const double split_ns =
+        s > 1 ? kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+    if (c.cost.fma_per_ns <= 0) { /* memory-bound: the streamed operand at a rate that needs a full wave */
+        /* Only where the output is matrix-vector-like: at most 4 tiles along its small side (beyond
+         * that the kernel re-streams its operand from L2 per tile and is no longer DRAM-bound; the
+         * runs behind the rates went to 2 tiles). */
+        const int64_t small = c.bm < c.bn ? M : N, tile = c.bm < c.bn ? c.bm : c.bn;
+        if (small > 4 * tile) return 1e300;
+        const double fill = (double)tiles * s / ((double)sms * c.minblocks);
+        /* tiles along the small side re-stream the operand, L2 serving part of it (k0: the share
+         * each extra one costs) */
+        const double bytes = (double)(tiles / ((small + tile - 1) / tile)) * (double)K * (c.bm > c.bn ? c.bm : c.bn) *
+                             4.0 * (1.0 + c.cost.k0 * (double)((small + tile - 1) / tile - 1));
+        /* and below half a wave the blocks, not the rate, are what is missing: a linear share */
+        const double share = pow(fill < 1.0 ? fill : 1.0, c.cost.beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
+        return kLaunchNs + split_ns + bytes / (c.cost.bytes_per_ns * share);
+    }
     const double depth = (double)((chunk + c.bk - 1) / c.bk * c.bk) + c.cost.k0;
     const double block_ns = (double)c.bm * c.bn * depth / c.cost.fma_per_ns; /* one block alone on an SM */
     const long long per_wave = (long long)sms * c.minblocks, blocks = tiles * s;
@@ -589,9 +623,7 @@ inline double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
         const long long r = (rest + sms - 1) / sms; /* blocks per SM in the last wave, <= minblocks */
         t += c.minblocks * block_ns * pow((double)r / c.minblocks, c.cost.beta);
     }
-    if (s > 1)
-        t += kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs;
-    return t;
+    return t + split_ns;
 }
 
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
@@ -605,7 +637,7 @@ inline void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
     for (int c = 1; c < kNumConfigs; c++) {
         const SgemmConfigEntry &e = kConfigs[c];
         const long long tiles = e.blocks(M, N);
-        if (tiles <= 0 || e.cost.fma_per_ns <= 0) continue;
+        if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
@@ -642,7 +674,7 @@ inline void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, 
         const SgemmConfigEntry &e = kConfigs[cfg];
         const long long tiles = e.blocks(M, N);
         s = 1;
-        if (tiles > 0 && e.cost.fma_per_ns > 0) {
+        if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
             const long long per_wave = (long long)sms * e.minblocks;
             for (int j = 0; j <= 4; j++) {
                 const int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
@@ -840,7 +872,7 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     /* Loads: every k-tile.  Stores: every k-tile plus one (each block of each K slice stores after its
      * last tile too, into a stage it does not read again: sgemm_kernel's main loop). */
     for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = tiles * (ktiles + (plan->acc[a].is_store && K > 0 ? ch.splits : 0));
+        plan->acc[a].repeats = tiles * (ktiles + (c.store_after_last && plan->acc[a].is_store && K > 0 ? ch.splits : 0));
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
     return 0;

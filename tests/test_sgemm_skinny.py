@@ -1,0 +1,274 @@
+"""The skinny SGEMM configs (csrc/sgemm_skinny.cuh): "skinny-m" (small M: B streamed from global memory,
+A's slice in shared memory read as broadcasts) and "skinny-n" (small N: A streamed, B's slice stored
+transposed, a shuffle reduce-scatter).  CPU: the plans explain() replays, per layout, against the
+kernels' own instruction counts and the bank arithmetic of the header comment.  GPU: every layout,
+forced through the sgemm_config knob, against the float64 reference within gamma_{K+2}
+(test_sgemm.check), with K splits, C aliasing D, NaN-poisoned outputs and unaligned device views."""
+import math
+
+import numpy as np
+import pytest
+
+import smemkit
+from smemkit import _C
+from test_sgemm import check
+
+LAYOUTS = smemkit.LAYOUTS
+CONFIGS = _C._configs("sgemm")
+SKINNY = ["skinny-m", "skinny-n"]
+# the kernels' geometry (csrc/sgemm_skinny.cuh: SkinnyM = <MS 8, BK 64, U 8, 128 threads>,
+# SkinnyN = <NS 8, R 4, BK 256, 128 threads>)
+GEOM = {"skinny-m": dict(tile_m=8, tile_n=512, bk=64, warps=4),
+        "skinny-n": dict(tile_m=16, tile_n=8, bk=256, warps=4)}
+
+
+def index(name):
+    return CONFIGS.index(name)
+
+
+def blocks(name, M, N):
+    g = GEOM[name]
+    return math.ceil(M / g["tile_m"]) * math.ceil(N / g["tile_n"])
+
+
+# ---- CPU: the table and the plans -----------------------------------------------------------------
+
+def test_skinny_configs_follow_the_shipped_tiles():
+    assert CONFIGS[:3] == ["auto", "128x128x8", "64x64x8"]  # BIG and SMALL keep their indices
+    assert CONFIGS[7:9] == SKINNY
+    assert smemkit.bench_configs("sgemm")[7:9] == SKINNY
+
+
+@pytest.mark.parametrize("mnk,want", [((1, 4096, 4096), "skinny-m"), ((8, 4096, 4096), "skinny-m"),
+                                      ((1, 8192, 8192), "skinny-m"), ((4096, 1, 4096), "skinny-n"),
+                                      ((8192, 8, 8192), "skinny-n"), ((64, 4096, 4096), None),
+                                      ((4096, 4096, 4096), None)], ids=lambda v: str(v))
+def test_the_chooser_picks_skinny_configs_for_matrix_vector_shapes(mnk, want):
+    """The cost model's memory-bound branch: the measured wins of bench/SKINNY_RESULTS.md, and tiles
+    where the output is wide enough to fill them."""
+    name, s = _C._sgemm_choose(*mnk, 132)
+    if want is None:
+        assert name not in SKINNY
+    else:
+        assert name == want
+
+
+PLAN_SHAPES = [(1, 4096, 4096), (3, 1000, 517), (16, 777, 2049), (17, 64, 300), (4096, 1, 4096),
+               (999, 3, 1025), (1, 1, 5003)]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", PLAN_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_skinny_m_plan(layout, mnk):
+    M, N, K = mnk
+    e = smemkit.explain("sgemm", mnk, layout, config=index("skinny-m"), splits=1)
+    assert e.config.startswith("skinny-M 8x512x64 block tile, 128 threads") and e.config.endswith(", splits 1")
+    nb, kt = blocks("skinny-m", M, N), math.ceil(K / 64)
+    assert e.blocks == nb
+    store, load = e.accesses
+    assert store.name.startswith("A-slice store") and store.kind == "store" and store.width == 16
+    assert load.name.startswith("A broadcast load") and load.kind == "load" and load.width == 16
+    # per k-tile: each of 4 warps stores one float4 per thread (8 x 64 floats), and reads
+    # As[m][k..k+3] for 8 rows m and 16 groups of 4 k; one more store after the last k-tile
+    # (unconditional, as in sgemm_kernel: no predicated-off instruction for ncu to count)
+    assert store.instructions == nb * (kt + 1) * 4
+    assert load.instructions == nb * kt * 4 * 8 * 16
+    # conflict-free in every layout: a quarter warp stores 128 contiguous bytes (4 wavefronts a
+    # warp, the 16-byte minimum); a read is one address for the whole warp (2: the broadcast minimum)
+    assert store.excess == 0 and load.excess == 0
+    assert store.wavefronts == 4 * store.instructions
+    assert load.wavefronts == 2 * load.instructions
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", PLAN_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_skinny_n_plan(layout, mnk):
+    M, N, K = mnk
+    e = smemkit.explain("sgemm", mnk, layout, config=index("skinny-n"), splits=1)
+    assert e.config.startswith("skinny-N 16x8x256 block tile, 128 threads")
+    nb, kt = blocks("skinny-n", M, N), math.ceil(K / 256)
+    assert e.blocks == nb
+    store, load = e.accesses
+    assert store.name.startswith("B-slice store (transposed") and store.kind == "store" and store.width == 4
+    assert load.name.startswith("B load") and load.kind == "load" and load.width == 16
+    # per k-tile and warp: 4 float4 of B per thread -> 16 scalar STS (and once more after the last
+    # k-tile); 2 steps x 8 columns of LDS.128
+    assert store.instructions == nb * (kt + 1) * 4 * 16
+    assert load.instructions == nb * kt * 4 * 16
+    assert load.excess == 0 and load.wavefronts == 4 * load.instructions
+    if layout == "naive":
+        # rows n and n+4 of one column k share a bank: the transposed store's 2-way conflict
+        assert store.worst_ways == 2.0 and store.wavefronts == 2 * store.instructions
+    else:
+        assert store.excess == 0 and store.wavefronts == store.instructions
+
+
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_plan_replays_one_address_map_per_layout(name, layout):
+    """The plan's addresses are the layout's map of the same logical elements: distinct per access,
+    inside the stage, and (pad) the naive offsets shifted by 4 floats per row."""
+    p = _C._plan("sgemm", (64, 64, 1024), layout, 4, 132, index(name), 1)
+    assert p["threads"] == 128
+    rows, cols = (8, 64) if name == "skinny-m" else (8, 256)
+    assert p["smem_bytes"] == 2 * rows * (cols + (4 if layout == "pad" else 0)) * 4
+    store = p["accesses"][0][4]
+    assert store.shape[1] == 32 and (store >= 0).all()
+    width = p["accesses"][0][1]
+    assert len(np.unique(store)) == store.size  # every element of the slice written once
+    assert store.size * width == rows * cols * 4
+    assert store.max() + width <= p["smem_bytes"] // 2
+
+
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("mnk,s", [((1, 4096, 4096), 16), ((4096, 1, 4096), 4), ((17, 64, 300), 3), ((1, 1, 5003), 7)],
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def test_split_plan_counts_every_slice_once(name, mnk, s):
+    M, N, K = mnk
+    bk = GEOM[name]["bk"]
+    split = _C._plan("sgemm", mnk, "swizzle", 4, 132, index(name), s)
+    one = _C._plan("sgemm", mnk, "swizzle", 4, 132, index(name), 1)
+    got = int(split["config"].rsplit(", splits ", 1)[1])
+    assert 1 <= got <= min(s, math.ceil(K / bk))
+    assert split["blocks"] == blocks(name, M, N) * got
+    kt = math.ceil(K / bk)
+    for a1, a2 in zip(split["accesses"], one["accesses"]):
+        extra = (got, 1) if a1[2] == "store" else (0, 0)  # a store group after each slice's last k-tile
+        assert (a1[3], a2[3]) == (blocks(name, M, N) * (kt + extra[0]), blocks(name, M, N) * (kt + extra[1]))
+
+
+def test_k_zero_plans_nothing():
+    for name in SKINNY:
+        assert smemkit.explain("sgemm", (5, 7, 0), "pad", config=index(name)).total() == 0
+        assert smemkit.explain("sgemm", (0, 7, 9), "pad", config=index(name)).total() == 0
+
+
+# ---- GPU ------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def force():
+    """force(name, splits=0): run smemkit.sgemm with a skinny config (and K split); reset after."""
+    def set_(name, splits=0):
+        _C._set_knob("sgemm_config", index(name))
+        _C._set_knob("sgemm_splits", splits)
+    try:
+        yield set_
+    finally:
+        _C._set_knob("sgemm_config", 0)
+        _C._set_knob("sgemm_splits", 0)
+
+
+SHAPES = [(1, 4096, 4096), (3, 1000, 517), (16, 777, 2049), (17, 64, 300), (4096, 1, 4096), (999, 3, 1025),
+          (1, 1, 5003), (0, 5, 7), (5, 0, 7), (9, 11, 0), (8, 8, 1), (100, 100, 100), (33, 9, 257)]
+AB = [(1.0, 0.0), (-0.5, 0.0), (1.0, 1.0), (2.0, -0.75)]
+
+
+def operands(rng, M, N, K, beta):
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
+    return a, b, c
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
+def test_forced_skinny_within_bound(name, layout, mnk, alpha, beta, rng, poison, force):
+    force(name, 1)
+    a, b, c = operands(rng, *mnk, beta)
+    c_before = None if c is None else c.copy()
+    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
+    check(d, a, b, c, alpha, beta)
+    if c is not None:
+        np.testing.assert_array_equal(c, c_before)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk,s", [((1, 4096, 4096), 16), ((8, 4096, 4096), 7), ((4096, 1, 4096), 5),
+                                   ((4096, 16, 4096), 3), ((17, 64, 3000), 11), ((1, 1, 5003), 64),
+                                   ((999, 3, 1025), 2)],
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+@pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (2.0, -0.75)], ids=lambda v: str(v))
+def test_forced_skinny_split_within_bound(name, layout, mnk, s, alpha, beta, rng, poison, force):
+    force(name, s)
+    a, b, c = operands(rng, *mnk, beta)
+    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
+    check(d, a, b, c, alpha, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("splits", [1, 4])
+def test_c_aliases_d(name, layout, splits, rng, force):
+    force(name, splits)
+    a, b, c = operands(rng, 13, 21, 1500, 1.0)
+    c0 = c.copy()
+    assert smemkit.sgemm(a, b, c, alpha=2.0, beta=0.5, layout=layout, out=c) is c
+    check(c, a, b, c0, 2.0, 0.5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("splits", [1, 3])
+def test_beta_zero_does_not_read_a_nan_c(name, splits, rng, poison, force):
+    force(name, splits)
+    a, b, _ = operands(rng, 7, 5, 3001, 0.0)
+    c = np.full((7, 5), np.nan, np.float32)
+    d = smemkit.sgemm(a, b, c, beta=0.0, alpha=1.5)
+    check(d, a, b, None, 1.5, 0.0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+def test_nan_and_inf_propagate_like_numpy(name, force):
+    force(name, 1)
+    a = np.ones((6, 300), np.float32)
+    b = np.ones((300, 5), np.float32)
+    a[1, 280] = np.nan  # the second k-tile of skinny-m, the second of skinny-n's steps
+    b[3, 4] = np.inf
+    d = smemkit.sgemm(a, b)
+    want = a @ b
+    np.testing.assert_array_equal(np.isnan(d), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(1, 1030, 777), (5, 9, 1001), (700, 3, 513), (17, 64, 300)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("splits", [1, 3])
+def test_unaligned_device_views(name, layout, mnk, splits, torch, force):
+    """Row-major views with an odd row pitch, starting off 16-byte boundaries: the kernels take their
+    scalar (VEC = false) path (host arrays never do: their device copies have 16-byte pitches).  C is
+    such a view too (out= must be C-contiguous, so the result is a new tensor)."""
+    force(name, splits)
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(M + 31 * N)
+
+    def view(r, c):
+        pitch = c + 1 if c % 2 == 0 else c + 2  # odd
+        flat = torch.randn(r * pitch + 8, device="cuda", generator=g)
+        off = next(o for o in range(1, 4) if (flat.data_ptr() + 4 * o) % 16)
+        return flat[off:off + r * pitch].view(r, pitch)[:, :c]
+
+    a, b, c = view(M, K), view(K, N), view(M, N)
+    for x in (a, b, c):
+        assert x.stride(0) % 2 == 1 and x.stride(1) == 1 and x.data_ptr() % 16
+    a_h, b_h, c_h = a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy()
+    d = smemkit.sgemm(a, b, c, alpha=0.5, beta=-1.5, layout=layout)
+    assert tuple(d.shape) == (M, N) and d.is_contiguous()
+    check(np.ascontiguousarray(d.cpu().numpy()), a_h, b_h, c_h, 0.5, -1.5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SKINNY)
+def test_bench_runs_a_skinny_config(name):
+    r = smemkit.bench("sgemm", (1, 4096, 4096) if name == "skinny-m" else (4096, 1, 4096), layout="pad",
+                      config=name, splits=1, reps=3)
+    assert r.median_ms > 0
