@@ -571,6 +571,14 @@ constexpr int kMaxSplits = 65535; /* gridDim.y */
  * workspace traffic (the partial tiles written by the GEMM and read back, D written). */
 constexpr double kLaunchNs = 2000.0, kSplitNs = 8000.0, kSplitBytesPerNs = 4000.0;
 
+/* The shallowest K slice the automatic choice makes (a forced split may go down to one k-tile).  The
+ * model's per-block overhead (k0) under-prices very shallow slices: measured on an H100, 64x64x16384
+ * in 64x64x8 tiles ran 0.75 of cuBLAS at S = 512 (32-deep slices) and 0.88 at S = 243 (68 deep).
+ * Replaying the model's picks over the measured tile x split grid with floors 0..96, 48 did best
+ * (geomean 0.944; 64 lost 130x67x2049, whose best measured slice is 43 deep; 32 and below kept the
+ * shallow picks); bench/SGEMM_NOTES.md. */
+constexpr int64_t kMinSliceK = 48;
+
 /* `splits` slices made exact for a K of k-tiles `bk` deep: every slice k_chunk deep (a multiple of
  * bk) but the last, none empty; 1 <= *s <= max(1, ceil(K / bk)) and <= kMaxSplits. */
 inline void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s, int64_t *k_chunk)
@@ -641,9 +649,11 @@ inline void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
+        const int64_t deepest = K / kMinSliceK; /* the most slices with none shallower than kMinSliceK */
         if (tiles < 2 * per_wave && K > e.bk)
             for (int j = 1; j <= 4; j++) {
-                const int64_t s = (j * per_wave + tiles - 1) / tiles; /* tiles * s >= j waves */
+                int64_t s = (j * per_wave + tiles - 1) / tiles; /* tiles * s >= j waves */
+                s = s < deepest ? s : (deepest > 1 ? deepest : 1);
                 cand[n++] = s;
                 cand[n++] = s - 1 > 1 ? s - 1 : 1;
             }
@@ -676,8 +686,10 @@ inline void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, 
         s = 1;
         if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
             const long long per_wave = (long long)sms * e.minblocks;
+            const int64_t deepest = K / kMinSliceK > 1 ? K / kMinSliceK : 1;
             for (int j = 0; j <= 4; j++) {
-                const int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
+                int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
+                c = c < deepest ? c : deepest;
                 const double t = sgemm_cost_ns(e, M, N, K, sms, c);
                 if (t < best) {
                     best = t;

@@ -68,10 +68,10 @@ def test_big_squares_and_short_k_are_not_split(n, sms):
     assert _C._sgemm_choose(64, 65536, 1024, sms)[1] == 1
 
 
-def test_shallow_k_is_never_split_below_a_whole_k_tile_per_slice():
-    for M, N, K in itertools.product(SIZES, SIZES, [1, 8, 16, 63, 128, 255, 511, 1000]):
+def test_shallow_k_is_never_split_below_48_deep_slices():
+    for M, N, K in itertools.product(SIZES, SIZES, [1, 8, 16, 63, 64, 128, 255, 511, 1000, 16384]):
         name, splits = _C._sgemm_choose(M, N, K, 132)
-        assert splits <= max(1, math.ceil(K / bk_of(name)))
+        assert splits <= max(1, K // 48), (M, N, K, name, splits)
         if K <= bk_of(name):
             assert splits == 1
 
