@@ -11,8 +11,9 @@
  * transpose is done by four 4-byte STS per float4 loaded from A.  Edge tiles are predicated in the
  * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
  *
- * Split-K (issue 11) is a launch-level choice: when an output's tiles cannot give every SM one,
- * smk_sgemm_choose splits K into S slices of whole k-tiles; grid (tiles, S), block (x, z) runs the
+ * Split-K (issue 11) is a launch-level choice: when the cost model (sgemm_cost_ns) prices it cheaper,
+ * typically for outputs whose tiles fill less than a wave, smk_sgemm_choose splits K into S slices of
+ * whole k-tiles; grid (tiles, S), block (x, z) runs the
  * same kernel over slice z into an fp32 workspace (stream-ordered on the caller's stream), and
  * sgemm_reduce_kernel sums the S partials in a fixed order and applies alpha and beta.  The kernel
  * only gains a K range (SgemmSlice); its shared-memory traffic per k-tile is unchanged, so explain()'s

@@ -2,17 +2,17 @@
  * sgemm_config.h -- the tile configuration of smemkit's warp-tiled SGEMM, in one place.
  *
  * Plain C macros (the bank model enumerates the kernel's shared-memory accesses from these) plus, for
- * C++, the same numbers as one compile-time struct that the kernel template takes.  Two configs ship:
+ * C++, the same numbers as one compile-time struct that the kernel template takes.  The macros name
+ * the first two configs:
  *
- *   BIG    128x128x8 block tile, 256 threads (8 warps of 32x64), 8x8 outputs per thread;
- *          used when its grid fills at least one wave (one block per SM).
- *   SMALL  64x64x8 block tile, 128 threads (4 warps of 32x32), 8x4 outputs per thread;
- *          used for problems whose BIG grid would leave SMs idle (e.g. 1024^3 = 64 BIG tiles on 132 SMs),
- *          or whose BIG tiles would pad >= 1.25x the area (64-wide outputs), and split along K when
- *          even its tiles cannot give every SM one (smk_sgemm_choose in sgemm.cu has the whole rule).
+ *   BIG    128x128x8 block tile, 256 threads (8 warps of 32x64), 8x8 outputs per thread.
+ *   SMALL  64x64x8 block tile, 128 threads (4 warps of 32x32), 8x4 outputs per thread.
  *
- * Both have the same warp geometry inside a warp sub-tile (4 lanes along m x 8 lanes along n, 4x4
- * thread tile), so the bank arithmetic of bench/SGEMM_NOTES.md applies to both unchanged.
+ * Four more ship as SgemmCfg instances in sgemm.cu (128x256x8, 64x64x16, 128x64x8, 64x128x8); which
+ * config and how many K slices a launch uses is smk_sgemm_choose's cost model (sgemm.cu).
+ *
+ * All have the same warp geometry inside a warp sub-tile (4 lanes along m x 8 lanes along n, 4x4
+ * thread tile), so the bank arithmetic of bench/SGEMM_NOTES.md applies to all of them unchanged.
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
