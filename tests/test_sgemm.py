@@ -16,6 +16,15 @@ SHAPES = [(1, 1, 1), (7, 13, 5), (31, 33, 17), (64, 64, 0), (128, 256, 64), (100
 AB = [(1.0, 0.0), (-0.5, 0.0), (1.0, 1.0), (2.0, -0.75)]
 
 
+def odd_pitch_view(torch, g, r, c):
+    """An r x c float32 CUDA view with an odd row pitch whose base is off 16 bytes: the SGEMM kernels'
+    scalar (VEC = false) path, which host arrays never take (their device copies have 16-byte pitches)."""
+    pitch = c + 1 if c % 2 == 0 else c + 2  # odd
+    flat = torch.randn(r * pitch + 8, device="cuda", generator=g)
+    off = next(o for o in range(1, 4) if (flat.data_ptr() + 4 * o) % 16)
+    return flat[off:off + r * pitch].view(r, pitch)[:, :c]
+
+
 def gamma(n):
     return n * U / (1 - n * U)
 

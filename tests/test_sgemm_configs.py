@@ -8,7 +8,7 @@ import pytest
 
 import smemkit
 from smemkit import _C
-from test_sgemm import check
+from test_sgemm import check, odd_pitch_view
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")[1:]  # every config compiled in (index 0 is "auto")
@@ -56,14 +56,7 @@ def test_forced_config_on_unaligned_device_views(config, layout, torch, force):
     force(config, 0)
     M, N, K = 131, 67, 203
     g = torch.Generator(device="cuda").manual_seed(7)
-
-    def view(r, c):
-        pitch = c + 1 if c % 2 == 0 else c + 2  # odd
-        flat = torch.randn(r * pitch + 8, device="cuda", generator=g)
-        off = next(o for o in range(1, 4) if (flat.data_ptr() + 4 * o) % 16)
-        return flat[off:off + r * pitch].view(r, pitch)[:, :c]
-
-    a, b, c = view(M, K), view(K, N), view(M, N)
+    a, b, c = (odd_pitch_view(torch, g, r, n) for r, n in ((M, K), (K, N), (M, N)))
     d = smemkit.sgemm(a, b, c, alpha=0.5, beta=-1.5, layout=layout)
     torch.cuda.synchronize()
     check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.5, -1.5)

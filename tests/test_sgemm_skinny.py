@@ -11,7 +11,7 @@ import pytest
 
 import smemkit
 from smemkit import _C
-from test_sgemm import check
+from test_sgemm import check, odd_pitch_view
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")
@@ -250,14 +250,7 @@ def test_unaligned_device_views(name, layout, mnk, splits, torch, force):
     force(name, splits)
     M, N, K = mnk
     g = torch.Generator(device="cuda").manual_seed(M + 31 * N)
-
-    def view(r, c):
-        pitch = c + 1 if c % 2 == 0 else c + 2  # odd
-        flat = torch.randn(r * pitch + 8, device="cuda", generator=g)
-        off = next(o for o in range(1, 4) if (flat.data_ptr() + 4 * o) % 16)
-        return flat[off:off + r * pitch].view(r, pitch)[:, :c]
-
-    a, b, c = view(M, K), view(K, N), view(M, N)
+    a, b, c = (odd_pitch_view(torch, g, r, n) for r, n in ((M, K), (K, N), (M, N)))
     for x in (a, b, c):
         assert x.stride(0) % 2 == 1 and x.stride(1) == 1 and x.data_ptr() % 16
     a_h, b_h, c_h = a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy()
