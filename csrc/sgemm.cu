@@ -6,7 +6,8 @@
  * Structure (siboehm SGEMM_CUDA kernel 10, tuned for sm_90): block tile BM x BN -> warp tile WM x WN ->
  * WMITER x WNITER warp sub-tiles -> TM x TN thread tile per sub-tile, accumulators in registers.
  * Global -> register -> shared double buffering (STAGES = 2): the next k-tile's float4 loads are in
- * flight while the current one is multiplied; one __syncthreads per k-tile.  The A tile is stored
+ * flight while the current one is multiplied; one __syncthreads per k-tile.  The fragments are double-
+ * buffered in registers too: row k+1's LDS.128 issue before row k's FFMAs, across the barrier as well.  The A tile is stored
  * TRANSPOSED (As[k][m]) so that the inner loop reads A and B fragments with 16-byte LDS.128; the
  * transpose is done by four 4-byte STS per float4 loaded from A.  Edge tiles are predicated in the
  * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
@@ -156,6 +157,23 @@ struct SgemmMap {
     }
 };
 
+/* The A store's row split (sgemm_kernel's store_shared): for every k0 = 0 mod 4 (the first k of an
+ * A float4), e < 4 and column m of the A tile,
+ *     smk_tile_offset(TA, k0 + e, m) == smk_tile_offset(TA, k0, m) + smk_tile_offset(TA, e, 0).
+ * naive / pad: rows are a constant pitch apart.  swizzle (Swizzle<1,4,S>): the XOR depends on bit 2
+ * of k only, which e < 4 does not change.  Checked at compile time for each config and layout. */
+template <class Cfg, int LAYOUT>
+__host__ __device__ constexpr bool sgemm_a_rows_ok()
+{
+    constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM);
+    for (int k0 = 0; k0 < Cfg::BK; k0 += 4)
+        for (int e = 0; e < 4; ++e)
+            for (int m = 0; m < Cfg::BM; ++m)
+                if (smk_tile_offset(TA, k0 + e, m) != smk_tile_offset(TA, k0, m) + smk_tile_offset(TA, e, 0))
+                    return false;
+    return true;
+}
+
 /* The K range of a launch (split-K is a launch-level choice): block (x, z) with z = blockIdx.y
  * multiplies k in [z * k_chunk, min(K, (z + 1) * k_chunk)) and writes its tile to D + z * d_stride.
  * One slice: k_chunk >= K, d_stride 0 (the plain GEMM).  Several: D is the fp32 workspace, alpha 1,
@@ -255,15 +273,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 #pragma unroll
         for (int j = 0; j < B_LOADS; ++j) b_ptr[j] += (int64_t)BK * p.ldb;
     };
-    /* Registers -> shared stage st: A transposed by four scalar stores, B as one float4. */
+    /* Registers -> shared stage st: A transposed by four scalar stores, B as one float4.  The four A
+     * stores of a float4 go to rows a_kc .. a_kc+3 of one column; a_kc is a multiple of 4, so (every
+     * layout, sgemm_a_rows_ok) their offsets are the first one's plus the constant offsets of rows
+     * 0..3: one address register per float4 and immediates, as nvcc cannot see that the swizzle's
+     * XOR is the same for the four rows (it kept four registers, at BIG's 128-register cap). */
+    static_assert(sgemm_a_rows_ok<Cfg, LAYOUT>(), "A-store rows a_kc + e: offset(a_kc) + offset(e, 0)");
     auto store_shared = [&](int st) {
         float *As = smem + st * stage_elems, *Bs = As + a_elems;
 #pragma unroll
         for (int j = 0; j < A_LOADS; ++j) {
-            As[smk_tile_offset(TA, a_kc[j] + 0, a_row[j])] = ra[j].x;
-            As[smk_tile_offset(TA, a_kc[j] + 1, a_row[j])] = ra[j].y;
-            As[smk_tile_offset(TA, a_kc[j] + 2, a_row[j])] = ra[j].z;
-            As[smk_tile_offset(TA, a_kc[j] + 3, a_row[j])] = ra[j].w;
+            float *const a0 = As + smk_tile_offset(TA, a_kc[j], a_row[j]);
+            a0[smk_tile_offset(TA, 0, 0)] = ra[j].x;
+            a0[smk_tile_offset(TA, 1, 0)] = ra[j].y;
+            a0[smk_tile_offset(TA, 2, 0)] = ra[j].z;
+            a0[smk_tile_offset(TA, 3, 0)] = ra[j].w;
         }
 #pragma unroll
         for (int j = 0; j < B_LOADS; ++j)
@@ -277,57 +301,71 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         for (int j = 0; j < WNITER * TN; ++j)
             acc[i][j] = 0.f;
 
-    /* Multiply the BK-deep tile in stage st into the accumulators.  Fragment (i, j) of row k is column
-     * a_col + i*WSUBM + j of As; a_col's set bits are disjoint from i*WSUBM + j (all power-of-two
-     * fields), so that column equals a_col ^ (i*WSUBM + j), and by smk_tile_row_offset/_row_xor its
-     * offset is  row_offset(k) + ((a_col ^ row_xor(k)) ^ (i*WSUBM + j)):  one XOR per k per operand,
-     * the rest immediates (the compiler knows the bits of a_col ^ row_xor(k) that the constant hits). */
-    auto compute = [&](int st) {
+    /* Fragments are double-buffered in registers: row k+1's LDS.128 are issued before row k's FFMAs,
+     * and across the k-tile barrier too (CUTLASS's SIMT main loop), so after a barrier a warp has a
+     * whole row of FFMAs to issue while its first loads of the new stage are in flight.
+     * Fragment (i, j) of row k is column a_col + i*WSUBM + j of As; a_col's set bits are disjoint from
+     * i*WSUBM + j (all power-of-two fields), so that column equals a_col ^ (i*WSUBM + j), and by
+     * smk_tile_row_offset/_row_xor its offset is  row_offset(k) + ((a_col ^ row_xor(k)) ^ (i*WSUBM + j)):
+     * one XOR per k per operand, the rest immediates (the compiler knows the bits of a_col ^ row_xor(k)
+     * that the constant hits). */
+    float af[2][WMITER * TM], bf[2][WNITER * TN];
+    auto load_frags = [&](int st, int k, int buf) {
         const float *As = smem + st * stage_elems, *Bs = As + a_elems;
+        const int ax = a_col ^ smk_tile_row_xor(TA, k), bx = b_col ^ smk_tile_row_xor(TB, k);
+        const float *Ak = As + smk_tile_row_offset(TA, k), *Bk = Bs + smk_tile_row_offset(TB, k);
 #pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            const int ax = a_col ^ smk_tile_row_xor(TA, k), bx = b_col ^ smk_tile_row_xor(TB, k);
-            const float *Ak = As + smk_tile_row_offset(TA, k), *Bk = Bs + smk_tile_row_offset(TB, k);
-            float af[WMITER * TM], bf[WNITER * TN];
+        for (int i = 0; i < WMITER; ++i)
 #pragma unroll
-            for (int i = 0; i < WMITER; ++i)
+            for (int j = 0; j < TM; j += 4)
+                *reinterpret_cast<float4 *>(&af[buf][i * TM + j]) =
+                    *reinterpret_cast<const float4 *>(&Ak[ax ^ (i * WSUBM + j)]);
 #pragma unroll
-                for (int j = 0; j < TM; j += 4)
-                    *reinterpret_cast<float4 *>(&af[i * TM + j]) =
-                        *reinterpret_cast<const float4 *>(&Ak[ax ^ (i * WSUBM + j)]);
+        for (int i = 0; i < WNITER; ++i)
 #pragma unroll
-            for (int i = 0; i < WNITER; ++i)
+            for (int j = 0; j < TN; j += 4)
+                *reinterpret_cast<float4 *>(&bf[buf][i * TN + j]) =
+                    *reinterpret_cast<const float4 *>(&Bk[bx ^ (i * WSUBN + j)]);
+    };
+    auto fma_frags = [&](int buf) {
 #pragma unroll
-                for (int j = 0; j < TN; j += 4)
-                    *reinterpret_cast<float4 *>(&bf[i * TN + j]) =
-                        *reinterpret_cast<const float4 *>(&Bk[bx ^ (i * WSUBN + j)]);
+        for (int i = 0; i < WMITER * TM; ++i)
 #pragma unroll
-            for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-                for (int j = 0; j < WNITER * TN; ++j)
-                    acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
-        }
+            for (int j = 0; j < WNITER * TN; ++j)
+                acc[i][j] = fmaf(af[buf][i], bf[buf][j], acc[i][j]);
     };
 
-    /* ---- main loop: load -> sync -> compute -> store -> sync, stage index a compile-time constant ----
-     * One step: prefetch tile kt+1 into registers (if there is one), multiply stage ST, park the
-     * registers in stage ST^1 (last read in step kt-1, which every thread finished before the barrier).
-     * The store is unconditional: after the last tile it parks stale registers in a stage nobody reads
-     * again.  That costs one store group per block and K slice, and buys an exact count: with
-     * `if (more) store` nvcc if-converted the last step's stores, which Nsight Compute counts as
-     * executed (predicated off) where explain() did not.  explain() counts k-tiles + 1 store groups. */
+    /* ---- main loop: one barrier per k-tile, stage index a compile-time constant ----
+     * Step kt (stage ST holds tile kt, row 0 of it already in fragment buffer 0): prefetch tile kt+1
+     * into registers (if there is one); for each row k, load row k+1's fragments, then multiply row k;
+     * at the last row, first park the prefetched registers in stage ST^1 (last read in step kt-1, which
+     * every thread finished before that step's barrier), barrier, and load row 0 of stage ST^1.
+     * The store and that last load are unconditional: after the last tile they park stale registers
+     * in, and read row 0 of, a stage nobody uses again.  That costs one store group and one fragment
+     * row per block and K slice, and buys exact counts: with `if (more) store` nvcc if-converted the
+     * last step's stores, which Nsight Compute counts as executed (predicated off) where explain()
+     * did not.  explain() counts k-tiles + 1 store groups and k-tiles * BK + 1 fragment rows. */
     const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
         load_global(0);
         store_shared(0);
         __syncthreads();
+        load_frags(0, 0, 0);
     }
     auto step = [&](auto st_tag, int kt) {
         constexpr int ST = decltype(st_tag)::value;
         if (kt + 1 < ktiles) load_global((kt + 1) * BK);
-        compute(ST);
-        store_shared(ST ^ 1);
-        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK) {
+                load_frags(ST, k + 1, (k + 1) & 1);
+            } else {
+                store_shared(ST ^ 1);
+                __syncthreads();
+                load_frags(ST ^ 1, 0, (k + 1) & 1);
+            }
+            fma_frags(k & 1);
+        }
     };
 #pragma unroll 1
     for (int kt = 0; kt < ktiles; kt += 2) {
@@ -543,13 +581,15 @@ struct SgemmConfigEntry {
     SgemmCost cost;
     int store_after_last; /* 1: each block of each K slice stores one shared group after its last k-tile
                            * (sgemm_kernel's main loop); explain() counts it */
+    int once_accesses;    /* the block plan's last accesses that run once per block and K slice (not
+                           * per k-tile): sgemm_kernel's fragment row loaded after its last k-tile */
 };
 #define SMK_SGEMM_ENTRY(NAME, CFG, ...)                                                                   \
     {NAME, sgemm_launch_any<CFG>, sgemm_block_plan<CFG>, sgemm_grid_blocks<CFG>, CFG::BM, CFG::BN, CFG::BK,    \
-     CFG::MINBLOCKS, __VA_ARGS__, 1}
+     CFG::MINBLOCKS, __VA_ARGS__, 1, 2}
 /* Indices 1 and 2 (BIG and SMALL, the first two shipped) are what older benchmarks force by number. */
 const SgemmConfigEntry kConfigs[] = {
-    {"auto", nullptr, nullptr, nullptr, 0, 0, 0, 0, {0, 0, 0, 0}, 0},
+    {"auto", nullptr, nullptr, nullptr, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0},
     SMK_SGEMM_ENTRY("128x128x8", SgemmBig, {184.5, 20, 0.85, 0}),
     SMK_SGEMM_ENTRY("64x64x8", SgemmSmall, {158.8, 16, 0.25, 0}),
     SMK_SGEMM_ENTRY("128x256x8", C128x256x8, {187.7, 24, 0.1, 0}),
@@ -557,9 +597,9 @@ const SgemmConfigEntry kConfigs[] = {
     SMK_SGEMM_ENTRY("128x64x8", C128x64, {159.1, 16, 0.7, 0}),
     SMK_SGEMM_ENTRY("64x128x8", C64x128, {172.3, 20, 0.55, 0}),
     {"skinny-m", skinny_launch_any<SkinnyM, true>, skinny_m_block_plan<SkinnyM>, skinny_blocks<SkinnyM>,
-     SkinnyM::TILE_M, SkinnyM::TILE_N, SkinnyM::BK, SkinnyM::MINBLOCKS, {0, 0.15, 0.5, 2500.0}, 1},
+     SkinnyM::TILE_M, SkinnyM::TILE_N, SkinnyM::BK, SkinnyM::MINBLOCKS, {0, 0.15, 0.5, 2500.0}, 1, 0},
     {"skinny-n", skinny_launch_any<SkinnyN, false>, skinny_n_block_plan<SkinnyN>, skinny_blocks<SkinnyN>,
-     SkinnyN::TILE_M, SkinnyN::TILE_N, SkinnyN::BK, SkinnyN::MINBLOCKS, {0, 0.5, 0.0, 1800.0}, 1},
+     SkinnyN::TILE_M, SkinnyN::TILE_N, SkinnyN::BK, SkinnyN::MINBLOCKS, {0, 0.5, 0.0, 1800.0}, 1, 0},
 #ifdef SMK_SGEMM_CANDIDATES
     SMK_SGEMM_ENTRY("128x128x16", C128x128x16, {0, 0, 0, 0}),
     SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128, {0, 0, 0, 0}),
@@ -805,13 +845,18 @@ int sgemm_block_plan(int layout, smk_plan *plan)
     if ((a_elems + smk_tile_elems(TB, Cfg::BK)) % 32 != 0)
         return -1;
     const int n_a_frag = Cfg::WMITER * (Cfg::TM / 4), n_b_frag = Cfg::WNITER * (Cfg::TN / 4);
-    const struct { const char *name; int width, is_store, per_warp; } kinds[4] = {
+    /* Per k-tile: the stores of the next tile and BK fragment rows.  Once per block and K slice (the
+     * last kSgemmOnceAccesses, see smk_sgemm_plan): the fragment row 0 the main loop loads from the
+     * other stage after its last k-tile (the kernel's cross-barrier prefetch, unconditional). */
+    const struct { const char *name; int width, is_store, per_warp; } kinds[6] = {
         {"A-tile store (transposed, 4 x STS.32 per float4)", 4, 1, Cfg::A_LOADS * 4},
         {"B-tile store (STS.128)", 16, 1, Cfg::B_LOADS},
         {"A fragment load (LDS.128)", 16, 0, Cfg::BK * n_a_frag},
         {"B fragment load (LDS.128)", 16, 0, Cfg::BK * n_b_frag},
+        {"A fragment load after the last k-tile (LDS.128, row 0, unused)", 16, 0, n_a_frag},
+        {"B fragment load after the last k-tile (LDS.128, row 0, unused)", 16, 0, n_b_frag},
     };
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < 6; a++) {
         smk_access *acc = &plan->acc[a];
         acc->name = kinds[a].name;
         acc->width = kinds[a].width;
@@ -838,8 +883,8 @@ int sgemm_block_plan(int layout, smk_plan *plan)
                         out[i * 32] = 4LL * (a_elems + smk_tile_offset(TB, row, col));
                     }
                 } else {
-                    for (int k = 0; k < Cfg::BK; k++)
-                        if (a == 2) {
+                    for (int k = 0; k < (a < 4 ? Cfg::BK : 1); k++)
+                        if (a % 2 == 0) {
                             for (int f = 0; f < Cfg::WMITER; f++)
                                 for (int t = 0; t < Cfg::TM; t += 4, i++)
                                     out[i * 32] = 4LL * smk_tile_offset(TA, k, Map::a_col(tid) + f * Cfg::WSUBM + t);
@@ -852,7 +897,7 @@ int sgemm_block_plan(int layout, smk_plan *plan)
                 }
             }
     }
-    plan->n = 4;
+    plan->n = 6;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = (int)sgemm_smem_bytes<Cfg, SMK_NAIVE>();
     if (layout == SMK_PAD)
@@ -883,9 +928,15 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;
     plan->blocks = tiles * ch.splits;
     /* Loads: every k-tile.  Stores: every k-tile plus one (each block of each K slice stores after its
-     * last tile too, into a stage it does not read again: sgemm_kernel's main loop). */
-    for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = tiles * (ktiles + (c.store_after_last && plan->acc[a].is_store && K > 0 ? ch.splits : 0));
+     * last tile too, into a stage it does not read again: sgemm_kernel's main loop).  The config's
+     * last `once_accesses` accesses: once per block and K slice. */
+    const long long slices = K > 0 ? ch.splits : 0;
+    for (int a = 0; a < plan->n; a++) {
+        const smk_access &x = plan->acc[a];
+        plan->acc[a].repeats = a >= plan->n - c.once_accesses
+                                   ? tiles * slices
+                                   : tiles * (ktiles + (c.store_after_last && x.is_store ? slices : 0));
+    }
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
     return 0;

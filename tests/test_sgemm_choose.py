@@ -129,11 +129,14 @@ def test_plan_follows_the_chooser_and_counts_every_slice(mnk, sms):
     assert plan_splits(unsplit) == 1 and unsplit["blocks"] == tiles
     ktiles = math.ceil(mnk[2] / bk_of(name))
     for (n1, _, kind, r1, a1, *_), (n2, _, _, r2, a2, *_) in zip(plan["accesses"], unsplit["accesses"]):
+        assert n1 == n2 and a1.shape == a2.shape
+        if "after the last k-tile" in n1:  # the cross-barrier fragment row: once per block and K slice
+            assert (r1, r2) == (tiles * splits, tiles)
+            continue
         # loads: every k-tile once; stores: one more group per block and K slice (the kernel stores
         # after its last tile too)
         extra = (splits, 1) if kind == "store" else (0, 0)
-        assert n1 == n2 and (r1, r2) == (tiles * (ktiles + extra[0]), tiles * (ktiles + extra[1]))
-        assert a1.shape == a2.shape
+        assert (r1, r2) == (tiles * (ktiles + extra[0]), tiles * (ktiles + extra[1]))
 
 
 @pytest.mark.parametrize("K,forced,want", [(17, 3, 3), (17, 2, 2), (100, 1000, 13), (65536, 3, 3), (8, 5, 1),
@@ -142,7 +145,11 @@ def test_forced_splits_are_clamped_to_whole_k_tiles(K, forced, want):
     plan = _C._plan("sgemm", (64, 64, K), "swizzle", 4, 132, 2, forced)  # 64x64x8 tiles: k-tiles of 8
     assert plan_splits(plan) == want
     assert plan["blocks"] == want
-    assert all(acc[3] == math.ceil(K / 8) + (want if acc[2] == "store" and K > 0 else 0) for acc in plan["accesses"])
+    for name, _, kind, reps, *_ in plan["accesses"]:
+        if "after the last k-tile" in name:
+            assert reps == (want if K > 0 else 0)
+        else:
+            assert reps == math.ceil(K / 8) + (want if kind == "store" and K > 0 else 0)
 
 
 def test_explain_reports_the_split():
@@ -150,8 +157,10 @@ def test_explain_reports_the_split():
     assert e.config.endswith(f", splits {_C._sgemm_choose(128, 128, 16384, 132)[1]}")
     forced = smemkit.explain("sgemm", (128, 128, 16384), "swizzle", splits=1)
     assert forced.config.endswith(", splits 1")
-    assert e.total("load") == forced.total("load")  # the same k-tiles, sliced
     s = _C._sgemm_choose(128, 128, 16384, 132)[1]
+    # the same k-tiles, sliced, and one fragment row after each slice's last k-tile
+    per_row = forced.total("load") // (16384 + 1)
+    assert e.total("load") == forced.total("load") + (s - 1) * per_row
     per_group = forced.total("store") // (16384 // 8 + 1)  # one store group per k-tile, +1 per slice
     assert e.total("store") == forced.total("store") + (s - 1) * per_group
     with pytest.raises(ValueError, match="splits"):
