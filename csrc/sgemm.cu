@@ -676,6 +676,20 @@ inline double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     return t + split_ns;
 }
 
+/* The most K slices whose (exact) slices are none shallower than kMinSliceK but the last: the largest S
+ * with sgemm_exact_split's k_chunk >= kMinSliceK (whole k-tiles: K = 256 in 16-deep k-tiles gives 6
+ * slices of 48, where K / kMinSliceK would say 5), at least 1. */
+inline int64_t sgemm_deepest(int64_t K, int64_t bk)
+{
+    const int64_t c0 = (kMinSliceK + bk - 1) / bk * bk;
+    int64_t s = (K + c0 - 1) / c0, n = 1, chunk = K;
+    for (; s > 1; --s) {
+        sgemm_exact_split(K, bk, s, &n, &chunk);
+        if (chunk >= kMinSliceK) return s;
+    }
+    return 1;
+}
+
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
  * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
  * one to four full waves.  Ties keep the earlier config / smaller S: the same answer on every call. */
@@ -691,11 +705,11 @@ inline void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
-        const int64_t deepest = K / kMinSliceK; /* the most slices with none shallower than kMinSliceK */
+        const int64_t deepest = sgemm_deepest(K, e.bk); /* no slice shallower than kMinSliceK */
         if (tiles < 2 * per_wave && K > e.bk)
             for (int j = 1; j <= 4; j++) {
                 int64_t s = (j * per_wave + tiles - 1) / tiles; /* tiles * s >= j waves */
-                s = s < deepest ? s : (deepest > 1 ? deepest : 1);
+                s = s < deepest ? s : deepest;
                 cand[n++] = s;
                 cand[n++] = s - 1 > 1 ? s - 1 : 1;
             }
@@ -728,7 +742,7 @@ inline void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, 
         s = 1;
         if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
             const long long per_wave = (long long)sms * e.minblocks;
-            const int64_t deepest = K / kMinSliceK > 1 ? K / kMinSliceK : 1;
+            const int64_t deepest = sgemm_deepest(K, e.bk);
             for (int j = 0; j <= 4; j++) {
                 int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
                 c = c < deepest ? c : deepest;
