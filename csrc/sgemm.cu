@@ -6,8 +6,9 @@
  * Structure (siboehm SGEMM_CUDA kernel 10, tuned for sm_90): block tile BM x BN -> warp tile WM x WN ->
  * WMITER x WNITER warp sub-tiles -> TM x TN thread tile per sub-tile, accumulators in registers.
  * Global -> register -> shared double buffering (STAGES = 2): the next k-tile's float4 loads are in
- * flight while the current one is multiplied; one __syncthreads per k-tile.  The fragments are double-
- * buffered in registers too: row k+1's LDS.128 issue before row k's FFMAs, across the barrier as well.  The A tile is stored
+ * flight while the current one is multiplied; one __syncthreads per k-tile.  The fragments are
+ * double-buffered in registers too: row k+1's LDS.128 issue before row k's FFMAs, across the barrier
+ * as well.  The A tile is stored
  * TRANSPOSED (As[k][m]) so that the inner loop reads A and B fragments with 16-byte LDS.128; the
  * transpose is done by four 4-byte STS per float4 loaded from A.  Edge tiles are predicated in the
  * kernel (zero fill), no host padding; M, N, K and leading dimensions are arbitrary (64-bit offsets).
@@ -555,7 +556,8 @@ template <class Cfg> int sgemm_block_plan(int layout, smk_plan *plan);
 
 /* The chooser's cost model of one config (fitted to an H100 tile sweep over 50 shapes, every config x
  * K split; refitted 2026-11-23 to the pad timings of the fragment-pipelined kernel's sweep (3733 timings),
- * each shape weighted alike; bench/SGEMM_NOTES.md, "Tile configs and the cost model"):
+ * each shape weighted alike; bench/sgemm_grid.py times the grid and bench/fit_sgemm_model.py prints
+ * these constants from it; bench/SGEMM_NOTES.md, "Tile configs and the cost model"):
  * a block of a BM x BN tile over a k_chunk-deep slice costs BM*BN*(k_chunk + k0) FMA at fma_per_ns
  * per SM (with minblocks blocks resident per SM: a wave of sms*minblocks blocks takes minblocks times
  * one block's work); a last, partial wave of r < minblocks blocks per SM takes (r/minblocks)^beta of
@@ -692,7 +694,8 @@ inline int64_t sgemm_deepest(int64_t K, int64_t bk)
 
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
  * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
- * one to four full waves.  Ties keep the earlier config / smaller S: the same answer on every call. */
+ * one to four full waves, at most sgemm_deepest.  Ties keep the earlier config / smaller S: the same
+ * answer on every call. */
 inline void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, int64_t *splits_out)
 {
     double best = 1e301;
@@ -861,8 +864,8 @@ int sgemm_block_plan(int layout, smk_plan *plan)
         return -1;
     const int n_a_frag = Cfg::WMITER * (Cfg::TM / 4), n_b_frag = Cfg::WNITER * (Cfg::TN / 4);
     /* Per k-tile: the stores of the next tile and BK fragment rows.  Once per block and K slice (the
-     * last kSgemmOnceAccesses, see smk_sgemm_plan): the fragment row 0 the main loop loads from the
-     * other stage after its last k-tile (the kernel's cross-barrier prefetch, unconditional). */
+     * last two, the config entry's once_accesses, see smk_sgemm_plan): the fragment row 0 the main
+     * loop loads from the other stage after its last k-tile (the cross-barrier prefetch, unconditional). */
     const struct { const char *name; int width, is_store, per_warp; } kinds[6] = {
         {"A-tile store (transposed, 4 x STS.32 per float4)", 4, 1, Cfg::A_LOADS * 4},
         {"B-tile store (STS.128)", 16, 1, Cfg::B_LOADS},
