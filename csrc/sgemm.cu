@@ -175,6 +175,19 @@ __host__ __device__ constexpr bool sgemm_a_rows_ok()
     return true;
 }
 
+/* The two-stage main loop of every SGEMM kernel here (sgemm_kernel, skinny-m, skinny-n): step(ST, kt)
+ * runs k-tile kt from shared stage ST, a compile-time constant (std::integral_constant), so stage
+ * offsets fold into the shared-memory immediates; unrolled by two, not further. */
+template <class Step>
+__device__ __forceinline__ void sgemm_stage_loop(int ktiles, Step &step)
+{
+#pragma unroll 1
+    for (int kt = 0; kt < ktiles; kt += 2) {
+        step(std::integral_constant<int, 0>{}, kt);
+        if (kt + 1 < ktiles) step(std::integral_constant<int, 1>{}, kt + 1);
+    }
+}
+
 /* The K range of a launch (split-K is a launch-level choice): block (x, z) with z = blockIdx.y
  * multiplies k in [z * k_chunk, min(K, (z + 1) * k_chunk)) and writes its tile to D + z * d_stride.
  * One slice: k_chunk >= K, d_stride 0 (the plain GEMM).  Several: D is the fp32 workspace, alpha 1,
@@ -368,11 +381,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
             fma_frags(k & 1);
         }
     };
-#pragma unroll 1
-    for (int kt = 0; kt < ktiles; kt += 2) {
-        step(std::integral_constant<int, 0>{}, kt);
-        if (kt + 1 < ktiles) step(std::integral_constant<int, 1>{}, kt + 1);
-    }
+    sgemm_stage_loop(ktiles, step);
 
     /* ---- epilogue: D = alpha*acc + beta*C; C is not read when beta == 0 (NaN in C does not leak) ---- */
     const float alpha = p.alpha, beta = p.beta;

@@ -269,11 +269,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         store_a(ST ^ 1); /* unconditional, as sgemm_kernel's: no predicated-off store for ncu to count */
         __syncthreads();
     };
-#pragma unroll 1
-    for (int kt = 0; kt < ktiles; kt += 2) {
-        step(std::integral_constant<int, 0>{}, kt);
-        if (kt + 1 < ktiles) step(std::integral_constant<int, 1>{}, kt + 1);
-    }
+    sgemm_stage_loop(ktiles, step);
 
     /* ---- epilogue: D = alpha*acc + beta*C (C not read when beta == 0) ---- */
     const float alpha = p.alpha, beta = p.beta;
@@ -427,11 +423,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         store_b(ST ^ 1); /* unconditional, as sgemm_kernel's: no predicated-off store for ncu to count */
         __syncthreads();
     };
-#pragma unroll 1
-    for (int kt = 0; kt < ktiles; kt += 2) {
-        step(std::integral_constant<int, 0>{}, kt);
-        if (kt + 1 < ktiles) step(std::integral_constant<int, 1>{}, kt + 1);
-    }
+    sgemm_stage_loop(ktiles, step);
 
     /* ---- epilogue: the warp's R x NS sums, one per lane; D = alpha*sum + beta*C as store4 ---- */
     const float sum = reduce_scatter32(acc);
