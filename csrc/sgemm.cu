@@ -82,18 +82,45 @@
 
 namespace smk {
 
+/* One read-only global load.  STREAM: ld.global.nc.L1::no_allocate, for an operand that is read once
+ * (the skinny kernels' streamed A or B): its lines are not written into L1's data banks, which shared
+ * memory shares.  Measured on an H100 (bench/SGEMM_NOTES.md, "Streamed loads and the dependent
+ * launch"): the skinny kernels ran 5-30% faster, and Nsight Compute's L1 store-wavefront counter no
+ * longer counted extra wavefronts on their conflict-free STS (the fills had collided with them).
+ * The tile kernel keeps __ldg (ld.global.nc, cached in L1): there the same loads lost up to 22%
+ * (short K, mid-size squares), where blocks on one SM reuse each other's lines. */
+template <bool STREAM>
+__device__ __forceinline__ float ldg1(const float *p)
+{
+    if (!STREAM) return __ldg(p);
+    float v;
+    asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+}
+template <bool STREAM>
+__device__ __forceinline__ float4 ldg4(const float4 *p)
+{
+    if (!STREAM) return __ldg(p);
+    float4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(p));
+    return v;
+}
+
 /* Four consecutive floats p[0..3] of one matrix row, `valid` (0..4) of them in range; the rest are
- * zero.  VEC: p is 16-byte aligned whenever valid == 4 (aligned base, ld % 4 == 0, column % 4 == 0). */
-template <bool VEC>
+ * zero.  VEC: p is 16-byte aligned whenever valid == 4 (aligned base, ld % 4 == 0, column % 4 == 0).
+ * STREAM: see ldg1. */
+template <bool VEC, bool STREAM = false>
 __device__ __forceinline__ float4 load4(const float *p, int valid)
 {
     if (VEC && valid == 4)
-        return __ldg(reinterpret_cast<const float4 *>(p));
+        return ldg4<STREAM>(reinterpret_cast<const float4 *>(p));
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (valid > 0) v.x = __ldg(p + 0);
-    if (valid > 1) v.y = __ldg(p + 1);
-    if (valid > 2) v.z = __ldg(p + 2);
-    if (valid > 3) v.w = __ldg(p + 3);
+    if (valid > 0) v.x = ldg1<STREAM>(p + 0);
+    if (valid > 1) v.y = ldg1<STREAM>(p + 1);
+    if (valid > 2) v.z = ldg1<STREAM>(p + 2);
+    if (valid > 3) v.w = ldg1<STREAM>(p + 3);
     return v;
 }
 

@@ -121,7 +121,9 @@ struct SkinnyNCfg {
 };
 
 /* Registers (ptxas, sm_90): skinny-m 120..128, no spills (U = 16 spilled at the 128 cap of 4 blocks);
- * skinny-n 154..163, no spills, 3 blocks per SM (at the 128 cap of 4 blocks it spilled 4..60 bytes).
+ * skinny-n 154..168, 3 blocks per SM (at the 128 cap of 4 blocks it spilled 4..60 bytes); its swizzle
+ * build with float4 loads sits at the 168 cap and spills 44 bytes (nvcc 13.0; the tree before the
+ * streamed loads did too).
  * Loads in flight per SM at that occupancy: 4 x 128 x 8 x 16 B = 64 KB (skinny-m), 3 x 128 x 8 x 16 B =
  * 48 KB (skinny-n), about twice the bandwidth-latency product of one H100 SM (3.35 TB/s / 132 SMs x
  * ~0.8 us = 20 KB), so the barrier each k-tile costs a block need not cost the SM its bandwidth.
@@ -230,11 +232,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
             float4 b[U];
             if (full) {
 #pragma unroll
-                for (int u = 0; u < U; ++u) b[u] = load4<VEC>(bp + (int64_t)(kb + u) * p.ldb, 4);
+                for (int u = 0; u < U; ++u) b[u] = load4<VEC, true>(bp + (int64_t)(kb + u) * p.ldb, 4);
             } else {
 #pragma unroll
                 for (int u = 0; u < U; ++u)
-                    b[u] = load4<VEC>(bp + (int64_t)(kb + u) * p.ldb, k0 + kb + u < klen ? nvalid : 0);
+                    b[u] = load4<VEC, true>(bp + (int64_t)(kb + u) * p.ldb, k0 + kb + u < klen ? nvalid : 0);
             }
 #pragma unroll
             for (int k4 = 0; k4 < U; k4 += 4)
@@ -378,13 +380,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 #pragma unroll
             for (int s = 0; s < STEPS; ++s)
 #pragma unroll
-                for (int r = 0; r < R; ++r) ra[s][r] = load4<VEC>(a_row + r * p.lda + k0 + 128 * s, 4);
+                for (int r = 0; r < R; ++r) ra[s][r] = load4<VEC, true>(a_row + r * p.lda + k0 + 128 * s, 4);
         } else {
 #pragma unroll
             for (int s = 0; s < STEPS; ++s)
 #pragma unroll
                 for (int r = 0; r < R; ++r)
-                    ra[s][r] = load4<VEC>(a_row + r * p.lda + k0 + 128 * s,
+                    ra[s][r] = load4<VEC, true>(a_row + r * p.lda + k0 + 128 * s,
                                           m0 + r < M ? clamp04(klen - (k0 + Map::a_k(lane, s))) : 0);
         }
     };
