@@ -124,6 +124,25 @@ __device__ __forceinline__ float4 load4(const float *p, int valid)
     return v;
 }
 
+/* Programmatic dependent launch (sm_90): a split launch's reduction kernel is launched with
+ * cudaLaunchAttributeProgrammaticStreamSerialization, so the GPU may start it while the GEMM kernel's
+ * last blocks run; it waits in griddepcontrol.wait until the GEMM grid has finished and its partial
+ * tiles are visible.  The GEMM kernels allow that as they start (launch_dependents: once every block
+ * of the grid has started or finished, the reduction's blocks may be scheduled).  No-ops where
+ * nothing depends on the grid, and below sm_90 (the launch attribute is then ignored too). */
+__device__ __forceinline__ void pdl_allow_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait_prerequisites()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ int clamp04(int x) { return x < 0 ? 0 : (x > 4 ? 4 : x); }
 
 /* d[0..3] = alpha * v + beta * c[0..3] for the `valid` (<= 0: none; >= 4: all) in range; c is read
@@ -245,6 +264,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM); /* As: BK rows (k) x BM cols (m) */
     constexpr smk_tile TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN); /* Bs: BK rows (k) x BN cols (n) */
 
+    pdl_allow_dependents();
     extern __shared__ float4 smk_sgemm_smem[];
     float *const smem = reinterpret_cast<float *>(smk_sgemm_smem);
     const int a_elems = smk_tile_elems(TA, BK), b_elems = smk_tile_elems(TB, BK);
@@ -468,6 +488,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S, int G,
                         const smk_sgemm_params p)
 {
+    pdl_wait_prerequisites(); /* the GEMM grid's partial tiles are complete and visible */
     const int lane = threadIdx.x & 31, tx = lane & (G - 1), ty = lane / G, L = 32 / G;
     const int64_t per_row = ldw / 4, groups = p.M * per_row;
     const int64_t warp = ((int64_t)blockIdx.x * kReduceThreads + threadIdx.x) >> 5;
@@ -842,14 +863,22 @@ inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice 
         int64_t blocks = (warps + per_block - 1) / per_block;
         const int64_t cap = (int64_t)sms * 32; /* a grid-stride loop covers the rest */
         blocks = blocks < cap ? blocks : cap;
-        const bool vec = sgemm_vec(r);
-        if (vec)
-            sgemm_reduce_kernel<true><<<(unsigned)blocks, kReduceThreads, 0, stream>>>((const float *)ws, stride, ldw,
-                                                                                        ch.splits, G, q);
-        else
-            sgemm_reduce_kernel<false><<<(unsigned)blocks, kReduceThreads, 0, stream>>>((const float *)ws, stride, ldw,
-                                                                                         ch.splits, G, q);
-        e = (int)cudaGetLastError();
+        /* a programmatic dependent launch (pdl_allow_dependents above) */
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t lc = {};
+        lc.gridDim = dim3((unsigned)blocks);
+        lc.blockDim = dim3(kReduceThreads);
+        lc.dynamicSmemBytes = 0;
+        lc.stream = stream;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        const float *wsf = (const float *)ws;
+        const int S = ch.splits;
+        e = (int)(sgemm_vec(r) ? cudaLaunchKernelEx(&lc, sgemm_reduce_kernel<true>, wsf, stride, ldw, S, G, q)
+                               : cudaLaunchKernelEx(&lc, sgemm_reduce_kernel<false>, wsf, stride, ldw, S, G, q));
+        if (e == cudaSuccess) e = (int)cudaGetLastError();
     }
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
     return e;

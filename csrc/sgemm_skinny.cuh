@@ -174,6 +174,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     constexpr int MS = Cfg::MS, BK = Cfg::BK, U = Cfg::U, A_LOADS = Cfg::A_LOADS;
     constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BK); /* As: MS rows (m) x BK cols (k) */
     constexpr int A_ELEMS = smk_tile_elems(TA, MS);                /* a multiple of 4: float4 rows */
+    pdl_allow_dependents(); /* sgemm.cu: the split's reduction may be scheduled */
     __shared__ float4 smk_skinny_m_smem[Cfg::STAGES * A_ELEMS / 4];
     float *const smem = reinterpret_cast<float *>(smk_skinny_m_smem);
 
@@ -317,6 +318,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     constexpr int NS = Cfg::NS, R = Cfg::R, BK = Cfg::BK, STEPS = Cfg::STEPS, B_LOADS = Cfg::B_LOADS;
     constexpr smk_tile TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BK); /* Bs: NS rows (n) x BK cols (k) */
     constexpr int B_ELEMS = smk_tile_elems(TB, NS);
+    pdl_allow_dependents();
     __shared__ float4 smk_skinny_n_smem[Cfg::STAGES * B_ELEMS / 4];
     float *const smem = reinterpret_cast<float *>(smk_skinny_n_smem);
 
