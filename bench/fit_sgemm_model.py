@@ -1,6 +1,7 @@
 """Fit the SGEMM chooser's cost model (sgemm_cost_ns, csrc/sgemm.cu) to a tile grid, and replay its picks.
 
     python bench/fit_sgemm_model.py GRID.jsonl     (GRID from bench/sgemm_grid.py; no GPU, ~30 s)
+    python bench/fit_sgemm_model.py bench/data/sgemm_grid_h100.jsonl.gz   (the grid the shipped constants come from)
 
 The model of one tile config (the same arithmetic as sgemm_cost_ns): a block of a BM x BN tile over a
 k_chunk-deep slice costs BM*BN*(k_chunk + k0) FMA at F FMA/ns per SM; a wave is SMs x minblocks blocks
@@ -17,12 +18,15 @@ over the grid.  The built extension's chooser (which tries only S = 1 and the S 
 replayed too, where the grid timed its pick.
 """
 import collections
+import gzip
 import json
 import math
 import sys
 
-CONFIGS = ["128x128x8", "64x64x8", "128x256x8", "64x64x16", "128x64x8", "64x128x8"]  # kConfigs 1..6
-MINBLOCKS = {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3}
+CONFIGS = ["128x128x8", "64x64x8", "128x256x8", "64x64x16", "128x64x8", "64x128x8",  # kConfigs 1..6
+           "64x128x8/minb4"]  # kConfigs 9 (7, 8: the skinny kernels)
+MINBLOCKS = {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
+             "64x128x8/minb4": 4}
 SKINNY = {(1, 4096, 4096), (4096, 1, 4096), (8, 4096, 4096), (32, 4096, 4096), (4096, 16, 4096), (16, 4096, 4096)}
 MIN_SLICE_K = 48
 SMS = 132
@@ -62,7 +66,8 @@ def model_s(M, N, K, S, cfg, p, g):
 
 
 def load(path):
-    rows = [json.loads(line) for line in open(path)]
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = [json.loads(line) for line in f]
     rows = [r for r in rows if r["layout"] == "pad" and r["config"] in CONFIGS and (r["M"], r["N"], r["K"]) not in SKINNY]
     count = collections.Counter((r["M"], r["N"], r["K"], r["config"]) for r in rows)
     data = [(r["M"], r["N"], r["K"], r["S"], r["config"], r["ms"] * 1e-3,

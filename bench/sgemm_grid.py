@@ -1,14 +1,15 @@
 """Time every compiled SGEMM tile config x a ladder of K splits, against cuBLAS fp32 in the same call:
 the data the chooser's cost model (sgemm_cost_ns in csrc/sgemm.cu) is fitted to.  GPU only.
 
-    python bench/sgemm_grid.py OUT.jsonl        (about 3 minutes on an H100; one JSON line per timing)
+    python bench/sgemm_grid.py OUT.jsonl        (about 4 minutes on an H100; one JSON line per timing)
     python bench/fit_sgemm_model.py OUT.jsonl   (no GPU: the fit, and the model's picks replayed)
 
 Shapes: bench_sgemm.SWEEP plus EXTRA.  Per shape and tile config: S = 1, and while the tiles fill fewer
 than two waves (SMs x the config's blocks per SM) S grows by x1.5 up to ~2.2 waves or the k-tiles.
 Layouts: pad at every S, swizzle too at S = 1.  The skinny kernels (memory-bound, their own model
-branch) are left out: bench/bench_skinny.py times them.  Every timing is smemkit.bench (the one timing
-path) with config= and splits= forced.
+branch) are timed on the shapes whose small side they cover (M <= 32 for skinny-m, N <= 32 for
+skinny-n), over the same ladder.  Every timing is smemkit.bench (the one timing path) with config=
+and splits= forced.
 """
 import json
 import math
@@ -28,12 +29,25 @@ EXTRA = [("mid", 1536, 1536, 1536), ("mid", 768, 768, 768), ("mid", 3072, 3072, 
 
 # blocks per SM each config is built for (its __launch_bounds__ MINBLOCKS; csrc/sgemm.cu)
 MINBLOCKS = {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
-             "128x128x16": 1, "128x128x8/128thr": 2}
+             "64x128x8/minb4": 4, "skinny-m": 4, "skinny-n": 3, "128x128x16": 1, "128x128x8/128thr": 2}
+# the skinny kernels' block tiles, BM x BN x BK (csrc/sgemm_skinny.cuh: SkinnyM, SkinnyN)
+SKINNY_TILES = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256)}
 
 
 def dims(name):
+    if name in SKINNY_TILES:
+        return SKINNY_TILES[name]
     b = name.split("/")[0].split("x")
     return int(b[0]), int(b[1]), int(b[2])
+
+
+def runs(name, M, N):
+    """Whether the grid times config `name` on an M x N output."""
+    if name == "skinny-m":
+        return M <= 32
+    if name == "skinny-n":
+        return N <= 32
+    return True
 
 
 def ladder(M, N, K, name, sms):
@@ -62,7 +76,7 @@ def main():
         for i, (cls, M, N, K) in enumerate(shapes):
             auto = smemkit._C._sgemm_choose(M, N, K, sms)
             for ci, name in enumerate(names):
-                if ci == 0 or name.startswith("skinny"):
+                if ci == 0 or not runs(name, M, N):
                     continue
                 for S in ladder(M, N, K, name, sms):
                     for lay in (["pad", "swizzle"] if S == 1 else ["pad"]):

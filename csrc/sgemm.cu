@@ -603,6 +603,9 @@ using C128x256x8 = SgemmCfg<128, 256, 8, 64, 64, 2, 4, 4, 256, 1>;  /* 16x8 per 
 using C64x64x16 = SgemmCfg<64, 64, 16, 32, 32, 1, 4, 4, 128, 4>;     /* SMALL with BK 16: K-heavy small outputs */
 using C128x64 = SgemmCfg<128, 64, 8, 64, 32, 1, 4, 4, 128, 4>;       /* 16x4 per thread: tall, N <= 64-ish */
 using C64x128 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 3>;       /* 8x8 per thread: wide, short K */
+using C64x128m4 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 4>;     /* the same, 4 blocks/SM (128 registers, a 56-60
+                                                                       * byte spill): for tile counts just under 4
+                                                                       * a wave (64x65536: 512 tiles, 528 slots) */
 using C128x128x16 = SgemmCfg<128, 128, 16, 32, 64, 2, 4, 4, 256, 1>; /* candidate: BIG with BK 16 */
 using C128x128t128 = SgemmCfg<128, 128, 8, 64, 64, 2, 4, 4, 128, 2>; /* candidate: 16x8 per thread, 128 threads */
 
@@ -612,9 +615,10 @@ typedef long long (*cfg_blocks_fn)(int64_t M, int64_t N);
 template <class Cfg> int sgemm_block_plan(int layout, smk_plan *plan);
 
 /* The chooser's cost model of one config (fitted to an H100 tile sweep over 50 shapes, every config x
- * K split; refitted 2026-11-23 to the pad timings of the fragment-pipelined kernel's sweep (3733 timings),
- * each shape weighted alike; bench/sgemm_grid.py times the grid and bench/fit_sgemm_model.py prints
- * these constants from it; bench/SGEMM_NOTES.md, "Tile configs and the cost model"):
+ * K split; refitted 2026-11-23 to the pad timings of the grid of the tree with the dependent-launch
+ * reduction and 64x128x8/minb4 (bench/data/sgemm_grid_h100.jsonl.gz, 3053 timings, 61 shapes), each
+ * shape weighted alike; bench/sgemm_grid.py times the grid and bench/fit_sgemm_model.py prints these
+ * constants from it; bench/SGEMM_NOTES.md, "Tile configs and the cost model"):
  * a block of a BM x BN tile over a k_chunk-deep slice costs BM*BN*(k_chunk + k0) FMA at fma_per_ns
  * per SM (with minblocks blocks resident per SM: a wave of sms*minblocks blocks takes minblocks times
  * one block's work); a last, partial wave of r < minblocks blocks per SM takes (r/minblocks)^beta of
@@ -650,16 +654,17 @@ struct SgemmConfigEntry {
 /* Indices 1 and 2 (BIG and SMALL, the first two shipped) are what older benchmarks force by number. */
 const SgemmConfigEntry kConfigs[] = {
     {"auto", nullptr, nullptr, nullptr, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0},
-    SMK_SGEMM_ENTRY("128x128x8", SgemmBig, {192.2, 24, 0.85, 0}),
-    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall, {163.7, 16, 0.25, 0}),
-    SMK_SGEMM_ENTRY("128x256x8", C128x256x8, {184.0, 24, 0.1, 0}),
-    SMK_SGEMM_ENTRY("64x64x16", C64x64x16, {145.1, 16, 0.7, 0}),
-    SMK_SGEMM_ENTRY("128x64x8", C128x64, {177.5, 20, 0.55, 0}),
-    SMK_SGEMM_ENTRY("64x128x8", C64x128, {188.4, 24, 0.4, 0}),
+    SMK_SGEMM_ENTRY("128x128x8", SgemmBig, {192.9, 24, 0.85, 0}),
+    SMK_SGEMM_ENTRY("64x64x8", SgemmSmall, {164.3, 16, 0.25, 0}),
+    SMK_SGEMM_ENTRY("128x256x8", C128x256x8, {184.3, 24, 0.1, 0}),
+    SMK_SGEMM_ENTRY("64x64x16", C64x64x16, {145.8, 16, 0.7, 0}),
+    SMK_SGEMM_ENTRY("128x64x8", C128x64, {178.1, 20, 0.55, 0}),
+    SMK_SGEMM_ENTRY("64x128x8", C64x128, {189.1, 24, 0.4, 0}),
     {"skinny-m", skinny_launch_any<SkinnyM, true>, skinny_m_block_plan<SkinnyM>, skinny_blocks<SkinnyM>,
      SkinnyM::TILE_M, SkinnyM::TILE_N, SkinnyM::BK, SkinnyM::MINBLOCKS, {0, 0.15, 0.5, 2500.0}, 1, 0},
     {"skinny-n", skinny_launch_any<SkinnyN, false>, skinny_n_block_plan<SkinnyN>, skinny_blocks<SkinnyN>,
      SkinnyN::TILE_M, SkinnyN::TILE_N, SkinnyN::BK, SkinnyN::MINBLOCKS, {0, 0.5, 0.0, 1800.0}, 1, 0},
+    SMK_SGEMM_ENTRY("64x128x8/minb4", C64x128m4, {174.1, 16, 0.55, 0}),
 #ifdef SMK_SGEMM_CANDIDATES
     SMK_SGEMM_ENTRY("128x128x16", C128x128x16, {0, 0, 0, 0}),
     SMK_SGEMM_ENTRY("128x128x8/128thr", C128x128t128, {0, 0, 0, 0}),
@@ -670,7 +675,7 @@ constexpr int kMaxSplits = 65535; /* gridDim.y */
 
 /* Launch-level costs of the model, in ns: every launch; a split launch's reduction kernel and its
  * workspace traffic (the partial tiles written by the GEMM and read back, D written). */
-constexpr double kLaunchNs = 3000.0, kSplitNs = 8000.0, kSplitBytesPerNs = 6000.0;
+constexpr double kLaunchNs = 3000.0, kSplitNs = 6000.0, kSplitBytesPerNs = 6000.0;
 
 /* The shallowest K slice the automatic choice makes (a forced split may go down to one k-tile).  The
  * model's per-block overhead (k0) under-prices very shallow slices: measured on an H100, 64x64x16384

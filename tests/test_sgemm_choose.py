@@ -33,6 +33,7 @@ def tiles_of(name, M, N):
 
 def minblocks_of(name):
     return {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
+            "64x128x8/minb4": 4,
             "skinny-m": 4, "skinny-n": 3}.get(name, 1)
 
 

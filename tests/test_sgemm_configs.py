@@ -27,7 +27,8 @@ def force():
 
 
 def test_every_shipped_config_is_forceable_by_name():
-    for name in ["128x128x8", "64x64x8", "128x256x8", "64x64x16", "128x64x8", "64x128x8", "skinny-m", "skinny-n"]:
+    for name in ["128x128x8", "64x64x8", "128x256x8", "64x64x16", "128x64x8", "64x128x8", "skinny-m", "skinny-n",
+                 "64x128x8/minb4"]:
         assert name in CONFIGS
         assert name in smemkit.bench_configs("sgemm")
 
