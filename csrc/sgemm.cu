@@ -470,7 +470,9 @@ inline long long sgemm_grid_blocks(int64_t M, int64_t N)
 
 /* ---- split-K reduction ----------------------------------------------------------------------------
  * D = alpha * (sum over z of W[z]) + beta * C, W the S partial tiles (M x ldw floats each, ldw =
- * N rounded up to 4, 16-byte aligned: the workspace is ours).  A warp owns G consecutive float4
+ * N rounded up to 4, 16-byte aligned: the workspace is ours).  The GEMM writes columns < N only, so a
+ * row's last group, when N % 4 != 0, reads its N % 4 columns one by one, never the unwritten pad
+ * (compute-sanitizer initcheck).  A warp owns G consecutive float4
  * groups of a row-major walk of W (lane % G) and splits the slices 32/G ways (lane / G sums slices
  * z = lane / G, + 32/G, ...): G = 2 when S >= 16 (each lane pair reads one whole 32-byte sector, 16
  * loads in flight per group), 4 when S >= 8, else 8 (whole 128-byte lines).  The 32/G lane sums are
@@ -501,13 +503,23 @@ __global__ void __launch_bounds__(kReduceThreads)
         float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
         if (ok) {
             const float *w = W + m * ldw + n;
+            if (n + 4 <= p.N) {
 #pragma unroll 4
-            for (int z = ty; z < S; z += L) {
-                const float4 v = __ldcg(reinterpret_cast<const float4 *>(w + z * slice_stride));
-                s.x += v.x;
-                s.y += v.y;
-                s.z += v.z;
-                s.w += v.w;
+                for (int z = ty; z < S; z += L) {
+                    const float4 v = __ldcg(reinterpret_cast<const float4 *>(w + z * slice_stride));
+                    s.x += v.x;
+                    s.y += v.y;
+                    s.z += v.z;
+                    s.w += v.w;
+                }
+            } else { /* a row's last group when N % 4 != 0: only its written columns (never the pad) */
+                const int nv = (int)(p.N - n); /* 1..3 */
+                for (int z = ty; z < S; z += L) {
+                    const float *wz = w + z * slice_stride;
+                    s.x += __ldcg(wz);
+                    if (nv > 1) s.y += __ldcg(wz + 1);
+                    if (nv > 2) s.z += __ldcg(wz + 2);
+                }
             }
         }
         for (int o = G; o < 32; o <<= 1) {
