@@ -8,8 +8,9 @@
  *   BIG    128x128x8 block tile, 256 threads (8 warps of 32x64), 8x8 outputs per thread.
  *   SMALL  64x64x8 block tile, 128 threads (4 warps of 32x32), 8x4 outputs per thread.
  *
- * Four more ship as SgemmCfg instances in sgemm.cu (128x256x8, 64x64x16, 128x64x8, 64x128x8); which
- * config and how many K slices a launch uses is smk_sgemm_choose's cost model (sgemm.cu).
+ * Five more ship as SgemmCfg instances in sgemm.cu (128x256x8, 64x64x16, 128x64x8, 64x128x8 and
+ * 64x128x8/minb4); which config and how many K slices a launch uses is smk_sgemm_choose's cost
+ * model (sgemm.cu).
  *
  * All have the same warp geometry inside a warp sub-tile (4 lanes along m x 8 lanes along n, 4x4
  * thread tile), so the bank arithmetic of bench/SGEMM_NOTES.md applies to all of them unchanged.
