@@ -129,7 +129,7 @@ __device__ __forceinline__ float4 load4(const float *p, int valid)
  * last blocks run; it waits in griddepcontrol.wait until the GEMM grid has finished and its partial
  * tiles are visible.  The GEMM kernels allow that as they start (launch_dependents: once every block
  * of the grid has started or finished, the reduction's blocks may be scheduled).  No-ops where
- * nothing depends on the grid, and below sm_90 (the launch attribute is then ignored too). */
+ * nothing depends on the grid, and below sm_90 (where the launcher does not ask for the attribute). */
 __device__ __forceinline__ void pdl_allow_dependents()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -857,8 +857,10 @@ extern "C" int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sg
 
 namespace smk {
 /* Split-K: S partial tiles into a stream-ordered fp32 workspace on `stream`, then the reduction
- * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation). */
-inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, cudaStream_t stream)
+ * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation).
+ * pdl: the device can launch the reduction as a programmatic dependent launch (sm_90 and later). */
+inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, bool pdl,
+                              cudaStream_t stream)
 {
     const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
     void *ws = NULL;
@@ -880,7 +882,7 @@ inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice 
         int64_t blocks = (warps + per_block - 1) / per_block;
         const int64_t cap = (int64_t)sms * 32; /* a grid-stride loop covers the rest */
         blocks = blocks < cap ? blocks : cap;
-        /* a programmatic dependent launch (pdl_allow_dependents above) */
+        /* a programmatic dependent launch where the device has them (pdl_allow_dependents above) */
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -890,7 +892,7 @@ inline int sgemm_launch_split(const smk_sgemm_params &q, const smk_sgemm_choice 
         lc.dynamicSmemBytes = 0;
         lc.stream = stream;
         lc.attrs = attr;
-        lc.numAttrs = 1;
+        lc.numAttrs = pdl ? 1 : 0;
         const float *wsf = (const float *)ws;
         const int S = ch.splits;
         e = (int)(sgemm_vec(r) ? cudaLaunchKernelEx(&lc, sgemm_reduce_kernel<true>, wsf, stride, ldw, S, G, q)
@@ -911,21 +913,28 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     if (st < 0 || q.config < 0 || q.config >= smk::kNumConfigs) return (int)cudaErrorInvalidValue;
     if (st > 0) return (int)cudaSuccess;
 
-    /* The SM count sizes the tile choice; it is cached per device (a launch is on the per-call path). */
-    static int sms_of[64];
-    int dev = 0, sms = 0;
+    /* The SM count sizes the tile choice, the compute capability says whether the split's reduction
+     * can be a dependent launch; both are cached per device (a launch is on the per-call path). */
+    static int sms_of[64], major_of[64];
+    int dev = 0, sms = 0, major = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return (int)e;
     if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
         sms = sms_of[dev];
+        major = major_of[dev];
     } else {
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
         if (e != cudaSuccess) return (int)e;
-        if (dev >= 0 && dev < 64) sms_of[dev] = sms; /* benign race: every writer stores the same value */
+        if (dev >= 0 && dev < 64) { /* benign race: every writer stores the same values (a reader that
+                                     * sees sms before major only skips the dependent launch once) */
+            major_of[dev] = major;
+            sms_of[dev] = sms;
+        }
     }
     smk_sgemm_choice ch;
     smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch);
-    if (ch.splits > 1) return smk::sgemm_launch_split(q, ch, sms, stream);
+    if (ch.splits > 1) return smk::sgemm_launch_split(q, ch, sms, major >= 9, stream);
     const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
     return smk::kConfigs[ch.config].launch(q, vec, whole, 1, stream);
 }

@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 #pragma unroll
                 for (int r = 0; r < R; ++r)
                     ra[s][r] = load4<VEC, true>(a_row + r * p.lda + k0 + 128 * s,
-                                          m0 + r < M ? clamp04(klen - (k0 + Map::a_k(lane, s))) : 0);
+                                                m0 + r < M ? clamp04(klen - (k0 + Map::a_k(lane, s))) : 0);
         }
     };
     /* Multiply: one LDS.128 of Bs[n][k..k+3] serves the R rows. */
