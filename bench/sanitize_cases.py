@@ -86,6 +86,21 @@ def main(frameworks=True, only_subword=False):
                 d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
                 ref = alpha * (a.astype(np.float64) @ b) + beta * c
                 bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
+    # every SGEMM tile config forced, unsplit and split, on edges in M, N and a ragged K: the edge blocks'
+    # stand-in rows / columns and the last k-tile's partial loads end exactly at the operands' ends
+    configs = smemkit._C._configs("sgemm")
+    for m, n, k in ((70, 5, 300), (37, 3, 129), (129, 127, 9)):
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        ref = a.astype(np.float64) @ b
+        for ci in range(1, len(configs)):
+            for splits in (1, 3):
+                smemkit._C._set_knob("sgemm_config", ci)
+                smemkit._C._set_knob("sgemm_splits", splits)
+                for layout in smemkit.LAYOUTS:
+                    bad += not np.allclose(smemkit.sgemm(a, b, layout=layout), ref, rtol=1e-4, atol=1e-4)
+    smemkit._C._set_knob("sgemm_config", 0)
+    smemkit._C._set_knob("sgemm_splits", 0)
     # the host transfer modes (pageable, page-locked, pipelined in column bands)
     for mode in (0, 1, 2):
         smemkit._C._set_knob("host_mode", mode)

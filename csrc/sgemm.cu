@@ -108,13 +108,13 @@ __device__ __forceinline__ float4 ldg4(const float4 *p)
     return v;
 }
 
-/* Four consecutive floats p[0..3] of one matrix row, `valid` (0..4) of them in range; the rest are
- * zero.  VEC: p is 16-byte aligned whenever valid == 4 (aligned base, ld % 4 == 0, column % 4 == 0).
- * STREAM: see ldg1. */
+/* Four consecutive floats p[0..3] of one matrix row, the first `valid` of them in range (<= 0: none,
+ * >= 4: all); the rest are zero.  VEC: p is 16-byte aligned whenever valid >= 4 (aligned base,
+ * ld % 4 == 0, column % 4 == 0).  STREAM: see ldg1. */
 template <bool VEC, bool STREAM = false>
 __device__ __forceinline__ float4 load4(const float *p, int valid)
 {
-    if (VEC && valid == 4)
+    if (VEC && valid >= 4)
         return ldg4<STREAM>(reinterpret_cast<const float4 *>(p));
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (valid > 0) v.x = ldg1<STREAM>(p + 0);
@@ -291,43 +291,58 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     const int a_col = Map::a_col(tid), b_col = Map::b_col(tid);
 
     /* ---- global load geometry (fixed for the whole k loop) ---- */
+    /* Rows of A past M and float4 columns of B wholly past N feed only outputs that the epilogue never
+     * stores, so they read an in-range stand-in (row M - 1; the last float4 of a B row) instead of
+     * being predicated off: an edge block then runs the interior's unpredicated k-tiles.  Predicating
+     * them (every k-tile of the 17 edge tiles of 777x555 in 64x128 tiles) cost 11% more instructions
+     * per edge block and 15% of the whole launch's time, the edge blocks being its last to finish.
+     * Only the last, ragged k-tile of K and a float4 of B that straddles N (1..3 columns in range;
+     * b_nv[j]) load fewer than four: they, and the blocks of such a B (the last column of tiles
+     * when N % 4 != 0), take the predicated path. */
     int a_row[A_LOADS], a_kc[A_LOADS];
-    bool a_mok[A_LOADS];
     const float *a_ptr[A_LOADS];
 #pragma unroll
     for (int j = 0; j < A_LOADS; ++j) {
         Map::a_load(j, tid, &a_row[j], &a_kc[j]);
-        const int m = bm + a_row[j];
-        a_mok[j] = m < M;
-        a_ptr[j] = p.A + (int64_t)(a_mok[j] ? m : 0) * p.lda + kbeg + a_kc[j];
+        const int m = min(bm + a_row[j], M - 1); /* M >= 1: the grid is not empty */
+        a_ptr[j] = p.A + (int64_t)m * p.lda + kbeg + a_kc[j];
     }
-    int b_row[B_LOADS], b_cl[B_LOADS], b_nvalid[B_LOADS];
+    /* b_nv[j]: columns of B float4 j that are read, 0..4.  Past N it is 4 at the row's last whole
+     * float4 (column (N - 4) & ~3: 16-byte aligned under VEC), or 0 where N < 4 has none. */
+    int b_row[B_LOADS], b_cl[B_LOADS], b_nv[B_LOADS];
     const float *b_ptr[B_LOADS];
 #pragma unroll
     for (int j = 0; j < B_LOADS; ++j) {
         Map::b_load(j, tid, &b_row[j], &b_cl[j]);
-        b_nvalid[j] = clamp04(N - (bn + b_cl[j]));
-        b_ptr[j] = p.B + (int64_t)(kbeg + b_row[j]) * p.ldb + (b_nvalid[j] > 0 ? bn + b_cl[j] : 0);
+        const int n = bn + b_cl[j], nv = clamp04(N - n);
+        b_nv[j] = nv > 0 ? nv : (N >= 4 ? 4 : 0);
+        b_ptr[j] = p.B + (int64_t)(kbeg + b_row[j]) * p.ldb + (nv > 0 ? n : (N >= 4 ? (N - 4) & ~3 : 0));
     }
 
     float4 ra[A_LOADS], rb[B_LOADS];
-    /* Whole block inside M x N: k-tiles that end before K need no predicate at all. */
-    const bool interior = bm + BM <= M && bn + BN <= N;
+    /* Every b_nv is 4 (no float4 of B straddles N): a whole k-tile then needs no predicate at all.
+     * (A third path for the blocks whose B does straddle N, whole k-tiles with b_nv, cost the big
+     * squares 1.5% in an H100 A/B: the main loop's one extra branch.) */
+    const bool b_whole = bn + BN <= N || (N % 4 == 0);
     /* Issue the global loads of the k-tile starting at k0 (from the slice's start, in [0, klen));
      * pointers advance by one tile. */
     auto load_global = [&](int k0) {
-        if (interior && k0 + BK <= klen) {
+        if (b_whole && k0 + BK <= klen) {
 #pragma unroll
             for (int j = 0; j < A_LOADS; ++j) ra[j] = load4<VEC>(a_ptr[j], 4);
 #pragma unroll
             for (int j = 0; j < B_LOADS; ++j) rb[j] = load4<VEC>(b_ptr[j], 4);
-        } else {
+        } else { /* a ragged k-tile (k past the slice's end reads as zero in both operands), or B
+                  * straddles N */
+            /* A's count goes to load4 unclamped.  Written as clamp04(...), nvcc 13 compiled the clamp
+             * and load4's all-four test into VIMNMX.RELU with a predicate output, and the float4 load
+             * it guarded ran with nothing in range: compute-sanitizer memcheck caught 16-byte reads
+             * past the end of A, and stale NaN in a row's pitch padding, times B's zeroed rows, made
+             * whole output rows NaN (bench/SGEMM_NOTES.md, "Edge blocks"). */
 #pragma unroll
-            for (int j = 0; j < A_LOADS; ++j)
-                ra[j] = load4<VEC>(a_ptr[j], a_mok[j] ? clamp04(klen - (k0 + a_kc[j])) : 0);
+            for (int j = 0; j < A_LOADS; ++j) ra[j] = load4<VEC>(a_ptr[j], klen - (k0 + a_kc[j]));
 #pragma unroll
-            for (int j = 0; j < B_LOADS; ++j)
-                rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < klen) ? b_nvalid[j] : 0);
+            for (int j = 0; j < B_LOADS; ++j) rb[j] = load4<VEC>(b_ptr[j], (k0 + b_row[j] < klen) ? b_nv[j] : 0);
         }
 #pragma unroll
         for (int j = 0; j < A_LOADS; ++j) a_ptr[j] += BK;

@@ -12,7 +12,9 @@ from test_sgemm import check, odd_pitch_view
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")[1:]  # every config compiled in (index 0 is "auto")
-SHAPES = [(300, 200, 1001), (129, 257, 65), (1, 513, 77), (70, 5, 300)]
+# Edge blocks read stand-ins (row M - 1, a row's last whole float4) for rows past M and float4
+# columns past N: N % 4 == 0 (every float4 whole), 1 and 2 (one straddles N), N < 4 (none whole).
+SHAPES = [(300, 200, 1001), (129, 257, 65), (1, 513, 77), (70, 5, 300), (37, 3, 129), (200, 130, 96)]
 AB = [(1.0, 0.0), (2.0, -0.75)]
 
 
@@ -52,12 +54,43 @@ def test_forced_config_within_bound(config, layout, mnk, splits, alpha, beta, rn
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_forced_config_on_unaligned_device_views(config, layout, torch, force):
+@pytest.mark.parametrize("mnk", [(131, 67, 203), (45, 3, 77)], ids=lambda s: "x".join(map(str, s)))
+def test_forced_config_on_unaligned_device_views(config, layout, mnk, torch, force):
     """Row pitches that are odd and bases off 16 bytes: every config's scalar (VEC = false) path."""
     force(config, 0)
-    M, N, K = 131, 67, 203
+    M, N, K = mnk
     g = torch.Generator(device="cuda").manual_seed(7)
     a, b, c = (odd_pitch_view(torch, g, r, n) for r, n in ((M, K), (K, N), (M, N)))
     d = smemkit.sgemm(a, b, c, alpha=0.5, beta=-1.5, layout=layout)
     torch.cuda.synchronize()
     check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.5, -1.5)
+
+
+def nan_framed_view(torch, g, r, c, vec):
+    """An r x c float32 CUDA view inside a NaN frame: NaN in the row pitch's padding and in 8 rows after
+    the last.  vec: a 16-byte pitch and base (the float4 path), else an odd pitch (the scalar path)."""
+    pitch = (c + 4 + 3) // 4 * 4 if vec else (c + 1 if c % 2 == 0 else c + 2)
+    full = torch.full((r + 8, pitch), float("nan"), device="cuda")
+    full[:r, :c] = torch.randn(r, c, device="cuda", generator=g)
+    return full[:r, :c]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(70, 5, 300), (300, 200, 1001), (37, 3, 129)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("splits", [1, 3])
+@pytest.mark.parametrize("vec", [True, False], ids=["pitch16", "oddpitch"])
+def test_forced_config_never_reads_the_nan_frame(config, layout, mnk, splits, vec, torch, poison, force):
+    """Nothing outside the operands' M x K and K x N reaches the output: edge blocks read in-range
+    stand-ins for rows past M and columns past N, and the ragged last k-tile reads nothing past K.
+    Padding and rows past the end are NaN here, so one stray read (times a zeroed B row: NaN * 0)
+    turns outputs into NaN; a build whose clamped load count let float4 loads run with nothing in
+    range did exactly that."""
+    force(config, splits)
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(11)
+    a, b = nan_framed_view(torch, g, M, K, vec), nan_framed_view(torch, g, K, N, vec)
+    d = smemkit.sgemm(a, b, layout=layout)
+    torch.cuda.synchronize()
+    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy())
