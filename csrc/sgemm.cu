@@ -628,9 +628,10 @@ namespace smk {
 /*                           BM   BN  BK  WM  WN WNITER TM TN THREADS MINB */
 using C128x256x8 = SgemmCfg<128, 256, 8, 64, 64, 2, 4, 4, 256, 1>;  /* 16x8 per thread, 1 block/SM: big outputs */
 using C64x64x16 = SgemmCfg<64, 64, 16, 32, 32, 1, 4, 4, 128, 4>;     /* SMALL with BK 16: K-heavy small outputs */
-using C128x64 = SgemmCfg<128, 64, 8, 64, 32, 1, 4, 4, 128, 4>;       /* 16x4 per thread: tall, N <= 64-ish */
+using C128x64 = SgemmCfg<128, 64, 8, 64, 32, 1, 4, 4, 128, 4>;       /* 16x4 per thread: tall, N <= 64-ish (its
+                                                                       * float4 builds spill 16 B at 128 registers) */
 using C64x128 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 3>;       /* 8x8 per thread: wide, short K */
-using C64x128m4 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 4>;     /* the same, 4 blocks/SM (128 registers, a 56-60
+using C64x128m4 = SgemmCfg<64, 128, 8, 32, 64, 2, 4, 4, 128, 4>;     /* the same, 4 blocks/SM (128 registers, a 48-52
                                                                        * byte spill): for tile counts just under 4
                                                                        * a wave (64x65536: 512 tiles, 528 slots) */
 using C128x128x16 = SgemmCfg<128, 128, 16, 32, 64, 2, 4, 4, 256, 1>; /* candidate: BIG with BK 16 */
