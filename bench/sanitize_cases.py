@@ -67,6 +67,41 @@ def subword_cases(rng, frameworks):
     return bad
 
 
+def sgemm_b_at_allocation_end(rng, configs):
+    """B whose last element is its allocation's last (CuPy without its pool): a float4 of B that
+    straddles N is read whole in every k-tile but those of B's last rows, so memcheck must see no read
+    past the end -- packed rows (the float4 runs into the next row; N = 1 reaches three rows on) and
+    16-byte pitches (the float4 path), every config forced, unsplit and split."""
+    try:
+        import cupy
+    except ImportError:
+        return 0
+    bad = 0
+    cupy.cuda.set_allocator(None)
+    for m, n, k in ((70, 1, 300), (37, 2, 129), (33, 3, 64), (65, 5, 77), (20, 131, 41)):
+        for ldb in (n, (n + 3) // 4 * 4):
+            a_h = rng.standard_normal((m, k)).astype(np.float32)
+            b_h = rng.standard_normal((k, n)).astype(np.float32)
+            ref = a_h.astype(np.float64) @ b_h
+            buf = cupy.full((k - 1) * ldb + n, np.nan, np.float32)  # the pitch's gap: NaN, defined
+            b = cupy.lib.stride_tricks.as_strided(buf, (k, n), (ldb * 4, 4))
+            b[...] = cupy.asarray(b_h)
+            a = cupy.asarray(a_h)
+            for ci in range(1, len(configs)):
+                for splits in (1, 3):
+                    smemkit._C._set_knob("sgemm_config", ci)
+                    smemkit._C._set_knob("sgemm_splits", splits)
+                    for layout in smemkit.LAYOUTS:
+                        d = cupy.asnumpy(smemkit.sgemm(a, b, layout=layout))
+                        bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
+            del a, b, buf
+    smemkit._C._set_knob("sgemm_config", 0)
+    smemkit._C._set_knob("sgemm_splits", 0)
+    cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
+    print(f"sanitize cases (B ending at its allocation's end): {bad} wrong results")
+    return bad
+
+
 def main(frameworks=True, only_subword=False):
     rng = np.random.default_rng(0)
     smemkit._C._set_knob("poison", 1)
@@ -101,6 +136,8 @@ def main(frameworks=True, only_subword=False):
                     bad += not np.allclose(smemkit.sgemm(a, b, layout=layout), ref, rtol=1e-4, atol=1e-4)
     smemkit._C._set_knob("sgemm_config", 0)
     smemkit._C._set_knob("sgemm_splits", 0)
+    if frameworks:
+        bad += sgemm_b_at_allocation_end(rng, configs)
     # the host transfer modes (pageable, page-locked, pipelined in column bands)
     for mode in (0, 1, 2):
         smemkit._C._set_knob("host_mode", mode)

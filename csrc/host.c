@@ -236,6 +236,19 @@ static smk_status gemm_down(smk_stage_set *set, void *dst, size_t dp, const void
     return set->n ? smk_stage_d2h(set, dst, dp, src, sp, w, rows, smk_rt_stream()) : smk_rt_d2h_2d(dst, dp, src, sp, w, rows);
 }
 
+/* B's row-end gap in its pitched device copy ((ldb - N) elements per row): the SGEMM reads a float4
+ * that straddles N whole (its columns past N feed outputs never stored), so the gap is written, not
+ * left undefined: zeros, or NaN when poisoning (tests: the garbage must not reach a result). */
+static smk_status fill_row_gap(void *dst, size_t pitch, size_t used, size_t rows)
+{
+    cudaError_t e;
+    if (pitch == used || rows == 0)
+        return smk_ok();
+    e = cudaMemset2DAsync((char *)dst + used, pitch, smk_rt_poisoning() ? 0xff : 0, pitch - used, rows,
+                          smk_rt_stream());
+    return e == cudaSuccess ? smk_ok() : smk_rt_fail(e, "filling an operand's row padding");
+}
+
 /* Upload, launch (the callback enqueues the kernel on the device copies), download, free. */
 static smk_status host_gemm_run(host_gemm *g, int (*launch)(const host_gemm *g, void *ctx), void *ctx,
                                 const char *what)
@@ -258,6 +271,8 @@ static smk_status host_gemm_run(host_gemm *g, int (*launch)(const host_gemm *g, 
         s = gemm_up(&set, g->dA, g->lda * ie, g->A, g->K * ie, g->K * ie, g->M);
     if (s.code == SMK_OK)
         s = gemm_up(&set, g->dB, g->ldb * ie, g->B, g->N * ie, g->N * ie, g->K);
+    if (s.code == SMK_OK)
+        s = fill_row_gap(g->dB, g->ldb * ie, g->N * ie, g->K);
     if (s.code == SMK_OK && g->C)
         s = gemm_up(&set, g->dC, g->ldd * oe, g->C, g->N * oe, g->N * oe, g->M);
     if (s.code == SMK_OK)

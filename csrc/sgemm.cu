@@ -296,9 +296,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
      * being predicated off: an edge block then runs the interior's unpredicated k-tiles.  Predicating
      * them (every k-tile of the 17 edge tiles of 777x555 in 64x128 tiles) cost 11% more instructions
      * per edge block and 15% of the whole launch's time, the edge blocks being its last to finish.
-     * Only the last, ragged k-tile of K and a float4 of B that straddles N (1..3 columns in range;
-     * b_nv[j]) load fewer than four: they, and the blocks of such a B (the last column of tiles
-     * when N % 4 != 0), take the predicated path. */
+     * Only the last, ragged k-tile of K and, in B's last rows, a float4 of B that straddles N (1..3
+     * columns in range; b_nv[j]) load fewer than four: they take the predicated path (fast_len). */
     int a_row[A_LOADS], a_kc[A_LOADS];
     const float *a_ptr[A_LOADS];
 #pragma unroll
@@ -320,20 +319,31 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     }
 
     float4 ra[A_LOADS], rb[B_LOADS];
-    /* Every b_nv is 4 (no float4 of B straddles N): a whole k-tile then needs no predicate at all.
-     * (A third path for the blocks whose B does straddle N, whole k-tiles with b_nv, cost the big
-     * squares 1.5% in an H100 A/B: the main loop's one extra branch.) */
-    const bool b_whole = bn + BN <= N || (N % 4 == 0);
+    /* The unpredicated path runs the whole k-tiles below fast_len.  Where a float4 of B straddles N
+     * (N % 4 != 0, the last column of tiles) it is read whole there too: its 1..3 columns past N lie
+     * in the row's pitch (or the next row's first elements), inside the matrix's extent
+     * [B, B + (K-1)*ldb + N) for every row k with (K-1-k) * ldb >= tail, tail = 4 - N % 4 the floats
+     * past N; they feed only outputs never stored, like the stand-ins above.  Only the rows of B's
+     * last tail-reach (row K-1 where ldb >= 3) need the predicated path: fast_len stops short of
+     * them.  (A third path, whole k-tiles with b_nv, cost the big squares 1.5% in an H100 A/B: the
+     * main loop's extra branch; this one is the same single comparison as before.) */
+    int fast_len = klen;
+    if (bn + BN > N && N % 4 != 0) {
+        const int tail = 4 - N % 4; /* 1..3; p.ldb >= N >= 1 */
+        /* rows at B's end that a whole float4 would read past: ceil(tail / ldb), 1..3 */
+        const int reach = p.ldb >= tail ? 1 : (p.ldb == 1 ? tail : 2);
+        fast_len = (int)min((int64_t)klen, p.K - reach - kbeg); /* may be < 0: none */
+    }
     /* Issue the global loads of the k-tile starting at k0 (from the slice's start, in [0, klen));
      * pointers advance by one tile. */
     auto load_global = [&](int k0) {
-        if (b_whole && k0 + BK <= klen) {
+        if (k0 + BK <= fast_len) {
 #pragma unroll
             for (int j = 0; j < A_LOADS; ++j) ra[j] = load4<VEC>(a_ptr[j], 4);
 #pragma unroll
             for (int j = 0; j < B_LOADS; ++j) rb[j] = load4<VEC>(b_ptr[j], 4);
-        } else { /* a ragged k-tile (k past the slice's end reads as zero in both operands), or B
-                  * straddles N */
+        } else { /* a ragged k-tile (k past the slice's end reads as zero in both operands), or a
+                  * k-tile with B's last rows where a float4 of B straddles N */
             /* A's count goes to load4 unclamped.  Written as clamp04(...), nvcc 13 compiled the clamp
              * and load4's all-four test into VIMNMX.RELU with a predicate output, and the float4 load
              * it guarded ran with nothing in range: compute-sanitizer memcheck caught 16-byte reads

@@ -83,7 +83,9 @@ def nan_framed_view(torch, g, r, c, vec):
 @pytest.mark.parametrize("vec", [True, False], ids=["pitch16", "oddpitch"])
 def test_forced_config_never_reads_the_nan_frame(config, layout, mnk, splits, vec, torch, poison, force):
     """Nothing outside the operands' M x K and K x N reaches the output: edge blocks read in-range
-    stand-ins for rows past M and columns past N, and the ragged last k-tile reads nothing past K.
+    stand-ins for rows past M and columns past N, a float4 of B that straddles N is read whole (its
+    columns past N, NaN here, feed only outputs never stored), and the ragged last k-tile reads
+    nothing past K.
     Padding and rows past the end are NaN here, so one stray read (times a zeroed B row: NaN * 0)
     turns outputs into NaN; a build whose clamped load count let float4 loads run with nothing in
     range did exactly that."""
