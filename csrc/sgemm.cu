@@ -87,8 +87,9 @@ namespace smk {
  * memory shares.  Measured on an H100 (bench/SGEMM_NOTES.md, "Streamed loads and the dependent
  * launch"): the skinny kernels ran 5-30% faster, and Nsight Compute's L1 store-wavefront counter no
  * longer counted extra wavefronts on their conflict-free STS (the fills had collided with them).
- * The tile kernel keeps __ldg (ld.global.nc, cached in L1): there the same loads lost up to 22%
- * (short K, mid-size squares), where blocks on one SM reuse each other's lines. */
+ * The tile kernel's loads stay cached in L1 (ld.global.nc): streamed, they lost up to 22% (short K,
+ * mid-size squares), where blocks on one SM reuse each other's lines.  Its scalar loads (the VEC =
+ * false path) are plain __ldg; its float4 loads carry an L2 prefetch size (ldg4). */
 template <bool STREAM>
 __device__ __forceinline__ float ldg1(const float *p)
 {
@@ -97,11 +98,22 @@ __device__ __forceinline__ float ldg1(const float *p)
     asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
     return v;
 }
+/* Non-streamed float4 loads ask L2 for 128 bytes on a miss (ld.global.nc.L2::128B): a k-tile of the
+ * tile kernel reads each row of A (row-major M x K) in 32-byte pieces (BK = 8 floats), so where A
+ * streams from DRAM (a tall or K-heavy output, each byte read once) the next three k-tiles' pieces
+ * arrive with the first.  Measured on an H100, two sweeps per build (bench/RESULTS.md, "SGEMM: straddling float4s and
+ * the L2 prefetch hint"): 16384x64x1024 0.853 -> 0.882 of cuBLAS, 64x64x65536 +2.5%, 48-shape
+ * geomean 1.024 -> 1.025 (swizzle); 256-byte fetches lost elsewhere (geomean 1.021). */
 template <bool STREAM>
 __device__ __forceinline__ float4 ldg4(const float4 *p)
 {
-    if (!STREAM) return __ldg(p);
     float4 v;
+    if (!STREAM) {
+        asm("ld.global.nc.L2::128B.v4.f32 {%0, %1, %2, %3}, [%4];"
+            : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+            : "l"(p));
+        return v;
+    }
     asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
         : "l"(p));
