@@ -101,9 +101,10 @@ __device__ __forceinline__ float ldg1(const float *p)
 /* Non-streamed float4 loads ask L2 for 128 bytes on a miss (ld.global.nc.L2::128B): a k-tile of the
  * tile kernel reads each row of A (row-major M x K) in 32-byte pieces (BK = 8 floats), so where A
  * streams from DRAM (a tall or K-heavy output, each byte read once) the next three k-tiles' pieces
- * arrive with the first.  Measured on an H100, two sweeps per build (bench/RESULTS.md, "SGEMM: straddling float4s and
- * the L2 prefetch hint"): 16384x64x1024 0.853 -> 0.882 of cuBLAS, 64x64x65536 +2.5%, 48-shape
- * geomean 1.024 -> 1.025 (swizzle); 256-byte fetches lost elsewhere (geomean 1.021). */
+ * arrive with the first.  Measured on an H100, two sweeps per build (bench/RESULTS.md, "SGEMM:
+ * straddling float4s read whole, the L2 prefetch hint"): 16384x64x1024 0.853 -> 0.882 of cuBLAS,
+ * 64x64x65536 +2.5%, 48-shape geomean 1.024 -> 1.025 (swizzle); 256-byte fetches lost elsewhere
+ * (geomean 1.021). */
 template <bool STREAM>
 __device__ __forceinline__ float4 ldg4(const float4 *p)
 {
