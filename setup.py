@@ -3,21 +3,32 @@ against the static CUDA runtime so that `import smemkit` needs no GPU and no dri
 
 Environment:
   CUDA_HOME            toolkit root (else nvcc on PATH, else /usr/local/cuda)
-  SMEMKIT_CUDA_ARCH    SASS targets, e.g. "90" or "80;90" (default: 80;86;89;90 plus compute_90 PTX)
+  SMEMKIT_CUDA_ARCH    SASS targets, e.g. "90" or "80;90", or "all" (80;86;89;90 plus compute_90 PTX).
+                       Default: the compute capabilities of the GPUs nvidia-smi lists (plus PTX of the
+                       newest), or, with no GPU visible, sm_80 plus compute_80 PTX (runs on any GPU of
+                       compute capability 8.0 or newer; the driver compiles the PTX on first use)
   SMEMKIT_NVCC_FLAGS   extra nvcc flags (e.g. "-lineinfo" is already on; "-G" for debugging)
+  SMEMKIT_BUILD_CACHE  where compiled CUDA objects are kept between builds (default build/nvcc-cache
+                       beside this file); an object is reused when its source, every csrc header and the
+                       nvcc command line are byte for byte the same, so pip's fresh temporary build
+                       directories (the README's two commands) compile each .cu once
+  SMEMKIT_BUILD_JOBS   how many nvcc processes run at once (default: the CPU count)
   SMEMKIT_SGEMM_CANDIDATES=1  also compile the SGEMM candidate tile configs that
                        smemkit.bench(..., config=...) can time (doubles the SGEMM build time)
 
-Every csrc/*.c and csrc/*.cu is built (a new file needs no edit here; MANIFEST.in ships csrc whole).
+Every .c and .cu below csrc/ is built (a new file needs no edit here; MANIFEST.in ships csrc whole).
 Importing this file never touches CUDA and never runs setup(); the toolkit is looked up only when a
 build is asked for (tests/test_packaging.py imports it to test find_cuda_home).
 """
+import concurrent.futures
+import hashlib
 import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
+import threading
+import time
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -25,15 +36,16 @@ from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 CSRC = HERE / "csrc"
-DEFAULT_ARCHS = ["80", "86", "89", "90"]
-PTX_ARCH = "90"
+ALL_ARCHS = ["80", "86", "89", "90"]
+ALL_PTX = "90"
+NO_GPU_ARCH = "80"  # with no GPU visible: sm_80 SASS + compute_80 PTX runs on every GPU we support
 # Last resort of find_cuda_home; a module attribute so that tests can point it at an empty directory.
 DEFAULT_CUDA_HOME = Path("/usr/local/cuda")
 
 
 def csrc_files(pattern):
-    """Sorted paths relative to this file (setuptools wants relative source paths)."""
-    return sorted(p.relative_to(HERE).as_posix() for p in CSRC.glob(pattern))
+    """Sorted paths relative to this file, every folder below csrc (setuptools wants relative paths)."""
+    return sorted(p.relative_to(HERE).as_posix() for p in CSRC.rglob(pattern))
 
 
 def find_cuda_home():
@@ -52,26 +64,58 @@ def find_cuda_home():
     )
 
 
-def gencode_flags():
+def visible_gpu_archs():
+    """Compute capabilities of the GPUs nvidia-smi lists, e.g. ["90"]; [] without a GPU or driver."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return []
+    try:
+        out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    caps = {c.strip().replace(".", "") for c in out.splitlines()}
+    return sorted((c for c in caps if c.isdigit()), key=int)
+
+
+def target_archs():
+    """(SASS architectures, PTX architecture or None) for this build; see SMEMKIT_CUDA_ARCH above."""
     spec = os.environ.get("SMEMKIT_CUDA_ARCH", "").strip()
-    archs = [a for a in re.split(r"[;, ]+", spec) if a] if spec else DEFAULT_ARCHS
+    if spec.lower() == "all":
+        return ALL_ARCHS, ALL_PTX
+    if spec:
+        archs = [a.replace("sm_", "").replace(".", "") for a in re.split(r"[;, ]+", spec) if a]
+        bad = [a for a in archs if not a.isdigit()]
+        if bad:
+            raise RuntimeError(f"SMEMKIT_CUDA_ARCH: bad architecture {bad[0]!r} (expected e.g. 90, 80;90 or all)")
+        return archs, None
+    found = visible_gpu_archs()
+    return (found, found[-1]) if found else ([NO_GPU_ARCH], NO_GPU_ARCH)
+
+
+def gencode_flags():
+    archs, ptx = target_archs()
     flags = []
     for a in archs:
-        a = a.replace("sm_", "").replace(".", "")
-        if not a.isdigit():
-            raise RuntimeError(f"SMEMKIT_CUDA_ARCH: bad architecture {a!r} (expected e.g. 90 or 80;90)")
         flags += ["-gencode", f"arch=compute_{a},code=sm_{a}"]
-    if not spec:
-        flags += ["-gencode", f"arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"]
+    if ptx:
+        flags += ["-gencode", f"arch=compute_{ptx},code=compute_{ptx}"]
     return flags
 
 
-class CudaBuildExt(build_ext):
-    """Compile the .cu sources with nvcc to objects, then let setuptools build and link the rest.
+def object_key(cu, cmd, headers):
+    """Hash of what an object depends on: the nvcc command (paths relative to this file, so a moved or
+    freshly unpacked tree hits the same object), the .cu and every csrc header, byte for byte."""
+    h = hashlib.sha256(" ".join(cmd).replace(str(HERE), ".").encode())
+    for f in [cu, *headers]:
+        h.update(f.relative_to(HERE).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:20]
 
-    An object is rebuilt when its .cu, any csrc header or the nvcc command line changed (the command
-    is kept next to the object), so switching SMEMKIT_CUDA_ARCH recompiles and an edit of a header
-    that only the host code includes does not."""
+
+class CudaBuildExt(build_ext):
+    """Compile the .cu sources with nvcc to objects (several at once), then let setuptools build and
+    link the rest.  Objects live in a content-addressed cache (SMEMKIT_BUILD_CACHE), so a rebuild with
+    nothing changed compiles nothing, whatever temporary directory pip builds in."""
 
     def build_extension(self, ext):
         import numpy
@@ -83,26 +127,40 @@ class CudaBuildExt(build_ext):
         ext.include_dirs += [str(CSRC), str(cuda / "include"), numpy.get_include()]
         ext.library_dirs += [str(d) for d in libdirs]
 
-        objdir = Path(self.build_temp) / "cuda"
-        objdir.mkdir(parents=True, exist_ok=True)
+        cache = Path(os.environ.get("SMEMKIT_BUILD_CACHE") or HERE / "build" / "nvcc-cache")
+        cache.mkdir(parents=True, exist_ok=True)
         extra = shlex.split(os.environ.get("SMEMKIT_NVCC_FLAGS", ""))
         if os.environ.get("SMEMKIT_SGEMM_CANDIDATES", "") not in ("", "0"):
             extra.append("-DSMK_SGEMM_CANDIDATES")
         headers = [HERE / h for h in csrc_files("*.h") + csrc_files("*.cuh")]
+        flags = ["-std=c++17", "-O3", "-lineinfo", "--threads", "0", "-Xcompiler", "-fPIC", "-I", str(CSRC),
+                 *gencode_flags(), *extra]
+        jobs = []
         for cu in getattr(ext, "cuda_sources", []):
-            obj = objdir / (Path(cu).stem + ".o")
-            cmd = [str(nvcc), "-c", str(HERE / cu), "-o", str(obj), "-std=c++17", "-O3", "-lineinfo",
-                   "--threads", "0", "-Xcompiler", "-fPIC", "-I", str(CSRC), *gencode_flags(), *extra]
-            line = " ".join(shlex.quote(c) for c in cmd)
-            stamp = obj.with_suffix(".cmd")
-            if (self.force or not obj.exists() or not stamp.exists() or stamp.read_text() != line
-                    or any(p.stat().st_mtime > obj.stat().st_mtime for p in [HERE / cu, *headers])):
-                print(line, flush=True)
-                subprocess.check_call(cmd)
-                stamp.write_text(line)
+            src = HERE / cu
+            cmd = [str(nvcc), "-c", str(src), *flags]
+            obj = cache / f"{Path(cu).stem}-{object_key(src, cmd, headers)}.o"
             ext.extra_objects.append(str(obj))
             ext.depends.append(str(obj))  # a fresh object relinks the module
+            if self.force or not obj.exists():
+                jobs.append((cmd, obj))
+        n = int(os.environ.get("SMEMKIT_BUILD_JOBS") or os.cpu_count() or 1)
+        t0 = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(max(1, n)) as pool:
+            for _ in pool.map(self._nvcc, jobs):
+                pass
+        if jobs:
+            print(f"smemkit: {len(jobs)} CUDA file(s) compiled in {time.monotonic() - t0:.0f} s "
+                  f"({n} at once); objects cached in {cache}", flush=True)
         super().build_extension(ext)
+
+    @staticmethod
+    def _nvcc(job):
+        cmd, obj = job
+        tmp = obj.with_name(f"{obj.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        print(" ".join(shlex.quote(c) for c in cmd + ["-o", str(obj)]), flush=True)
+        subprocess.check_call(cmd + ["-o", str(tmp)])
+        os.replace(tmp, obj)  # atomic: a build killed half-way leaves no truncated object behind
 
 
 ext = Extension(

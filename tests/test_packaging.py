@@ -180,7 +180,7 @@ def test_setup_cuda_home_lookup_order(no_cuda, monkeypatch, tmp_path):
 
 
 def test_setup_builds_every_source_in_csrc(setup_py):
-    rel = lambda pattern: sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "csrc").glob(pattern))
+    rel = lambda pattern: sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "csrc").rglob(pattern))
     assert setup_py.ext.sources == rel("*.c")
     assert setup_py.ext.cuda_sources == rel("*.cu")
     assert setup_py.ext.cuda_sources and "csrc/module.c" in setup_py.ext.sources
