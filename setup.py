@@ -9,7 +9,7 @@ Environment:
                        compute capability 8.0 or newer; the driver compiles the PTX on first use)
   SMEMKIT_NVCC_FLAGS   extra nvcc flags (e.g. "-lineinfo" is already on; "-G" for debugging)
   SMEMKIT_BUILD_CACHE  where compiled CUDA objects are kept between builds (default build/nvcc-cache
-                       beside this file); an object is reused when its source, every csrc header and the
+                       beside this file); an object is reused when its source, the csrc headers it includes and the
                        nvcc command line are byte for byte the same, so pip's fresh temporary build
                        directories (the README's two commands) compile each .cu once
   SMEMKIT_BUILD_JOBS   how many nvcc processes run at once (default: the CPU count)
@@ -103,11 +103,32 @@ def gencode_flags():
     return flags
 
 
-def object_key(cu, cmd, headers):
+INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def local_includes(src):
+    """Every csrc file that src includes with #include "...", directly or not (resolved beside the
+    including file, then in csrc/, as nvcc's -I csrc does); system headers are not followed."""
+    seen, todo = [], [src]
+    while todo:
+        f = todo.pop()
+        for name in INCLUDE.findall(f.read_bytes()):
+            name = name.decode()
+            for cand in (f.parent / name, CSRC / name):
+                cand = cand.resolve()
+                if cand.is_file():
+                    if cand not in seen:
+                        seen.append(cand)
+                        todo.append(cand)
+                    break
+    return sorted(seen)
+
+
+def object_key(cu, cmd):
     """Hash of what an object depends on: the nvcc command (paths relative to this file, so a moved or
-    freshly unpacked tree hits the same object), the .cu and every csrc header, byte for byte."""
+    freshly unpacked tree hits the same object), the .cu and every csrc header it includes, byte for byte."""
     h = hashlib.sha256(" ".join(cmd).replace(str(HERE), ".").encode())
-    for f in [cu, *headers]:
+    for f in [cu, *local_includes(cu)]:
         h.update(f.relative_to(HERE).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:20]
 
@@ -132,14 +153,13 @@ class CudaBuildExt(build_ext):
         extra = shlex.split(os.environ.get("SMEMKIT_NVCC_FLAGS", ""))
         if os.environ.get("SMEMKIT_SGEMM_CANDIDATES", "") not in ("", "0"):
             extra.append("-DSMK_SGEMM_CANDIDATES")
-        headers = [HERE / h for h in csrc_files("*.h") + csrc_files("*.cuh")]
         flags = ["-std=c++17", "-O3", "-lineinfo", "--threads", "0", "-Xcompiler", "-fPIC", "-I", str(CSRC),
                  *gencode_flags(), *extra]
         jobs = []
         for cu in getattr(ext, "cuda_sources", []):
             src = HERE / cu
             cmd = [str(nvcc), "-c", str(src), *flags]
-            obj = cache / f"{Path(cu).stem}-{object_key(src, cmd, headers)}.o"
+            obj = cache / f"{Path(cu).stem}-{object_key(src, cmd)}.o"
             ext.extra_objects.append(str(obj))
             ext.depends.append(str(obj))  # a fresh object relinks the module
             if self.force or not obj.exists():
