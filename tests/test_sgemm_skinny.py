@@ -44,7 +44,7 @@ def test_skinny_configs_follow_the_shipped_tiles():
                                       ((8192, 8, 8192), "skinny-n"), ((64, 4096, 4096), None),
                                       ((4096, 4096, 4096), None)], ids=lambda v: str(v))
 def test_the_chooser_picks_skinny_configs_for_matrix_vector_shapes(mnk, want):
-    """The cost model's memory-bound branch: the measured wins of bench/SKINNY_RESULTS.md, and tiles
+    """The cost model's memory-bound branch: the measured wins of docs/SKINNY_RESULTS.md, and tiles
     where the output is wide enough to fill them."""
     name, s = _C._sgemm_choose(*mnk, 132)
     if want is None:

@@ -4,9 +4,9 @@
  *
  *   bank_probe PATTERNS [--manifest FILE] [--first N] [--count N]
  *
- * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/gen_bank_patterns.py):
+ * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/bank_probe/gen_bank_patterns.py):
  * width 4/8/16 bytes, kind ld/st, per-lane byte offsets into a 48 KB shared buffer, negative = the
- * lane skips the instruction.  Tensor-core kinds (width 16 only; bench/bank_patterns_tc.txt):
+ * lane skips the instruction.  Tensor-core kinds (width 16 only; bench/bank_probe/bank_patterns_tc.txt):
  *   ldsm1 ldsm2 ldsm4 ldsm1t ldsm2t ldsm4t   ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16: lane l
  *        gives the 16-byte row address of row l%8 of matrix l/8 (x1 reads lanes 0-7, x2 lanes 0-15);
  *        the instruction is warp-wide and cannot be predicated per lane, so a negative offset is
@@ -17,15 +17,15 @@
  * blockIdx.y != 0 exit before touching shared memory, so the counters see exactly one warp and one
  * shared instruction, and ncu's "Grid Size" column says which pattern a row belongs to (the parser
  * joins on it, so a skipped or reordered launch cannot shift the table).  --manifest writes the
- * parsed patterns with their index for bench/bank_probe_parse.py.
+ * parsed patterns with their index for bench/bank_probe/bank_probe_parse.py.
  *
  * Why inline PTX: the width must be exactly what the pattern says (the compiler may split or merge
  * C++ accesses), and an inactive lane must skip the SAME instruction by predicate (a branch around
- * it could make the compiler emit two).  bench/bank_probe.sh checks the SASS: exactly one LDS/STS of
+ * it could make the compiler emit two).  bench/bank_probe/bank_probe.sh checks the SASS: exactly one LDS/STS of
  * the right width per kernel.  Loads write what they read to global memory and stores write
  * lane-dependent values, and the asm is volatile, so nothing is optimised away.
  *
- * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe.cu
+ * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe/bank_probe.cu
  */
 #include <cuda_runtime.h>
 

@@ -12,7 +12,7 @@
         kind is non-zero (the probe must execute exactly one shared instruction).
 
     bank_probe_parse.py tctable NCU_CSV MANIFEST_TSV -o OUT_CSV
-        The tensor-core kinds (ldsm*, cpasync; bench/bank_patterns_tc.txt): every metric ncu
+        The tensor-core kinds (ldsm*, cpasync; bench/bank_probe/bank_patterns_tc.txt): every metric ncu
         reported, one column each, so the counters that move for LDSM / LDGSTS can be found.
     bank_probe_parse.py sass SASS_TXT
         SASS_TXT: `cuobjdump --dump-sass bank_probe`.  Exit 1 unless every smk_bank_probe_<kind><W>

@@ -1,6 +1,6 @@
 """Replay a measured probe table through the bank model; print disagreements; exit 1 on any.
 
-    python bench/check_model.py TABLE.csv
+    python bench/bank_probe/check_model.py TABLE.csv
 """
 import csv
 import sys

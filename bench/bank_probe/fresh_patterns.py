@@ -1,6 +1,6 @@
 """A fresh random set of bank-probe patterns (not the ones the model was fitted to).
 
-    python bench/fresh_patterns.py OUT.txt [--seed N] [--count N]
+    python bench/bank_probe/fresh_patterns.py OUT.txt [--seed N] [--count N]
 
 Families drawn at random per pattern: random words in a window of 1-16 KB, random permutations of
 consecutive elements, lane pairs / quads sharing addresses (the load-packing cases), random inactive

@@ -1,13 +1,13 @@
 """Compare Nsight Compute's shared-memory counts of smemkit's kernels with explain()'s predictions.
 
-    python bench/compare_ncu.py OUTDIR [--md FILE]     (after bash bench/ncu_kernels.sh OUTDIR)
+    python bench/profiling/compare_ncu.py OUTDIR [--md FILE]     (after bash bench/profiling/ncu_kernels.sh OUTDIR)
 
 Transpose shapes may carry a batch ((batch, rows, cols): one launch).  Reads OUTDIR/ncu_kernels.csv and
 OUTDIR/ncu_manifest.txt (launch order), prints markdown tables of measured vs predicted wavefronts and
 instructions per launch, and exits 1 if any prediction is off by more than 2% (for the tensor-core
 GEMM: its total shared wavefronts and its instruction counts; each counter's own difference is shown).
 
-Which counter carries what (measured, bench/GEMM16_NOTES.md): LDS / STS wavefronts and instructions in
+Which counter carries what (measured, docs/GEMM16_NOTES.md): LDS / STS wavefronts and instructions in
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st} and smsp__inst_executed_op_shared_{ld,st}; the
 tensor-core GEMM's ldmatrix wavefronts in ..._op_ld as well (and smsp__sass_..._op_ldsm), its ldmatrix
 instructions only in smsp__inst_executed_op_ldsm; its cp.async shared writes only in

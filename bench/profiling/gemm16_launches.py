@@ -1,6 +1,6 @@
 """Launch chosen tensor-core GEMMs once each (PyTorch CUDA tensors), for Nsight Compute to profile.
 
-    python bench/gemm16_launches.py M,N,K[:layout[:config[:dtype]]] ...
+    python bench/profiling/gemm16_launches.py M,N,K[:layout[:config[:dtype]]] ...
 
 layout: naive / pad / swizzle / swizzle232 (default swizzle); config: a variant of
 smemkit.bench_configs("gemm") (default 0); dtype float16 / bfloat16 (default float16).  Dense row-major

@@ -2,11 +2,12 @@
 # One device session for the tensor-core GEMM (issue 14): GPU tests, the benchmark of the shipped
 # default and of candidate variants, Nsight Compute counts vs explain(), per-instruction source
 # counters and one full profile.  Every step has its own time limit; logs go to $OUT (or ./out).
-#   bash bench/gemm16_session.sh [steps...]     steps: info tests bench cand ncu src full (default: all)
+#   bash bench/profiling/gemm16_session.sh [steps...]   steps: info tests bench cand ncu src full (default: all)
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT" "$OUT/ncu"
 here=$(cd "$(dirname "$0")" && pwd)
+timing=$(cd "$here/../timing" && pwd)  # bench_gemm.py
 steps=${*:-info bench cand ncu src full tests}
 t0=$(date +%s)
 stamp() { echo "== $1 at +$(( $(date +%s) - t0 )) s"; }
@@ -22,15 +23,15 @@ for s in $steps; do
       ${TESTS:-tests} \
       > "$OUT/pytest.log" 2>&1; echo "pytest rc=$?"; tail -n 15 "$OUT/pytest.log" ;;
   bench)
-    timeout ${T_BENCH:-100} python3 "$here/bench_gemm.py" --md "$OUT/bench.md" > "$OUT/bench.log" 2>&1
+    timeout ${T_BENCH:-100} python3 "$timing/bench_gemm.py" --md "$OUT/bench.md" > "$OUT/bench.log" 2>&1
     echo "bench rc=$?"; grep '^|' "$OUT/bench.log" | grep -v -- '---' ;;
   cand)
     # the interior fast path (config 1) against the general path on every tile (config 7), same tiles,
     # alternated twice; the padded path (0) against in-place register staging (2) on odd shapes
     ( timeout ${T_CAND:-100} bash -c "
-      for r in 1 2; do python3 '$here/bench_gemm.py' --shapes 4096,4096,4096 8192,8192,8192 --configs 1 7 --layouts swizzle pad; done
-      python3 '$here/bench_gemm.py' --shapes 4097,4095,4093 513,257,129 --configs 0 2 --layouts swizzle
-      python3 '$here/bench_gemm.py' --shapes 1024,1024,1024 --configs 0 1 4 --layouts swizzle
+      for r in 1 2; do python3 '$timing/bench_gemm.py' --shapes 4096,4096,4096 8192,8192,8192 --configs 1 7 --layouts swizzle pad; done
+      python3 '$timing/bench_gemm.py' --shapes 4097,4095,4093 513,257,129 --configs 0 2 --layouts swizzle
+      python3 '$timing/bench_gemm.py' --shapes 1024,1024,1024 --configs 0 1 4 --layouts swizzle
     " ) > "$OUT/cand.log" 2>&1; echo "cand rc=$?"; grep '^|' "$OUT/cand.log" | grep -v -- '---' | grep -v '^| shape' | sort -u ;;
   ncu)
     timeout ${T_NCU:-110} bash "$here/ncu_kernels.sh" "$OUT/ncu" --ops gemm > "$OUT/ncu/run.log" 2>&1

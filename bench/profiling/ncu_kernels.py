@@ -1,6 +1,6 @@
-"""Launch each of smemkit's kernels once per layout, for Nsight Compute to count (bench/ncu_kernels.sh).
+"""Launch each of smemkit's kernels once per layout, for Nsight Compute to count (bench/profiling/ncu_kernels.sh).
 
-    python bench/ncu_kernels.py MANIFEST [--ops transpose sgemm gemm]
+    python bench/profiling/ncu_kernels.py MANIFEST [--ops transpose sgemm gemm]
 
 Writes the launch list (op, layout, shape, dtype, config) to MANIFEST, one line per launch in launch
 order, so the ncu rows can be matched to launches.  Every transpose element width (1, 2, 4, 8, 16
@@ -46,7 +46,7 @@ CASES += [("gemm", (513, 257, 129), "float16", 2), ("gemm", (777, 640, 960), "fl
 
 def matrix_transpose():
     if not hasattr(smemkit, "matrix_transpose"):  # until the entry point is wired: the tests' stand-in
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
         import _temp_matrix_transpose  # noqa: F401
     return smemkit.matrix_transpose
 

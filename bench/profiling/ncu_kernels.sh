@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Count shared-memory wavefronts and instructions of smemkit's own kernels with Nsight Compute.
-#   bash bench/ncu_kernels.sh OUTDIR [--ops transpose sgemm gemm]
+#   bash bench/profiling/ncu_kernels.sh OUTDIR [--ops transpose sgemm gemm]
 #     -> OUTDIR/ncu_kernels.csv, OUTDIR/ncu_manifest.txt
 # Counters: LDS / STS wavefronts and instructions (..._op_ld / _op_st, inst_executed_op_shared_*), the
 # same wavefronts per instruction from SASS patching (smsp__sass_..._op_ld / _op_st); the
 # tensor-core GEMM's ldmatrix wavefronts land in ..._op_ld too, its instructions only in
 # smsp__inst_executed_op_ldsm; its cp.async shared writes only in the ..._op_ldgsts pair (see
-# bench/GEMM16_NOTES.md).
+# docs/GEMM16_NOTES.md).
 set -euo pipefail
-out=${1:?usage: bench/ncu_kernels.sh OUTDIR [--ops ...]}
+out=${1:?usage: bench/profiling/ncu_kernels.sh OUTDIR [--ops ...]}
 shift
 NCU=${NCU:-$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)}
 [ -x "$NCU" ] || { echo "ncu not found (set NCU)"; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck over every kernel x layout x edge
-# shape (bench/sanitize_cases.py), through the Python API.  The extension is built with -lineinfo.
-#   bash bench/sanitize.sh [LOGDIR]      exit 0 only if every tool reports 0 errors
+# shape (bench/profiling/sanitize_cases.py), through the Python API.  The extension is built with -lineinfo.
+#   bash bench/profiling/sanitize.sh [LOGDIR]      exit 0 only if every tool reports 0 errors
 set -uo pipefail
 dir=${1:-.}
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)}

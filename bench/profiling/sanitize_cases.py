@@ -1,4 +1,4 @@
-"""Every kernel x layout x edge shape, through the Python API, for compute-sanitizer (bench/sanitize.sh).
+"""Every kernel x layout x edge shape, through the Python API, for compute-sanitizer (bench/profiling/sanitize.sh).
 
 Small shapes on purpose: tile +-1, 1x1, K = 0, non-multiples, odd leading dimensions.  Checks the
 results too, so a sanitizer run is also a correctness run.  --no-frameworks leaves out the CuPy /

@@ -2,7 +2,7 @@
 article's Swizzle(2, 3, 2), against cuBLAS GemmEx of the same precision (fp32 accumulation) in the same
 run.  Correctness against a float64 reference is checked first (small shape, every layout).
 
-    python bench/bench_gemm.py [--dtypes float16 bfloat16] [--shapes 4096,4096,4096 ...] [--ktiles]
+    python bench/timing/bench_gemm.py [--dtypes float16 bfloat16] [--shapes 4096,4096,4096 ...] [--ktiles]
                                [--configs 0 1 7] [--layouts swizzle] [--md out.md]
 
 --ktiles also times the 64-wide (128-byte rows: naive 8-way) and 32-wide (64-byte rows: naive 4-way)

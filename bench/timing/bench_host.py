@@ -13,7 +13,7 @@
    that launch plus one cupy.empty (the floor plus one allocation).  The variants run interleaved,
    --rounds rounds of --calls back-to-back calls each; the table gives each one's median round.
 
-    python bench/bench_host.py [--sizes 8192,1024] [--reps 7] [--rounds 7] [--calls 2000] [--md out.md]
+    python bench/timing/bench_host.py [--sizes 8192,1024] [--reps 7] [--rounds 7] [--calls 2000] [--md out.md]
 """
 import argparse
 import statistics
@@ -162,7 +162,7 @@ def main():
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--md")
     args = ap.parse_args()
-    parts = [header("host-side costs (bench/bench_host.py)")]
+    parts = [header("host-side costs (bench/timing/bench_host.py)")]
     for n in (int(s) for s in args.sizes.split(",") if s):  # --sizes "": the per-call table only
         parts.append(round_trip(n, args.reps))
         print(parts[-1], "\n", flush=True)

@@ -1,8 +1,8 @@
 """1- and 2-byte transposes whose rows do not start on a 4-byte boundary: the re-aligning whole-word
 path against the element-wise path it replaced (knob transpose_odd_path), and where the rest goes.
 
-    python bench/bench_oddpitch.py [--reps 20] [--no-offsets] [--md out.md]
-    ncu --metrics dram__bytes_read.sum,... python bench/bench_oddpitch.py --launch-only
+    python bench/timing/bench_oddpitch.py [--reps 20] [--no-offsets] [--md out.md]
+    ncu --metrics dram__bytes_read.sum,... python bench/timing/bench_oddpitch.py --launch-only
 
 Part 1, smemkit.bench (the one timing path: events, layouts and the D2D copy of the same bytes
 interleaved, L2 flushed before every launch, medians): odd shapes (every full tile on the new path,

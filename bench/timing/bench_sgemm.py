@@ -1,8 +1,8 @@
 """SGEMM benchmark through smemkit.bench (the one timing path): each layout against cuBLAS fp32 (no TF32)
 in the same run.  Correctness against a float64 reference is checked first, for every config timed.
 
-    python bench/bench_sgemm.py [--shapes 4096,4096,4096 8192,8192,8192] [--configs] [--md out.md]
-    python bench/bench_sgemm.py --sweep [--reps 20] [--md out.md]
+    python bench/timing/bench_sgemm.py [--shapes 4096,4096,4096 8192,8192,8192] [--configs] [--md out.md]
+    python bench/timing/bench_sgemm.py --sweep [--reps 20] [--md out.md]
 
 --configs also times every tile config compiled in (the shipped BIG / SMALL, and the candidates when the
 extension was built with SMEMKIT_SGEMM_CANDIDATES=1).

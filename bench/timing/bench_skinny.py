@@ -2,7 +2,7 @@
 matrix-vector-like shapes of issue 11, over forced K splits.  One line per (shape, config, splits):
 median ms, TFLOP/s, share of cuBLAS (BenchResult.ratio), the B (or A) stream in TB/s.
 
-    python bench/bench_skinny.py [--layouts pad,swizzle,naive] [--reps 20]
+    python bench/timing/bench_skinny.py [--layouts pad,swizzle,naive] [--reps 20]
 """
 import argparse
 

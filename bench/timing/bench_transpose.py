@@ -1,7 +1,7 @@
 """Transpose benchmark through smemkit.bench (the one timing path): each layout against cudaMemcpy D2D
 of the same bytes in the same run.  Correctness (bit-exact) is checked first.
 
-    python bench/bench_transpose.py [--size 8192] [--dtype float32] [--batch B] [--sweep-configs] [--md out.md]
+    python bench/timing/bench_transpose.py [--size 8192] [--dtype float32] [--batch B] [--sweep-configs] [--md out.md]
 """
 import argparse
 import sys

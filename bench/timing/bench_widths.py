@@ -1,7 +1,7 @@
 """Transpose of every element width (1, 2, 4, 8, 16 bytes), single 8192 x 8192 and a batch of
 64 x 1024 x 1024, each layout against cudaMemcpy D2D of the same bytes, with PyTorch beside.
 
-    python bench/bench_widths.py [--sweep] [--reps 40] [--md out.md]
+    python bench/timing/bench_widths.py [--sweep] [--reps 40] [--md out.md]
 
 smemkit's kernels -- 8192 x 8192 and the batch (one launch for all 64 matrices) -- are timed by
 smemkit.bench (the one timing path: events, layouts and the D2D copy interleaved, L2 flushed before

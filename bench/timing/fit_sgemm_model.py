@@ -1,7 +1,8 @@
 """Fit the SGEMM chooser's cost model (sgemm_cost_ns, csrc/sgemm.cu) to a tile grid, and replay its picks.
 
-    python bench/fit_sgemm_model.py GRID.jsonl     (GRID from bench/sgemm_grid.py; no GPU, ~30 s)
-    python bench/fit_sgemm_model.py bench/data/sgemm_grid_h100.jsonl.gz   (the grid the shipped constants come from)
+    python bench/timing/fit_sgemm_model.py GRID.jsonl   (GRID from bench/timing/sgemm_grid.py; no GPU, ~30 s)
+    python bench/timing/fit_sgemm_model.py bench/data/sgemm_grid_h100.jsonl.gz
+        (the grid the shipped constants come from)
 
 The model of one tile config (the same arithmetic as sgemm_cost_ns): a block of a BM x BN tile over a
 k_chunk-deep slice costs BM*BN*(k_chunk + k0) FMA at F FMA/ns per SM; a wave is SMs x minblocks blocks

@@ -1,8 +1,8 @@
 """Time every compiled SGEMM tile config x a ladder of K splits, against cuBLAS fp32 in the same call:
 the data the chooser's cost model (sgemm_cost_ns in csrc/sgemm.cu) is fitted to.  GPU only.
 
-    python bench/sgemm_grid.py OUT.jsonl        (about 4 minutes on an H100; one JSON line per timing)
-    python bench/fit_sgemm_model.py OUT.jsonl   (no GPU: the fit, and the model's picks replayed)
+    python bench/timing/sgemm_grid.py OUT.jsonl        (about 4 minutes on an H100; one JSON line per timing)
+    python bench/timing/fit_sgemm_model.py OUT.jsonl   (no GPU: the fit, and the model's picks replayed)
 
 Shapes: bench_sgemm.SWEEP plus EXTRA.  Per shape and tile config: S = 1, and while the tiles fill fewer
 than two waves (SMs x the config's blocks per SM) S grows by x1.5 up to ~2.2 waves or the k-tiles.
