@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from smemkit import _testing
 
 
 def pytest_addoption(parser):
@@ -27,9 +28,8 @@ def pytest_runtest_setup(item):
 @pytest.fixture
 def poison():
     """Make every kernel output start as 0xFF bytes (NaN) on the device for this test."""
-    smemkit._C._set_knob("poison", 1)
-    yield
-    smemkit._C._set_knob("poison", 0)
+    with _testing.knobs(poison=True):
+        yield
 
 
 @pytest.fixture
