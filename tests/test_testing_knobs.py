@@ -118,3 +118,28 @@ def test_sgemm_choose_without_a_device():
     assert _testing.sgemm_choose(4096, 4096, 4096, 132) == _C._sgemm_choose(4096, 4096, 4096, 132)
     name, splits = _testing.sgemm_choose(64, 64, 65536, 132)
     assert name in smemkit.bench_configs("sgemm") and splits > 1
+
+
+def _scripts():
+    return sorted(p for d in ("bench", "examples") for p in (ROOT / d).rglob("*.py"))
+
+
+def test_scripts_name_only_real_knobs():
+    """Every knobs(...) call in bench/ and examples/ names knobs that exist (a typo there runs on a GPU only)."""
+    import ast
+    seen = 0
+    for path in _scripts():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "knobs":
+                names = {k.arg for k in node.keywords}
+                assert names and names <= set(_testing.KNOBS), f"{path.relative_to(ROOT)}:{node.lineno}: {names}"
+                seen += 1
+    assert seen >= 10  # the scripts do use it
+
+
+def test_scripts_do_not_reach_into_the_c_module():
+    """bench/ and examples/ go through the public API or smemkit._testing, never smemkit._C's private names."""
+    bad = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}" for p in _scripts()
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if re.search(r"\b_C\._\w|from smemkit import _C\b|import smemkit\._C", line)]
+    assert not bad, "\n".join(bad)

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 import smemkit
+from smemkit._testing import knobs
 
 
 def main(specs):
@@ -24,12 +25,9 @@ def main(specs):
         tdt = torch.bfloat16 if len(parts) > 3 and parts[3] == "bfloat16" else torch.float16
         a = torch.from_numpy(rng.uniform(-1, 1, (m, k)).astype(np.float32)).to("cuda", tdt)
         b = torch.from_numpy(rng.uniform(-1, 1, (k, n)).astype(np.float32)).to("cuda", tdt)
-        smemkit._C._set_knob("gemm16_variant", config)
-        try:
+        with knobs(gemm16_variant=config):
             smemkit.gemm(a, b, layout=smemkit.Swizzle(2, 3, 2) if layout == "swizzle232" else layout)
             torch.cuda.synchronize()
-        finally:
-            smemkit._C._set_knob("gemm16_variant", 0)
         print(spec, flush=True)
 
 

@@ -10,12 +10,12 @@ bytes) is covered, tile multiples and ragged edges, odd pitches of 1- and 2-byte
 aligned, so config 0 pads them and config 2 reads them through registers), every layout incl. the
 article's Swizzle(2, 3, 2) ("swizzle232").
 """
-import os
 import sys
 
 import numpy as np
 
 import smemkit
+from smemkit._testing import knobs
 
 CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "float32"),
          ("transpose", (1024, 1024), "float64"), ("transpose", (1024, 1024), "uint8"),
@@ -44,13 +44,6 @@ CASES += [("gemm", (513, 257, 129), "float16", 2), ("gemm", (777, 640, 960), "fl
           ("gemm", (1024, 512, 256), "bfloat16", 0)]
 
 
-def matrix_transpose():
-    if not hasattr(smemkit, "matrix_transpose"):  # until the entry point is wired: the tests' stand-in
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
-        import _temp_matrix_transpose  # noqa: F401
-    return smemkit.matrix_transpose
-
-
 def gemm_layout(name):
     return smemkit.Swizzle(2, 3, 2) if name == "swizzle232" else name
 
@@ -61,12 +54,9 @@ def launch_gemm(shape, dtype, layout, config, rng):
     tdt = torch.bfloat16 if dtype == "bfloat16" else torch.float16
     a = torch.from_numpy(rng.uniform(-1, 1, (m, k)).astype(np.float32)).to("cuda", tdt)
     b = torch.from_numpy(rng.uniform(-1, 1, (k, n)).astype(np.float32)).to("cuda", tdt)
-    smemkit._C._set_knob("gemm16_variant", config)
-    try:
+    with knobs(gemm16_variant=config):
         smemkit.gemm(a, b, layout=gemm_layout(layout))
         torch.cuda.synchronize()
-    finally:
-        smemkit._C._set_knob("gemm16_variant", 0)
 
 
 def main(manifest, ops):
@@ -86,16 +76,13 @@ def main(manifest, ops):
                     if len(shape) == 2:
                         smemkit.transpose(a, layout=layout)
                     else:
-                        matrix_transpose()(a, layout=layout)
+                        smemkit.matrix_transpose(a, layout=layout)
                 else:
                     m, n, k = shape
                     a = rng.standard_normal((m, k)).astype(np.float32)
                     b = rng.standard_normal((k, n)).astype(np.float32)
-                    smemkit._C._set_knob("sgemm_config", config)
-                    try:
+                    with knobs(sgemm_config=config):
                         smemkit.sgemm(a, b, layout=layout)
-                    finally:
-                        smemkit._C._set_knob("sgemm_config", 0)
                 f.write(f"{op},{layout},{'x'.join(map(str, shape))},{dtype},{config}\n")
 
 

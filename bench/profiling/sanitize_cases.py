@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 import smemkit
+from smemkit._testing import knobs
 
 TRANSPOSE_SHAPES = [(1, 1), (1, 7), (7, 1), (33, 31), (63, 65), (64, 64), (65, 64), (64, 65), (129, 3)]
 SGEMM_SHAPES = [(1, 1, 1), (7, 13, 5), (33, 31, 17), (63, 65, 7), (64, 64, 0), (65, 129, 9), (128, 128, 8),
@@ -89,22 +90,19 @@ def sgemm_b_at_allocation_end(rng, configs):
             a = cupy.asarray(a_h)
             for ci in range(1, len(configs)):
                 for splits in (1, 3):
-                    smemkit._C._set_knob("sgemm_config", ci)
-                    smemkit._C._set_knob("sgemm_splits", splits)
-                    for layout in smemkit.LAYOUTS:
-                        d = cupy.asnumpy(smemkit.sgemm(a, b, layout=layout))
-                        bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
+                    with knobs(sgemm_config=ci, sgemm_splits=splits):
+                        for layout in smemkit.LAYOUTS:
+                            d = cupy.asnumpy(smemkit.sgemm(a, b, layout=layout))
+                            bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
             del a, b, buf
-    smemkit._C._set_knob("sgemm_config", 0)
-    smemkit._C._set_knob("sgemm_splits", 0)
     cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
     print(f"sanitize cases (B ending at its allocation's end): {bad} wrong results")
     return bad
 
 
+@knobs(poison=True)  # every output starts as NaN, so a result the kernel never wrote cannot pass
 def main(frameworks=True, only_subword=False):
     rng = np.random.default_rng(0)
-    smemkit._C._set_knob("poison", 1)
     bad = subword_cases(rng, frameworks)
     if only_subword:
         return 1 if bad else 0
@@ -123,27 +121,23 @@ def main(frameworks=True, only_subword=False):
                 bad += not np.allclose(d, ref, rtol=1e-4, atol=1e-4)
     # every SGEMM tile config forced, unsplit and split, on edges in M, N and a ragged K: the edge blocks'
     # stand-in rows / columns and the last k-tile's partial loads end exactly at the operands' ends
-    configs = smemkit._C._configs("sgemm")
+    configs = smemkit.bench_configs("sgemm")
     for m, n, k in ((70, 5, 300), (37, 3, 129), (129, 127, 9)):
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
         ref = a.astype(np.float64) @ b
         for ci in range(1, len(configs)):
             for splits in (1, 3):
-                smemkit._C._set_knob("sgemm_config", ci)
-                smemkit._C._set_knob("sgemm_splits", splits)
-                for layout in smemkit.LAYOUTS:
-                    bad += not np.allclose(smemkit.sgemm(a, b, layout=layout), ref, rtol=1e-4, atol=1e-4)
-    smemkit._C._set_knob("sgemm_config", 0)
-    smemkit._C._set_knob("sgemm_splits", 0)
+                with knobs(sgemm_config=ci, sgemm_splits=splits):
+                    for layout in smemkit.LAYOUTS:
+                        bad += not np.allclose(smemkit.sgemm(a, b, layout=layout), ref, rtol=1e-4, atol=1e-4)
     if frameworks:
         bad += sgemm_b_at_allocation_end(rng, configs)
-    # the host transfer modes (pageable, page-locked, pipelined in column bands)
-    for mode in (0, 1, 2):
-        smemkit._C._set_knob("host_mode", mode)
-        a = rng.standard_normal((300, 700)).astype(np.float32)
-        bad += not np.array_equal(smemkit.transpose(a), a.T)
-    smemkit._C._set_knob("host_mode", -1)
+    # the host transfer modes (pageable, page-locked, pipelined in column bands, staged through the pool)
+    for mode in (0, 1, 2, 3):
+        with knobs(host_mode=mode):
+            a = rng.standard_normal((300, 700)).astype(np.float32)
+            bad += not np.array_equal(smemkit.transpose(a), a.T)
     # device arrays, where a framework is installed (strided SGEMM operands take the device copy path)
     for lib in ("cupy", "torch") if frameworks else ():
         try:

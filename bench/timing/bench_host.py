@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 import smemkit
+from smemkit._testing import knobs, staging_info
 from _common import header
 
 MODES = [(0, "pageable"), (1, "page-locked in place"), (2, "page-locked, 3-stream pipeline"),
@@ -99,13 +100,12 @@ def round_trip(n, reps):
         row("floor: pinned H2D + D2H, one after the other", floor[0])
         row("pinned H2D and D2H at once", floor[1])
     for mode, label in MODES:
-        smemkit._C._set_knob("host_mode", mode)
-        assert np.array_equal(smemkit.transpose(h), want)
-        out.fill(np.nan)
-        assert smemkit.transpose(h, out=out) is out and np.array_equal(out, want)
-        row(f"smemkit, fresh output, {label}", wall(lambda: smemkit.transpose(h), reps))
-        row(f"smemkit, out= reused, {label}", wall(lambda: smemkit.transpose(h, out=out), reps))
-    smemkit._C._set_knob("host_mode", -1)
+        with knobs(host_mode=mode):
+            assert np.array_equal(smemkit.transpose(h), want)
+            out.fill(np.nan)
+            assert smemkit.transpose(h, out=out) is out and np.array_equal(out, want)
+            row(f"smemkit, fresh output, {label}", wall(lambda: smemkit.transpose(h), reps))
+            row(f"smemkit, out= reused, {label}", wall(lambda: smemkit.transpose(h, out=out), reps))
     row("np.empty of the result + first touch (no GPU)", wall(lambda: np.empty_like(want).fill(0), reps))
     try:
         import torch
@@ -168,7 +168,7 @@ def main():
         print(parts[-1], "\n", flush=True)
     parts.append(per_call(args.rounds, args.calls))
     print(parts[-1], flush=True)
-    info = smemkit._C._staging_info()
+    info = staging_info()
     parts.append(f"pinned staging pool after the run: {info}")
     print(parts[-1])
     if args.md:

@@ -20,7 +20,7 @@ import argparse
 import smemkit
 from _common import emit, header
 from bench_widths import torch_times
-from smemkit import _C
+from smemkit._testing import knobs
 
 SHAPES = [(8191, 8191), (8190, 8191), (8191, 8190), (4097, 4095), (8190, 8190)]
 DTYPES = ["uint8", "float16"]
@@ -39,11 +39,8 @@ def bench_table(reps):
         for shape in SHAPES + [(16, 1023, 1025), (8192, 8192)]:
             cases += [(shape, dtype, 1)] if word_aligned(shape, dtype) else [(shape, dtype, 0), (shape, dtype, 1)]
     for shape, dtype, on in cases:
-        _C._set_knob("transpose_odd_path", on)
-        try:
+        with knobs(transpose_odd_path=on):
             res = smemkit.bench("transpose", shape, dtype=dtype, reps=reps)
-        finally:
-            _C._set_knob("transpose_odd_path", 1)
         by = {r.layout: r for r in res}
         path = "aligned words" if word_aligned(shape, dtype) else "re-aligned words" if on else "element-wise (before)"
         rows.append(f"| {'x'.join(map(str, shape))} | {dtype} | {path} | "
@@ -68,14 +65,11 @@ def offsets_table(reps):
             x = ibuf[io:io + n * n * esz].view(tdt).view(n, n)
             y = obuf[oo:oo + n * n * esz].view(tdt).view(n, n)
             for on in ((0, 1) if (io | oo) & 3 else (1,)):
-                _C._set_knob("transpose_odd_path", on)
                 ops = {"copy": lambda: dst.copy_(src)}
                 for lay in ("pad", "swizzle"):
                     ops[lay] = (lambda lay=lay: smemkit.transpose(x, layout=lay, out=y))
-                try:
+                with knobs(transpose_odd_path=on):
                     t = torch_times(ops, reps, flush)  # bench_widths' loop: interleaved, L2 flushed
-                finally:
-                    _C._set_knob("transpose_odd_path", 1)
                 assert torch.equal(y.view(torch.uint8 if esz == 1 else torch.int16),
                                    x.t().contiguous().view(torch.uint8 if esz == 1 else torch.int16))
                 path = "aligned words" if not (io | oo) & 3 else "re-aligned words" if on else "element-wise (before)"
@@ -93,10 +87,9 @@ def launch_once():
     ibuf = torch.randint(0, 256, (n * n + 64,), dtype=torch.uint8, device="cuda")
     obuf = torch.empty(n * n + 64, dtype=torch.uint8, device="cuda")
     for off, on in [(0, 1), (4, 1), (1, 1), (1, 0)]:
-        _C._set_knob("transpose_odd_path", on)
-        smemkit.transpose(ibuf[off:off + n * n].view(n, n), layout="pad", out=obuf[off:off + n * n].view(n, n))
-        torch.cuda.synchronize()
-    _C._set_knob("transpose_odd_path", 1)
+        with knobs(transpose_odd_path=on):
+            smemkit.transpose(ibuf[off:off + n * n].view(n, n), layout="pad", out=obuf[off:off + n * n].view(n, n))
+            torch.cuda.synchronize()
 
 
 def main():

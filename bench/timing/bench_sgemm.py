@@ -7,8 +7,8 @@ in the same run.  Correctness against a float64 reference is checked first, for 
 --configs also times every tile config compiled in (the shipped BIG / SMALL, and the candidates when the
 extension was built with SMEMKIT_SGEMM_CANDIDATES=1).
 --sweep times SWEEP (squares, K-heavy small outputs, tall-skinny and their transposes, short K, odd sizes):
-every layout against cuBLAS with the shipped choice (_C._sgemm_choose: tile config and K split), for
-the shapes the chooser splits also swizzle unsplit (splits=1, the kernel before split-K) and with twice the
+every layout against cuBLAS with the shipped choice (smemkit._testing.sgemm_choose: tile config and K
+split), for the shapes the chooser splits also swizzle unsplit (splits=1, the kernel before split-K) and with twice the
 split, for tall / wide shapes also the other shipped tile; it prints the ratio to cuBLAS per shape, the geometric means and the worst shape.
 """
 import argparse
@@ -20,6 +20,7 @@ import numpy as np
 
 import smemkit
 from _common import emit, header, md_table
+from smemkit._testing import device_info, knobs, sgemm_choose
 
 
 def check(config):
@@ -28,8 +29,7 @@ def check(config):
     b = rng.standard_normal((300, 389), dtype=np.float32)
     ref = a.astype(np.float64) @ b.astype(np.float64)
     bound = 300 * 2.0**-24 / (1 - 300 * 2.0**-24) * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
-    smemkit._C._set_knob("sgemm_config", config)
-    try:
+    with knobs(sgemm_config=config):
         for layout in smemkit.LAYOUTS:
             if not np.all(np.abs(smemkit.sgemm(a, b, layout=layout) - ref) <= bound):
                 sys.exit(f"FAIL: sgemm config {config} {layout} is outside the gamma_K bound")
@@ -39,13 +39,10 @@ def check(config):
         ref = a.astype(np.float64) @ b.astype(np.float64)
         bound = 5001 * 2.0**-24 / (1 - 5001 * 2.0**-24) * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
         for forced in (0, 7):
-            smemkit._C._set_knob("sgemm_splits", forced)
-            for layout in smemkit.LAYOUTS:
-                if not np.all(np.abs(smemkit.sgemm(a, b, layout=layout) - ref) <= bound):
-                    sys.exit(f"FAIL: sgemm config {config} splits {forced} {layout} is outside the gamma_K bound")
-    finally:
-        smemkit._C._set_knob("sgemm_config", 0)
-        smemkit._C._set_knob("sgemm_splits", 0)
+            with knobs(sgemm_splits=forced):
+                for layout in smemkit.LAYOUTS:
+                    if not np.all(np.abs(smemkit.sgemm(a, b, layout=layout) - ref) <= bound):
+                        sys.exit(f"FAIL: sgemm config {config} splits {forced} {layout} is outside the gamma_K bound")
 
 
 # (class, M, N, K): issue 11's sweep
@@ -77,14 +74,14 @@ def geomean(xs):
 
 def sweep(reps):
     """One row per shape: the shipped choice in every layout vs cuBLAS; split shapes also unsplit and 2x split."""
-    sms = smemkit._C._device_info()["sms"]
+    sms = device_info()["sms"]
     t0 = time.perf_counter()
     rows = ["| class | M x N x K | config, splits | cuBLAS TFLOP/s | naive | pad | swizzle | swizzle TFLOP/s | "
             "swizzle unsplit | swizzle 2x split | swizzle other tile |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     ratios = {name: [] for name in smemkit.LAYOUTS}
     unsplit, worst = [], None
     for cls, M, N, K in SWEEP:
-        name, s = smemkit._C._sgemm_choose(M, N, K, sms)
+        name, s = sgemm_choose(M, N, K, sms)
         res = {r.layout: r for r in smemkit.bench("sgemm", (M, N, K), reps=reps)}
         for layout, r in res.items():
             ratios[layout].append(r.ratio)

@@ -15,7 +15,7 @@ import statistics
 
 import smemkit
 from _common import emit, header
-from smemkit import _C
+from smemkit._testing import device_info
 
 WIDTHS = [("uint8", 1), ("float16", 2), ("float32", 4), ("float64", 8), ("complex128", 16)]
 
@@ -77,7 +77,7 @@ def main():
     ap.add_argument("--md")
     args = ap.parse_args()
     import torch
-    info = _C._device_info()
+    info = device_info()
     flush = torch.empty(2 * info["l2_bytes"], dtype=torch.uint8, device="cuda")
     n = args.size
     bshape = tuple(int(s) for s in args.batch.split("x"))

@@ -132,10 +132,10 @@ def replay(rows, P, g):
 
 
 def replay_shipped(rows):
-    """The built extension's own chooser (smemkit._C._sgemm_choose, no GPU needed) on the same shapes:
+    """The built extension's own chooser (smemkit._testing.sgemm_choose, no GPU needed) on the same shapes:
     its (config, S) looked up in the grid, where the grid measured it."""
     try:
-        from smemkit import _C
+        from smemkit._testing import sgemm_choose
     except ImportError as e:
         print(f"(the shipped chooser not replayed: {e})")
         return
@@ -145,7 +145,7 @@ def replay_shipped(rows):
         by[(r["M"], r["N"], r["K"])][(r["config"], exact_split(r["K"], r["S"], bk)[0])] = r["ratio"]
     got, missing = [], []
     for (M, N, K), pts in by.items():
-        cfg, s = _C._sgemm_choose(M, N, K, SMS)
+        cfg, s = sgemm_choose(M, N, K, SMS)
         if cfg not in CONFIGS:
             continue
         s = exact_split(K, s, dims(cfg)[2])[0]

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import smemkit  # noqa: E402
 from bench_sgemm import SWEEP  # noqa: E402
+from smemkit._testing import device_info, sgemm_choose  # noqa: E402
 
 EXTRA = [("mid", 1536, 1536, 1536), ("mid", 768, 768, 768), ("mid", 3072, 3072, 512), ("mid", 2048, 512, 2048),
          ("mid", 333, 4444, 555), ("skinny", 8, 4096, 4096), ("skinny", 16, 4096, 4096),
@@ -68,13 +69,13 @@ def ladder(M, N, K, name, sms):
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    sms = smemkit._C._device_info()["sms"]
+    sms = device_info()["sms"]
     names = smemkit.bench_configs("sgemm")
     t0 = time.time()
     with open(sys.argv[1], "w") as out:
         shapes = SWEEP + EXTRA
         for i, (cls, M, N, K) in enumerate(shapes):
-            auto = smemkit._C._sgemm_choose(M, N, K, sms)
+            auto = sgemm_choose(M, N, K, sms)
             for ci, name in enumerate(names):
                 if ci == 0 or not runs(name, M, N):
                     continue
