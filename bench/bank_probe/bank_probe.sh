@@ -2,7 +2,7 @@
 # bank_probe.sh -- measure wavefronts per shared-memory instruction for every pattern in
 # bench/bank_probe/bank_patterns.txt with Nsight Compute, and write the table bank_model.c is checked against.
 #
-#   bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | PATTERN_FILE]
+#   bash bench/bank_probe.sh OUTDIR [--quick | PATTERN_FILE]
 #
 # OUTDIR gets: bank_probe (binary), bank_probe.sass + sass_check.txt, device.txt, manifest.tsv,
 # ncu.csv (raw ncu output), ncu.log (ncu/probe stderr), bank_probe_<gpu>.csv (the table: width,
@@ -12,7 +12,7 @@
 # compiling; BANK_PROBE_ARCH (default sm_90).
 set -euo pipefail
 
-OUT=${1:?usage: bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | PATTERN_FILE]}
+OUT=${1:?usage: bash bench/bank_probe.sh OUTDIR [--quick | PATTERN_FILE]}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$(dirname "$HERE")")  # bench/bank_probe/ -> the repository
 PAT=$HERE/bank_patterns.txt

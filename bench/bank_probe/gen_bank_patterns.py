@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen_bank_patterns.py -- write the shared-memory access patterns the bank probe measures.
 
-    python3 bench/bank_probe/gen_bank_patterns.py   # writes bench/bank_probe/bank_patterns.txt (+ _quick.txt)
+    python3 bench/gen_bank_patterns.py            # writes bench/bank_patterns.txt (+ _quick.txt)
 
 One pattern a line:  ``width kind a0 a1 ... a31  # name``  (width 4/8/16 bytes, kind ld/st, byte
 offsets into shared memory, -1 = lane inactive).  Every pattern is emitted for every width and kind,
