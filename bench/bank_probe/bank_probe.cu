@@ -4,9 +4,9 @@
  *
  *   bank_probe PATTERNS [--manifest FILE] [--first N] [--count N]
  *
- * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/bank_probe/gen_bank_patterns.py):
+ * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/gen_bank_patterns.py):
  * width 4/8/16 bytes, kind ld/st, per-lane byte offsets into a 48 KB shared buffer, negative = the
- * lane skips the instruction.  Tensor-core kinds (width 16 only; bench/bank_probe/bank_patterns_tc.txt):
+ * lane skips the instruction.  Tensor-core kinds (width 16 only; bench/bank_patterns_tc.txt):
  *   ldsm1 ldsm2 ldsm4 ldsm1t ldsm2t ldsm4t   ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16: lane l
  *        gives the 16-byte row address of row l%8 of matrix l/8 (x1 reads lanes 0-7, x2 lanes 0-15);
  *        the instruction is warp-wide and cannot be predicated per lane, so a negative offset is
@@ -25,7 +25,7 @@
  * the right width per kernel.  Loads write what they read to global memory and stores write
  * lane-dependent values, and the asm is volatile, so nothing is optimised away.
  *
- * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe/bank_probe.cu
+ * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe.cu
  */
 #include <cuda_runtime.h>
 

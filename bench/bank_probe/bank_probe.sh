@@ -7,7 +7,7 @@
 # OUTDIR gets: bank_probe (binary), bank_probe.sass + sass_check.txt, device.txt, manifest.tsv,
 # ncu.csv (raw ncu output), ncu.log (ncu/probe stderr), bank_probe_<gpu>.csv (the table: width,
 # kind, addresses, wavefronts, instructions, name) -- copy it to tests/data/.
-# --quick uses bench/bank_probe/bank_patterns_quick.txt (~150 patterns instead of ~450).
+# --quick uses bench/bank_patterns_quick.txt (~150 patterns instead of ~450).
 # Env: NVCC, NCU, CUOBJDUMP override the tools; BANK_PROBE_BIN uses a prebuilt probe instead of
 # compiling; BANK_PROBE_ARCH (default sm_90).
 set -euo pipefail
