@@ -35,7 +35,6 @@ from .explain import explain
 from .ops import gemm, matrix_transpose, sgemm, transpose
 from .layouts import Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
-from . import _testing  # noqa: F401  (smemkit._testing.knobs: tests' and benchmarks' switches)
 
 __version__ = "0.1.0"
 

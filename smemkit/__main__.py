@@ -4,7 +4,7 @@ With a GPU: times the transpose, the SGEMM and the float16 tensor-core GEMM in e
 device-resident data (smemkit.bench) against the ceiling measured in the same run (cudaMemcpy D2D;
 cuBLAS fp32; cuBLAS fp16 with fp32 accumulation), beside the wavefronts the
 bank model predicts.  Without one: says so on one line, then prints the bank tables of a 32x32 tile
-and, per layout, the predicted wavefronts of every shared-memory access of the three kernels.
+and, per layout, the predicted wavefronts of every shared-memory access of both kernels.
 Exit status 0 on success, 1 with a one-line error otherwise.
 """
 import argparse
