@@ -1,7 +1,7 @@
 """The CPU bank-conflict model: how many shared-memory wavefronts a warp's access costs.
 
 Runs csrc/bank_model.c (no GPU needed).  Its rules reproduce Nsight Compute's counts measured with
-the probe in bench/bank_probe.cu (table in tests/data/); the addresses it replays for the project's
+the probe in bench/bank_probe/bank_probe.cu (table in tests/data/); the addresses it replays for the project's
 kernels come from csrc/layout.h, the same maps the kernels use.
 """
 import numpy as np

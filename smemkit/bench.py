@@ -144,7 +144,7 @@ def bench(op, shape, *, layout=None, dtype=None, config=None, splits=None, reps=
     ``config`` forces a tile configuration (a name or index of ``bench_configs(op)``; None: what the op
     ships); ``splits`` forces SGEMM's K slices (None: chosen per shape, see ``_C._sgemm_choose``).  ``reps`` fixes the number of timed repetitions; otherwise ``warmup_ms`` / ``rep_ms`` are
     budgets in milliseconds (at least 10 repetitions).  This is the one timing path: every figure in
-    bench/RESULTS.md comes from it.  Raises CudaError without a GPU.
+    docs/RESULTS.md comes from it.  Raises CudaError without a GPU.
     """
     if dtype is None:
         dtype = "float16" if op == "gemm" else "float32"

@@ -3,10 +3,13 @@
 `gpu` tests need a CUDA device: without one they are skipped, and with --require-gpu (used on the GPU
 machine) the skip becomes a failure, so a GPU run can never pass by skipping.
 """
+import contextlib
+
 import numpy as np
 import pytest
 
 import smemkit
+from smemkit import _testing
 
 
 def pytest_addoption(parser):
@@ -27,9 +30,16 @@ def pytest_runtest_setup(item):
 @pytest.fixture
 def poison():
     """Make every kernel output start as 0xFF bytes (NaN) on the device for this test."""
-    smemkit._C._set_knob("poison", 1)
-    yield
-    smemkit._C._set_knob("poison", 0)
+    with _testing.knobs(poison=True):
+        yield
+
+
+@pytest.fixture
+def set_knobs():
+    """set_knobs(name=value, ...): smemkit._testing knobs for the rest of this test (callable again
+    mid-test); every one is put back at the test's end, pass or fail."""
+    with contextlib.ExitStack() as stack:
+        yield lambda **values: stack.enter_context(_testing.knobs(**values))
 
 
 @pytest.fixture

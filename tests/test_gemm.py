@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from smemkit import _testing
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 if not hasattr(smemkit, "gemm"):
@@ -251,36 +252,30 @@ def test_gemm_device_unaligned_4097(poison, dtype):
     check(_from_torch(d, np.dtype(dtype)), shape, dtype, dtype, 2.0, -0.75)
     d = smemkit.gemm(da, db)
     check(_from_torch(d, np.dtype(dtype)), shape, dtype, dtype, 1.0, 0.0)
-    smemkit._C._set_knob("gemm16_variant", 2)
-    try:
+    with _testing.knobs(gemm16_variant=2):
         d = smemkit.gemm(da, db)
-    finally:
-        smemkit._C._set_knob("gemm16_variant", 0)
     check(_from_torch(d, np.dtype(dtype)), shape, dtype, dtype, 1.0, 0.0)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", range(1, len(smemkit.bench_configs("gemm"))))
 @pytest.mark.parametrize("layout", ["naive", "swizzle", smemkit.Swizzle(2, 3, 2)], ids=["naive", "swizzle", "swizzle232"])
-def test_gemm_forced_variants(poison, variant, layout, rng):
+def test_gemm_forced_variants(poison, variant, layout, rng, set_knobs):
     """Every tile variant, on aligned host operands (padded by the host path) and on unaligned device
     views (read in place through registers: variants 1..8 do not pad)."""
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("torch without CUDA")
-    smemkit._C._set_knob("gemm16_variant", variant)
-    try:
-        for dtype in DTYPES:
-            for shape, how in (((300, 260, 333), "odd-pitch"), ((129, 200, 136), "b-only"), ((7, 13, 5), "odd-base")):
-                (a_big, a_cut), (b_big, b_cut), (c_big, c_cut) = _views(shape, dtype, how, rng)
-                a, b, c = a_cut(a_big), b_cut(b_big), c_cut(c_big)
-                d = smemkit.gemm(a_cut(_to_torch(a_big, torch)), b_cut(_to_torch(b_big, torch)),
-                                 c_cut(_to_torch(c_big, torch)), alpha=-1.5, beta=0.5, layout=layout)
-                _check_views(_from_torch(d, np.dtype(dtype)).astype(np.float64), a, b, c, -1.5, 0.5, np.dtype(dtype))
-                d = smemkit.gemm(np.ascontiguousarray(a), np.ascontiguousarray(b), layout=layout)
-                _check_views(d.astype(np.float64), a, b, None, 1.0, 0.0, np.dtype(dtype))
-    finally:
-        smemkit._C._set_knob("gemm16_variant", 0)
+    set_knobs(gemm16_variant=variant)
+    for dtype in DTYPES:
+        for shape, how in (((300, 260, 333), "odd-pitch"), ((129, 200, 136), "b-only"), ((7, 13, 5), "odd-base")):
+            (a_big, a_cut), (b_big, b_cut), (c_big, c_cut) = _views(shape, dtype, how, rng)
+            a, b, c = a_cut(a_big), b_cut(b_big), c_cut(c_big)
+            d = smemkit.gemm(a_cut(_to_torch(a_big, torch)), b_cut(_to_torch(b_big, torch)),
+                             c_cut(_to_torch(c_big, torch)), alpha=-1.5, beta=0.5, layout=layout)
+            _check_views(_from_torch(d, np.dtype(dtype)).astype(np.float64), a, b, c, -1.5, 0.5, np.dtype(dtype))
+            d = smemkit.gemm(np.ascontiguousarray(a), np.ascontiguousarray(b), layout=layout)
+            _check_views(d.astype(np.float64), a, b, None, 1.0, 0.0, np.dtype(dtype))
 
 
 @pytest.mark.gpu

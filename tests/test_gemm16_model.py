@@ -184,7 +184,7 @@ def _explain_counts(r):
             for k, f in pick.items()}
 
 
-# Known misses of the cp.async rule (bench/RESULTS.md): global rows that are neither 128-byte aligned
+# Known misses of the cp.async rule (docs/RESULTS.md): global rows that are neither 128-byte aligned
 # nor copied whole (1000-element pitches, padded 272 / 528-byte pitches, the 31x33x17 tile edges) --
 # exact counts not asserted; their totals are, except pad there (and swizzle at 31x33x17, 38 wavefronts).
 ROTATED = {"1000x1000x1000", "513x257x129", "31x33x17"}

@@ -27,15 +27,13 @@ def random_bits(shape, dtype, rng):
 
 
 @pytest.fixture
-def host_mode():
-    yield lambda mode: smemkit._C._set_knob("host_mode", mode)
-    smemkit._C._set_knob("host_mode", -1)
+def host_mode(set_knobs):
+    return lambda mode: set_knobs(host_mode=mode)
 
 
 @pytest.fixture
-def staging_cap():
-    yield lambda mib: smemkit._C._set_knob("staging_cap_mib", mib)
-    smemkit._C._set_knob("staging_cap_mib", 128)
+def staging_cap(set_knobs):
+    return lambda mib: set_knobs(staging_cap_mib=mib)
 
 
 # ---- CPU: the pool's knobs and its report (no GPU needed) --------------------------------------

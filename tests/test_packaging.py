@@ -212,12 +212,13 @@ def junk(p):
     return "__pycache__" in p.parts or ".pytest_cache" in p.parts or p.suffix in (".pyc", ".o", ".so")
 
 
-def test_manifest_ships_every_file_in_csrc_tests_examples_bench():
+def test_manifest_ships_every_file_in_csrc_tests_examples_bench_docs():
     pytest.importorskip("setuptools")
     shipped = shipped_by_manifest_in()
-    want = {p.relative_to(ROOT).as_posix() for d in ("csrc", "tests", "examples", "bench")
+    want = {p.relative_to(ROOT).as_posix() for d in ("csrc", "tests", "examples", "bench", "docs")
             for p in (ROOT / d).rglob("*") if p.is_file() and not junk(p.relative_to(ROOT))}
     want |= {"LICENSE", "README.md", ".ci/run", "smemkit/_C.pyi", "smemkit/py.typed"}
     assert any(w.startswith("csrc/") and w.endswith(".cu") for w in want)
+    assert "docs/RESULTS.md" in want  # the notes the comments cite are where the test looks
     missing = sorted(want - shipped)
     assert not missing, f"MANIFEST.in does not ship {missing}: the sdist would lack them"

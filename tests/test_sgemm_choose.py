@@ -86,7 +86,7 @@ def test_shallow_k_is_never_split_below_48_deep_slices():
 
 def test_the_slice_floor_counts_whole_k_tiles():
     """256 deep in 64x64x16 tiles: 6 slices of 48 (the last 16) are allowed, where K // 48 = 5 is not the
-    limit (measured on an H100: 0.96 of cuBLAS at 6 slices, 0.77 unsplit; bench/SGEMM_NOTES.md)."""
+    limit (measured on an H100: 0.96 of cuBLAS at 6 slices, 0.77 unsplit; docs/SGEMM_NOTES.md)."""
     assert _C._sgemm_choose(256, 256, 256, 132) == ("64x64x16", 6)
     assert exact_chunk(256, 6, 16) == 48 and exact_chunk(256, 7, 16) == 48  # 7 asks for 6 slices
     assert exact_chunk(100, 3, 8) == 40  # too shallow: 100 deep allows at most 2 slices of 48+
@@ -96,7 +96,7 @@ def test_the_slice_floor_counts_whole_k_tiles():
                                      ((65536, 128), "128x128x8"), ((65536, 256), "128x128x8"),
                                      ((4097, 4095), "128x128x8")])
 def test_tall_outputs_get_tiles_that_are_not_half_empty(mn, want):
-    """Picks of the cost model where the tile sweep's winner was clear (bench/SGEMM_NOTES.md)."""
+    """Picks of the cost model where the tile sweep's winner was clear (docs/SGEMM_NOTES.md)."""
     assert _C._sgemm_choose(*mn, 1024, 132) == (want, 1)
 
 

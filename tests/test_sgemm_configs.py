@@ -19,13 +19,8 @@ AB = [(1.0, 0.0), (2.0, -0.75)]
 
 
 @pytest.fixture
-def force():
-    def set_(config, splits):
-        _C._set_knob("sgemm_config", CONFIGS.index(config) + 1)
-        _C._set_knob("sgemm_splits", splits)
-    yield set_
-    _C._set_knob("sgemm_config", 0)
-    _C._set_knob("sgemm_splits", 0)
+def force(set_knobs):
+    return lambda config, splits: set_knobs(sgemm_config=config, sgemm_splits=splits)
 
 
 def test_every_shipped_config_is_forceable_by_name():

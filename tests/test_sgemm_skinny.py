@@ -44,7 +44,7 @@ def test_skinny_configs_follow_the_shipped_tiles():
                                       ((8192, 8, 8192), "skinny-n"), ((64, 4096, 4096), None),
                                       ((4096, 4096, 4096), None)], ids=lambda v: str(v))
 def test_the_chooser_picks_skinny_configs_for_matrix_vector_shapes(mnk, want):
-    """The cost model's memory-bound branch: the measured wins of bench/SKINNY_RESULTS.md, and tiles
+    """The cost model's memory-bound branch: the measured wins of docs/SKINNY_RESULTS.md, and tiles
     where the output is wide enough to fill them."""
     name, s = _C._sgemm_choose(*mnk, 132)
     if want is None:
@@ -146,16 +146,11 @@ def test_k_zero_plans_nothing():
 # ---- GPU ------------------------------------------------------------------------------------------
 
 @pytest.fixture
-def force():
+def force(set_knobs):
     """force(name, splits=0): run smemkit.sgemm with a skinny config (and K split); reset after."""
     def set_(name, splits=0):
-        _C._set_knob("sgemm_config", index(name))
-        _C._set_knob("sgemm_splits", splits)
-    try:
-        yield set_
-    finally:
-        _C._set_knob("sgemm_config", 0)
-        _C._set_knob("sgemm_splits", 0)
+        set_knobs(sgemm_config=name, sgemm_splits=splits)
+    return set_
 
 
 SHAPES = [(1, 4096, 4096), (3, 1000, 517), (16, 777, 2049), (17, 64, 300), (4096, 1, 4096), (999, 3, 1025),

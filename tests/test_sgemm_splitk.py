@@ -19,11 +19,8 @@ AB = [(1.0, 0.0), (-0.5, 0.0), (1.0, 1.0), (2.0, -0.75)]
 
 
 @pytest.fixture
-def splits():
-    def force(s):
-        _C._set_knob("sgemm_splits", s)
-    yield force
-    _C._set_knob("sgemm_splits", 0)
+def splits(set_knobs):
+    return lambda s: set_knobs(sgemm_splits=s)
 
 
 def sms():

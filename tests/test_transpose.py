@@ -134,9 +134,8 @@ def test_device_name_and_bench_engine():
 
 
 @pytest.fixture
-def host_mode():
-    yield lambda mode: smemkit._C._set_knob("host_mode", mode)
-    smemkit._C._set_knob("host_mode", -1)
+def host_mode(set_knobs):
+    return lambda mode: set_knobs(host_mode=mode)
 
 
 @pytest.mark.gpu

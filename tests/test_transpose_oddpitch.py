@@ -25,10 +25,9 @@ ODD_BATCHES = [(3, 257, 259), (2, 131, 129), (5, 129, 130), (2, 1031, 517), (3, 
 
 
 @pytest.fixture
-def odd_path():
-    """Switch the re-aligning path off (0) or on (1) for one test; on again afterwards."""
-    yield lambda on: smemkit._C._set_knob("transpose_odd_path", on)
-    smemkit._C._set_knob("transpose_odd_path", 1)
+def odd_path(set_knobs):
+    """Switch the re-aligning path off (0) or on (1) for one test; back as it was afterwards."""
+    return lambda on: set_knobs(transpose_odd_path=on)
 
 
 # ---- host arrays ----------------------------------------------------------------------------------------
@@ -70,15 +69,12 @@ def test_odd_path_knob_values():
 @pytest.mark.gpu
 @pytest.mark.parametrize("mode", [0, 2, 3])
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
-def test_odd_pitch_host_modes(mode, dtype, rng, poison):
+def test_odd_pitch_host_modes(mode, dtype, rng, poison, set_knobs):
     # mode 2 cuts this input into ~32 MiB column bands (3712 / 1856 wide, then an odd 387): each band is
     # a launch with its own row pitch
-    smemkit._C._set_knob("host_mode", mode)
-    try:
-        a = random_bits((9001, 4099), np_dtype(dtype), rng)
-        assert_bits_equal(smemkit.transpose(a, layout="swizzle"), a.T)
-    finally:
-        smemkit._C._set_knob("host_mode", -1)
+    set_knobs(host_mode=mode)
+    a = random_bits((9001, 4099), np_dtype(dtype), rng)
+    assert_bits_equal(smemkit.transpose(a, layout="swizzle"), a.T)
 
 
 # ---- device arrays: views at odd byte offsets, odd pitches, out= at an odd offset --------------------------

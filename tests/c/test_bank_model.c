@@ -3,7 +3,7 @@
  *
  * Build and run (from the repository root):
  *   gcc -std=c99 -Wall -Wextra -Werror -Icsrc tests/c/test_bank_model.c csrc/bank_model.c -o /tmp/tbm && /tmp/tbm
- * Against the measured table (bench/bank_probe.sh on a GPU, copied to tests/data/):
+ * Against the measured table (bench/bank_probe/bank_probe.sh on a GPU, copied to tests/data/):
  *   /tmp/tbm tests/data/bank_probe_h200.csv
  * which replays every measured row through the model and fails on any disagreement.
  *
@@ -333,7 +333,7 @@ static void test_replay_and_speed(void)
 }
 
 /*
- * MEASURED TABLE: replay tests/data/bank_probe_<gpu>.csv (bench/bank_probe.sh) through the model.
+ * MEASURED TABLE: replay tests/data/bank_probe_<gpu>.csv (bench/bank_probe/bank_probe.sh) through the model.
  * Columns: width,kind,addresses,wavefronts,instructions,name.  Every disagreement is printed.
  */
 static void test_measured(const char *path)

@@ -1,0 +1,95 @@
+"""Launch each of smemkit's kernels once per layout, for Nsight Compute to count (bench/profiling/ncu_kernels.sh).
+
+    python bench/profiling/ncu_kernels.py MANIFEST [--ops transpose sgemm gemm]
+
+Writes the launch list (op, layout, shape, dtype, config) to MANIFEST, one line per launch in launch
+order, so the ncu rows can be matched to launches.  Every transpose element width (1, 2, 4, 8, 16
+bytes) is covered, tile multiples and ragged edges, odd pitches of 1- and 2-byte elements, and a batch
+(shape (batch, rows, cols): one launch through smemkit.matrix_transpose).  The tensor-core GEMM
+("gemm") runs on PyTorch CUDA tensors (dense, row-major: odd K or N make rows that are not 16-byte
+aligned, so config 0 pads them and config 2 reads them through registers), every layout incl. the
+article's Swizzle(2, 3, 2) ("swizzle232").
+"""
+import sys
+
+import numpy as np
+
+import smemkit
+from smemkit._testing import knobs
+
+CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "float32"),
+         ("transpose", (1024, 1024), "float64"), ("transpose", (1024, 1024), "uint8"),
+         ("transpose", (1000, 1000), "uint8"), ("transpose", (1024, 1024), "float16"),
+         ("transpose", (1000, 1000), "float16"), ("transpose", (1024, 1024), "complex128"),
+         ("transpose", (1000, 1000), "complex128"), ("transpose", (4, 512, 512), "uint8"),
+         ("transpose", (3, 500, 300), "complex128"),
+         # odd pitches: interior tiles on the re-aligning whole-word path (its shuffles are not shared
+         # accesses: the shared counts must stay what explain() predicts)
+         ("transpose", (1001, 1003), "uint8"), ("transpose", (999, 1001), "float16"),
+         ("transpose", (3, 257, 259), "uint8"),
+         ("sgemm", (512, 512, 512), "float32"),
+         ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32"),
+         ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32")]
+# every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
+CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]
+# 128-byte-aligned rows (K, N multiples of 64) with and without block edges, then rows that are not
+# (1000-element pitches; odd K / N, padded by config 0), then the large ones
+GEMM_SHAPES = [(256, 256, 256), (1024, 512, 256), (777, 640, 960), (513, 640, 128), (1000, 1024, 1024),
+               (1000, 1000, 1000), (513, 257, 129), (31, 33, 17), (4097, 4095, 4093), (4096, 4096, 4096)]
+GEMM_LAYOUTS = ["naive", "pad", "swizzle", "swizzle232"]
+# (op, shape, dtype, config): config 0 everywhere; the register-staged path (config 2) on an odd
+# shape; 128x256 tiles with edges (config 1: config 0 picks 128x128 there), bf16 once
+CASES += [("gemm", s, "float16", 0) for s in GEMM_SHAPES]
+CASES += [("gemm", (513, 257, 129), "float16", 2), ("gemm", (777, 640, 960), "float16", 1),
+          ("gemm", (1024, 512, 256), "bfloat16", 0)]
+
+
+def gemm_layout(name):
+    return smemkit.Swizzle(2, 3, 2) if name == "swizzle232" else name
+
+
+def launch_gemm(shape, dtype, layout, config, rng):
+    import torch
+    m, n, k = shape
+    tdt = torch.bfloat16 if dtype == "bfloat16" else torch.float16
+    a = torch.from_numpy(rng.uniform(-1, 1, (m, k)).astype(np.float32)).to("cuda", tdt)
+    b = torch.from_numpy(rng.uniform(-1, 1, (k, n)).astype(np.float32)).to("cuda", tdt)
+    with knobs(gemm16_variant=config):
+        smemkit.gemm(a, b, layout=gemm_layout(layout))
+        torch.cuda.synchronize()
+
+
+def main(manifest, ops):
+    rng = np.random.default_rng(0)
+    with open(manifest, "w") as f:
+        for case in CASES:
+            op, shape, dtype = case[:3]
+            config = case[3] if len(case) > 3 else 0
+            if op not in ops:
+                continue
+            for layout in (GEMM_LAYOUTS if op == "gemm" else smemkit.LAYOUTS):
+                if op == "gemm":
+                    launch_gemm(shape, dtype, layout, config, rng)
+                elif op == "transpose":
+                    a = rng.integers(0, 256, size=int(np.prod(shape)) * np.dtype(dtype).itemsize,
+                                     dtype=np.uint8).view(dtype).reshape(shape)
+                    if len(shape) == 2:
+                        smemkit.transpose(a, layout=layout)
+                    else:
+                        smemkit.matrix_transpose(a, layout=layout)
+                else:
+                    m, n, k = shape
+                    a = rng.standard_normal((m, k)).astype(np.float32)
+                    b = rng.standard_normal((k, n)).astype(np.float32)
+                    with knobs(sgemm_config=config):
+                        smemkit.sgemm(a, b, layout=layout)
+                f.write(f"{op},{layout},{'x'.join(map(str, shape))},{dtype},{config}\n")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    ops = ("transpose", "sgemm", "gemm")
+    if "--ops" in args:
+        i = args.index("--ops")
+        ops, args = tuple(args[i + 1:]), args[:i]
+    main(args[0], ops)

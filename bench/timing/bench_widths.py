@@ -1,0 +1,111 @@
+"""Transpose of every element width (1, 2, 4, 8, 16 bytes), single 8192 x 8192 and a batch of
+64 x 1024 x 1024, each layout against cudaMemcpy D2D of the same bytes, with PyTorch beside.
+
+    python bench/timing/bench_widths.py [--sweep] [--reps 40] [--md out.md]
+
+smemkit's kernels -- 8192 x 8192 and the batch (one launch for all 64 matrices) -- are timed by
+smemkit.bench (the one timing path: events, layouts and the D2D copy interleaved, L2 flushed before
+every launch, medians); --sweep also times every compiled tile shape of every width through it.
+PyTorch's ``x.t().contiguous()`` / ``x.mT.contiguous()`` is not smemkit's, so it is timed with CUDA
+events through PyTorch, interleaved with PyTorch's own D2D copy of the same bytes (``y.copy_(x)``), L2
+flushed before each, and reported as a share of that copy.  GB/s = (read + write) / time.
+"""
+import argparse
+import statistics
+
+import smemkit
+from _common import emit, header
+from smemkit._testing import device_info
+
+WIDTHS = [("uint8", 1), ("float16", 2), ("float32", 4), ("float64", 8), ("complex128", 16)]
+
+
+def torch_times(ops, reps, flush):
+    """Median ms of each op (a callable), interleaved, L2 flushed (a write of `flush`) before each."""
+    import torch
+    for f in ops.values():  # warm-up
+        f()
+    torch.cuda.synchronize()
+    ev = {k: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+          for k in ops}
+    for r in range(reps):
+        for k, f in ops.items():
+            flush.zero_()
+            ev[k][r][0].record()
+            f()
+            ev[k][r][1].record()
+    torch.cuda.synchronize()
+    return {k: statistics.median(a.elapsed_time(b) for a, b in v) for k, v in ev.items()}
+
+
+def torch_dtype(name):
+    import torch
+    return getattr(torch, name)
+
+
+def bench_torch_2d(name, n, reps, flush):
+    import torch
+    x = torch.empty((n, n), dtype=torch_dtype(name), device="cuda")
+    x.view(torch.uint8).random_()
+    y = torch.empty_like(x)
+    t = torch_times({"torch": lambda: x.t().contiguous(), "copy": lambda: y.copy_(x)}, reps, flush)
+    return t["torch"], t["copy"]
+
+
+def torch_share(name, shape, reps, flush):
+    """PyTorch's transpose copy as a share of its own D2D copy of the same bytes."""
+    import torch
+    x = torch.empty(shape, dtype=torch_dtype(name), device="cuda")
+    x.view(torch.uint8).random_()
+    y = torch.empty_like(x)
+    t = torch_times({"torch": lambda: x.mT.contiguous(), "copy": lambda: y.copy_(x)}, reps, flush)
+    return t["copy"] / t["torch"]
+
+
+def row(name, esz, res, torch_pct, extra=""):
+    pct = {r.layout: 100 * r.ratio for r in res}
+    return (f"| {name} | {esz} | {pct['naive']:.1f}% | **{pct['pad']:.1f}%** | **{pct['swizzle']:.1f}%** | "
+            f"{res[0].ceiling:.0f} | {torch_pct:.1f}% |{extra}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=8192)
+    ap.add_argument("--batch", default="64x1024x1024")
+    ap.add_argument("--reps", type=int, default=40)
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--md")
+    args = ap.parse_args()
+    import torch
+    info = device_info()
+    flush = torch.empty(2 * info["l2_bytes"], dtype=torch.uint8, device="cuda")
+    n = args.size
+    bshape = tuple(int(s) for s in args.batch.split("x"))
+    lines = [header("Transpose widths") + "; GB/s = (read + write) / median time; % = of cudaMemcpy D2D of the "
+             "same bytes in the same run", ""]
+    lines += [f"{n}x{n}", "", "| dtype | bytes | naive | pad | swizzle | D2D GB/s | torch x.t().contiguous() | "
+              "shipped tile |", "|---|---|---|---|---|---|---|---|"]
+    sweep = []
+    for name, esz in WIDTHS:
+        res = smemkit.bench("transpose", (n, n), dtype=name, reps=args.reps)
+        cfg = smemkit.explain("transpose", (n, n), "pad", name).config
+        lines.append(row(name, esz, res, 100 * torch_share(name, (n, n), args.reps, flush), f" {cfg} |"))
+        print(lines[-1], flush=True)
+        for c in (smemkit.bench_configs("transpose")[1:] if args.sweep else []):
+            r = smemkit.bench("transpose", (n, n), dtype=name, config=c, reps=args.reps)
+            sweep.append(f"| {name} | {c} | " + " | ".join(f"{100 * x.ratio:.1f}%" for x in r) + " |")
+            print(sweep[-1], flush=True)
+    if sweep:
+        lines += ["", f"Tile sweep, {n}x{n}, % of D2D (the shipped row of each width is in the table above)", "",
+                  "| dtype | tile (units) | naive | pad | swizzle |", "|---|---|---|---|---|"] + sweep
+    lines += ["", f"batch {args.batch}, one launch", "",
+              "| dtype | bytes | naive | pad | swizzle | D2D GB/s | torch x.mT.contiguous() |", "|---|---|---|---|---|---|---|"]
+    for name, esz in WIDTHS:
+        res = smemkit.bench("transpose", bshape, dtype=name, reps=args.reps)
+        lines.append(row(name, esz, res, 100 * torch_share(name, bshape, args.reps, flush)))
+        print(lines[-1], flush=True)
+    emit("\n".join(lines), args.md)
+
+
+if __name__ == "__main__":
+    main()

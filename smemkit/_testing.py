@@ -1,0 +1,117 @@
+"""smemkit._testing: the C core's test and benchmark switches, set for one block and put back.
+
+    from smemkit import _testing
+    with _testing.knobs(poison=True, sgemm_config="64x64x8", sgemm_splits=7):
+        ...   # kernel outputs start as NaN; SGEMM forced to one tile config and 7 K slices
+
+The knobs are process-wide C globals with a setter only (``_C._set_knob(name, value)``; no getter).
+This module is the one place that sets them: it keeps the value each knob has now (the C defaults
+below until a block changes them; the staging pool's cap is read back from the pool), sets a block's
+values on entry and, on exit -- normal or by an exception -- sets back the values they had on entry,
+last set first, so blocks nest and an inner block restores the outer block's values.  A knob set
+past this module (``_C._set_knob`` called directly) is not seen here: go through ``knobs``.
+
+    poison              0 / 1 (or bool): every kernel output starts as 0xFF bytes (NaN)
+    host_mode           -1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined,
+                        3 staged through the pinned pool (csrc/host.h)
+    staging_cap_mib     the pinned staging pool's cap in MiB (0 .. 65536)
+    sgemm_config        0 or "auto": chosen per shape; else an index or a name of bench_configs("sgemm")
+    sgemm_splits        0: chosen per shape; else the K slices to force (1 .. 65535)
+    transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
+                        whole words; 0: element by element
+    gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
+
+A value the C side refuses is its ValueError (the knobs set before it are put back first); an
+unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
+valid ones.  Not for threads that set knobs concurrently (the globals are not either).
+
+Also here, so tests and bench scripts need not reach into smemkit._C: the C core's reports they read
+(``device_info``, ``staging_info``, ``sgemm_choose``).
+"""
+import contextlib
+import numbers
+
+from . import _C
+from .bench import bench_configs
+
+__all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info"]
+
+# name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
+# module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant)
+KNOBS = {
+    "poison": 0,
+    "host_mode": -1,
+    "staging_cap_mib": 128,
+    "sgemm_config": 0,
+    "sgemm_splits": 0,
+    "transpose_odd_path": 1,
+    "gemm16_variant": 0,
+}
+_CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
+_now = dict(KNOBS)  # what each knob holds now, as far as this module has set it
+
+
+def _get(name):
+    if name == "staging_cap_mib":  # the one knob the C core reports back
+        return _C._staging_info()["cap"] >> 20
+    return _now[name]
+
+
+def _set(name, value):
+    _C._set_knob(name, value)
+    _now[name] = value
+
+
+def _value(name, v):
+    """v as the int _set_knob takes: bools as 0 / 1, config names as their index."""
+    if isinstance(v, str) and name in _CONFIG_OP:
+        names = bench_configs(_CONFIG_OP[name])
+        if v not in names:
+            raise ValueError(f"knobs(): {name}={v!r} is not a config of this build; it has {names}")
+        return names.index(v)
+    if isinstance(v, numbers.Integral):  # bool included: poison=True
+        return int(v)
+    kinds = "an int or a config name" if name in _CONFIG_OP else "an int (or bool)"
+    raise TypeError(f"knobs(): {name} must be {kinds}; got {type(v).__name__}")
+
+
+def current():
+    """{knob: value} as this module last set them (the staging cap as the pool reports it)."""
+    return {name: _get(name) for name in KNOBS}
+
+
+@contextlib.contextmanager
+def knobs(**values):
+    """with knobs(name=value, ...): the knobs set for the block, their previous values restored after it
+    (also when it raises).  Usable as a decorator too.  See the module docstring for the knobs."""
+    unknown = sorted(set(values) - set(KNOBS))
+    if unknown:
+        raise TypeError(f"knobs(): unknown knob{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                        f"the knobs are {', '.join(KNOBS)}")
+    new = {name: _value(name, v) for name, v in values.items()}  # every value checked before any is set
+    saved = []
+    try:
+        for name, v in new.items():
+            old = _get(name)
+            _set(name, v)
+            saved.append((name, old))
+        yield
+    finally:
+        for name, old in reversed(saved):
+            _set(name, old)
+
+
+def device_info():
+    """{'name', 'sms', 'l2_bytes', 'cc'} of the current device; CudaError without one."""
+    return _C._device_info()
+
+
+def staging_info():
+    """The pinned staging pool: {'held', 'in_use', 'cap', 'peak'} in bytes and 'threads' (no GPU needed)."""
+    return _C._staging_info()
+
+
+def sgemm_choose(M, N, K, sms=None):
+    """(config name, K slices) the SGEMM launch picks for M x N x K on `sms` SMs (None: this device's).
+    A pure function of its arguments: no GPU needed when sms is given."""
+    return _C._sgemm_choose(M, N, K, device_info()["sms"] if sms is None else sms)
