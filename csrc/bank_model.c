@@ -114,6 +114,21 @@
  *     instruction where the rule says 12.  The isolated probe rows (bench/bank_patterns_tc.txt,
  *     sources 16 bytes off their lines, one instruction per launch) are not reproduced either.
  *
+ * SUB-WORD LDS/STS, widths 1 and 2 (LDS.U8 / .U16, STS.U8 / .U16; issue #30) -- PRIOR RULE, not yet
+ *   measured (bench/bank_patterns_subword.txt, bench/SUBWORD_PLAN.md; table to come:
+ *   tests/data/bank_probe_subword_h200.csv).  Each lane is replayed as the 4-byte word holding its
+ *   byte(s): one 32-lane group costing the degree of those words -- max over banks of the distinct
+ *   words (rows) asked of the bank -- so lanes reading different bytes of one word share it (as the
+ *   CUDA guide says for sm_5x+ loads and stores), lanes in one bank but different words conflict,
+ *   an element broadcast is one wavefront, and a full warp of consecutive bytes / half-words costs 1.
+ *   Stores get the same rule (several bytes of one word written by one wavefront, the same byte from
+ *   several lanes written once).  Hopper may count otherwise: the table decides.
+ *
+ * STMATRIX x1 / x2 / x4 (.trans alike; SMK_BANK_KIND_STSM_*) -- PRIOR RULE, not yet measured
+ *   (bench/bank_patterns_stsm.txt; tests/data/bank_probe_stsm_h200.csv to come): ldmatrix's, one
+ *   group per 8x8 matrix (lanes 8q..8q+7 = its 8 row addresses), each costing its degree over
+ *   16-byte slots, duplicates inside a matrix free, no merging across matrices.
+ *
  * ---------------------------------------------------------------------------------------------
  * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
  * Built as in tests/c/test_bank_model.c's header, `/tmp/tbm tests/data/bank_probe_h200.csv` replays
@@ -128,20 +143,23 @@
 #include <stdio.h>
 #include <string.h>
 
-/* RULES[is_store][log2(width) - 2] = {pass_lanes, phase_lanes}: the group size of a packing load
- * and of everything else (the table in the header comment).  Stores never pack, so their
- * pass_lanes equals phase_lanes.  Adjust here when refitting. */
-static const smk_bank_rule RULES[2][3] = {
-    /* load  */ {{32, 32}, {32, 16}, {16, 8}},
-    /* store */ {{32, 32}, {16, 16}, {8, 8}},
+/* RULES[is_store][log2(width)] = {pass_lanes, phase_lanes}: the group size of a packing load and of
+ * everything else (the table in the header comment).  Stores never pack, so their pass_lanes equals
+ * phase_lanes.  Widths 1 and 2 are replayed as the 4-byte words they touch (SUB-WORD, header), so
+ * their rule is width 4's: one 32-lane group.  Adjust here when refitting. */
+static const smk_bank_rule RULES[2][5] = {
+    /* load  */ {{32, 32}, {32, 32}, {32, 32}, {32, 16}, {16, 8}},
+    /* store */ {{32, 32}, {32, 32}, {32, 32}, {16, 16}, {8, 8}},
 };
 
 static int width_index(int width)
 {
     switch (width) {
-    case 4: return 0;
-    case 8: return 1;
-    case 16: return 2;
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
     default: return -1;
     }
 }
@@ -151,7 +169,7 @@ const char *smk_bank_strerror(int code)
     switch (code) {
     case SMK_BANK_OK: return "ok";
     case SMK_BANK_E_NULL: return "address array is NULL";
-    case SMK_BANK_E_WIDTH: return "width must be 4, 8 or 16 bytes";
+    case SMK_BANK_E_WIDTH: return "width must be 1, 2, 4, 8 or 16 bytes";
     case SMK_BANK_E_KIND: return "is_store must be 0 (load) or 1 (store)";
     case SMK_BANK_E_ALIGN: return "address is not a multiple of the access width";
     case SMK_BANK_E_RANGE: return "address is beyond the shared-memory window";
@@ -221,7 +239,8 @@ typedef struct {
 
 static int decode(const long long *a, int width, decoded *d)
 {
-    int lane, shift = width == 4 ? 0 : width == 8 ? 1 : 2; /* log2(width / 4) */
+    /* log2(width / 4); widths 1 and 2 name the 4-byte word they lie in (slot = its bank) */
+    int lane, shift = width <= 4 ? 0 : width == 8 ? 1 : 2;
     long long misaligned = 0, beyond = 0;
     for (lane = 0; lane < SMK_WARP_LANES; lane++) {
         long long x = a[lane], act = x >= 0;
@@ -327,6 +346,7 @@ static int costs(const long long *a, int width, int is_store, int *wf, int *idea
     if (code)
         return code;
     rule = RULES[is_store][wi];
+    /* packs() compares byte addresses: only widths 8 and 16 have pass_lanes > phase_lanes */
     group = rule.pass_lanes > rule.phase_lanes && packs(a) ? rule.pass_lanes : rule.phase_lanes;
     for (lo = 0; lo < SMK_WARP_LANES; lo += group) {
         int g = degree(&d, lo, lo + group);
@@ -404,6 +424,9 @@ static const smk_bank_kind_rule KIND_RULES[SMK_BANK_NUM_KINDS] = {
     /* LDSM_X4 */ {32, 8},
     /* CPASYNC */ {32, 8},
     /* CPASYNC_ZFILL */ {32, 8},
+    /* STSM_X1 (prior, = LDSM_X1) */ {8, 8},
+    /* STSM_X2 (prior, = LDSM_X2) */ {16, 8},
+    /* STSM_X4 (prior, = LDSM_X4) */ {32, 8},
 };
 
 int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule)
@@ -424,7 +447,7 @@ static int kind_costs(const long long *a, int kind, int *wf, int *ideal)
     if (!a)
         return SMK_BANK_E_NULL;
     for (lane = 0; lane < SMK_WARP_LANES; lane++)
-        masked[lane] = lane < r.lanes ? a[lane] : -1; /* ldmatrix ignores lanes past its matrices */
+        masked[lane] = lane < r.lanes ? a[lane] : -1; /* ld/stmatrix ignore lanes past their matrices */
     code = decode(masked, 16, &d);
     if (code)
         return code;
@@ -444,7 +467,9 @@ static int kind_ok(int kind, int width, int is_store)
         return 1;
     if (kind < 0 || kind >= SMK_BANK_NUM_KINDS || width != 16)
         return 0;
-    return kind == SMK_BANK_KIND_CPASYNC || kind == SMK_BANK_KIND_CPASYNC_ZFILL ? is_store == 1 : is_store == 0;
+    return kind == SMK_BANK_KIND_CPASYNC || kind == SMK_BANK_KIND_CPASYNC_ZFILL || kind >= SMK_BANK_KIND_STSM_X1
+               ? is_store == 1
+               : is_store == 0;
 }
 
 long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,

@@ -6,7 +6,8 @@
  *
  * An "instruction" is 32 byte offsets into shared memory, one per lane, lane 0 first; a negative
  * offset marks an inactive lane (predicated off / exited).  width is the access size in bytes
- * (4 = LDS/STS.32, 8 = .64, 16 = .128); is_store is 0 for a load, 1 for a store.
+ * (1 = LDS/STS.U8, 2 = .U16, 4 = LDS/STS.32, 8 = .64, 16 = .128); is_store is 0 for a load, 1 for a
+ * store.
  */
 #ifndef SMK_BANK_MODEL_H
 #define SMK_BANK_MODEL_H
@@ -21,7 +22,7 @@ extern "C" {
 enum {
     SMK_BANK_OK = 0,
     SMK_BANK_E_NULL = 1,   /* byte_addr is NULL */
-    SMK_BANK_E_WIDTH = 2,  /* width is not 4, 8 or 16 */
+    SMK_BANK_E_WIDTH = 2,  /* width is not 1, 2, 4, 8 or 16 */
     SMK_BANK_E_KIND = 3,   /* is_store is not 0 or 1 */
     SMK_BANK_E_ALIGN = 4,  /* some active lane's offset is not a multiple of width */
     SMK_BANK_E_RANGE = 5   /* some active lane's offset is >= SMK_BANK_MAX_BYTES */
@@ -95,6 +96,9 @@ int smk_bank_get_rule(int width, int is_store, smk_bank_rule *rule);
  *            is_store 1; a negative offset = lane predicated off.
  *   SMK_BANK_KIND_CPASYNC_ZFILL  the same with a src-size operand (LDGSTS.ZFILL): costs one more
  *            wavefront per active quarter-warp (smk_bank_replay_ldgsts); without sources as CPASYNC.
+ *   SMK_BANK_KIND_STSM_X1/X2/X4   stmatrix.m8n8.x1/.x2/.x4 (.trans alike), sm_90: the lanes give
+ *            row addresses exactly as for ldmatrix; width 16, is_store 1.  PRIOR rule (ldmatrix's,
+ *            not yet measured: bench/SUBWORD_PLAN.md); runtime.h has no SMK_ACC_* for it yet.
  * The measured rules are in bank_model.c's header (smk_bank_get_kind_rule returns them).
  */
 enum {
@@ -104,7 +108,10 @@ enum {
     SMK_BANK_KIND_LDSM_X4 = 3,
     SMK_BANK_KIND_CPASYNC = 4,
     SMK_BANK_KIND_CPASYNC_ZFILL = 5,
-    SMK_BANK_NUM_KINDS = 6
+    SMK_BANK_KIND_STSM_X1 = 6,
+    SMK_BANK_KIND_STSM_X2 = 7,
+    SMK_BANK_KIND_STSM_X4 = 8,
+    SMK_BANK_NUM_KINDS = 9
 };
 #define SMK_BANK_E_INSTR 6 /* unknown instruction kind, or a width / direction it does not have */
 
@@ -119,7 +126,7 @@ typedef struct {
 int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule);
 
 /* smk_bank_replay for any kind: kind SMK_BANK_KIND_LDST is exactly smk_bank_replay(); the others
- * need width 16 and their own direction (LDSM: is_store 0; CPASYNC: is_store 1), else -1 with
+ * need width 16 and their own direction (LDSM: is_store 0; CPASYNC, STSM: is_store 1), else -1 with
  * *err = SMK_BANK_E_INSTR.  Same outputs as smk_bank_replay. */
 long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, int kind, int width, int is_store,
                                int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);

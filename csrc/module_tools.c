@@ -103,8 +103,9 @@ int smk_py_real_arg(PyObject *obj, const char *fname, const char *arg, double *v
 }
 
 /* The instruction kinds of smk_access.kind / SMK_BANK_KIND_*, as Python names them. */
-static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4",
-                                                       "cp.async", "cp.async.zfill"};
+static const char *const kInstr[SMK_BANK_NUM_KINDS] = {"ldst",        "ldmatrix.x1", "ldmatrix.x2",
+                                                       "ldmatrix.x4", "cp.async",    "cp.async.zfill",
+                                                       "stmatrix.x1", "stmatrix.x2", "stmatrix.x4"};
 
 /* ---- layout maps (CPU; the same functions the kernels use) ------------------------------------ */
 
@@ -302,7 +303,7 @@ static PyObject *py_bank_rule(PyObject *module, PyObject *args)
         return NULL;
     if ((strcmp(kind, "load") && strcmp(kind, "store")) ||
         smk_bank_get_rule(width, kind[0] == 's', &rule) != SMK_BANK_OK)
-        return PyErr_Format(PyExc_ValueError, "_bank_rule(): width must be 4, 8 or 16 and kind 'load' or 'store'");
+        return PyErr_Format(PyExc_ValueError, "_bank_rule(): width must be 1, 2, 4, 8 or 16 and kind 'load' or 'store'");
     return Py_BuildValue("ii", rule.pass_lanes, rule.phase_lanes);
 }
 

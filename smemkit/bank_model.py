@@ -8,17 +8,26 @@ import numpy as np
 
 from . import _C
 
-WIDTHS = (4, 8, 16)
+#: Bytes per lane of an LDS / STS: 1 and 2 are LDS.U8 / .U16 and STS.U8 / .U16 (a uint8 or one
+#: __half / __nv_bfloat16 element), replayed as the 4-byte words they lie in (csrc/bank_model.c,
+#: SUB-WORD: a prior rule until bench/SUBWORD_PLAN.md's measurement lands).
+WIDTHS = (1, 2, 4, 8, 16)
 #: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
 #: the probe on Hopper (csrc/bank_model.c): "ldmatrix" (= "ldmatrix.x4"), "ldmatrix.x1", "ldmatrix.x2"
 #: -- lane 8q + i gives the 16-byte address of row i of matrix q; .trans reads the same addresses --
 #: and "cp.async", the shared-memory write of a 16-byte cp.async ("cp.async.zfill": with a src-size
-#: operand, SASS LDGSTS.ZFILL).  All of them move 16-byte rows: width is 16 for them (the default 4 is
-#: read as 16).
-KINDS = ("load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
+#: operand, SASS LDGSTS.ZFILL).  "stmatrix" (= "stmatrix.x4"), "stmatrix.x1", "stmatrix.x2" (sm_90's
+#: STSM, the accumulator epilogue's shared-memory write): lanes as for ldmatrix; a prior rule
+#: (ldmatrix's, csrc/bank_model.c STMATRIX) until measured.  Every ld/stmatrix name also takes a
+#: ".trans" suffix ("stmatrix.x4.trans"): the transpose moves elements between registers, not the
+#: row addresses.  All of them move 16-byte rows: width is 16 for them (the default 4 is read as 16).
 _INSTR = {"ldmatrix": ("load", "ldmatrix.x4"), "ldmatrix.x1": ("load", "ldmatrix.x1"),
           "ldmatrix.x2": ("load", "ldmatrix.x2"), "ldmatrix.x4": ("load", "ldmatrix.x4"),
-          "cp.async": ("store", "cp.async"), "cp.async.zfill": ("store", "cp.async.zfill")}
+          "cp.async": ("store", "cp.async"), "cp.async.zfill": ("store", "cp.async.zfill"),
+          "stmatrix": ("store", "stmatrix.x4"), "stmatrix.x1": ("store", "stmatrix.x1"),
+          "stmatrix.x2": ("store", "stmatrix.x2"), "stmatrix.x4": ("store", "stmatrix.x4")}
+_INSTR.update({k + ".trans": v for k, v in list(_INSTR.items()) if "matrix" in k})
+KINDS = ("load", "store") + tuple(_INSTR)
 INACTIVE = -1
 #: Byte offsets must lie below this: 227 KiB, the most shared memory one block can have (Hopper,
 #: sm_90, with the opt-in attribute).  An offset at or past it can come from no real kernel.
@@ -27,9 +36,10 @@ SMEM_LIMIT = 227 * 1024
 
 def _check_width(width, fname):
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
-        raise TypeError(f"{fname}(): width must be an int (4, 8 or 16 bytes per lane); got {type(width).__name__}")
+        raise TypeError(f"{fname}(): width must be an int (1, 2, 4, 8 or 16 bytes per lane); got "
+                        f"{type(width).__name__}")
     if int(width) not in WIDTHS:
-        raise ValueError(f"{fname}(): width must be 4, 8 or 16 (bytes per lane); got {int(width)}")
+        raise ValueError(f"{fname}(): width must be 1, 2, 4, 8 or 16 (bytes per lane); got {int(width)}")
     return int(width)
 
 
@@ -128,11 +138,14 @@ def wavefronts(addresses, width=4, kind="load", sources=None):
     addresses : 32 byte offsets into shared memory, one per lane (lane 0 first).  -1 marks an
         inactive lane; every other entry must be in [0, 232448) -- 227 KiB, the most shared memory
         a block can have (Hopper) -- and a multiple of ``width``.
-    width : 4, 8 or 16 -- bytes per lane (LDS/STS .32, .64, .128).
+    width : 1, 2, 4, 8 or 16 -- bytes per lane (LDS/STS .U8, .U16, .32, .64, .128).  Widths 1 and 2
+        cost the 4-byte words their lanes touch: lanes in one word share it, lanes in one bank but
+        different words conflict (a prior rule, not yet checked against Nsight Compute).
     kind : "load" or "store" (LDS / STS), or one of the tensor-core GEMM's instructions:
         "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
-        addresses) or "cp.async" / "cp.async.zfill" (its shared-memory write, without / with a src-size
-        operand; width 16).
+        addresses), "stmatrix" (.x4), "stmatrix.x1", "stmatrix.x2" (the same lanes, a store; prior
+        rule: ldmatrix's), any of those with ".trans", or "cp.async" / "cp.async.zfill" (its
+        shared-memory write, without / with a src-size operand; width 16).
     sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
         Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
         GEMM's own counts: one wavefront per quarter-warp copying a 128-byte global row to one bank

@@ -5,14 +5,22 @@
  *   bank_probe PATTERNS [--manifest FILE] [--first N] [--count N]
  *
  * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/gen_bank_patterns.py):
- * width 4/8/16 bytes, kind ld/st, per-lane byte offsets into a 48 KB shared buffer, negative = the
- * lane skips the instruction.  Tensor-core kinds (width 16 only; bench/bank_patterns_tc.txt):
+ * width 1/2/4/8/16 bytes, kind ld/st, per-lane byte offsets into a 48 KB shared buffer, negative =
+ * the lane skips the instruction.  Widths 1 and 2 are LDS.U8 / LDS.U16 and STS.U8 / STS.U16
+ * (ld.shared.u8/u16, st.shared.b8/b16 from a 32-bit register: PTX lets the register be wider than
+ * the access; bench/bank_patterns_subword.txt).  Tensor-core kinds (width 16 only; bench/bank_patterns_tc.txt):
  *   ldsm1 ldsm2 ldsm4 ldsm1t ldsm2t ldsm4t   ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16: lane l
  *        gives the 16-byte row address of row l%8 of matrix l/8 (x1 reads lanes 0-7, x2 lanes 0-15);
  *        the instruction is warp-wide and cannot be predicated per lane, so a negative offset is
  *        replaced by 0 (use it only for lanes the instruction ignores).
  *   cpasync   cp.async.cg.shared.global 16 bytes from a global buffer to the lane's offset (the
- *        shared-memory write side of LDGSTS), predicated per lane; cp.async.wait_all follows.  Each pattern is one launch of smk_bank_probe_<kind><width>; pattern
+ *        shared-memory write side of LDGSTS), predicated per lane; cp.async.wait_all follows.
+ *   stsm1 stsm2 stsm4 stsm1t stsm2t stsm4t   stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16
+ *        (sm_90 and later; bench/bank_patterns_stsm.txt): the same lane -> row-address map as
+ *        ldmatrix, the same rule for negative offsets (replaced by 0); the registers hold
+ *        lane-dependent values.  Built for an older architecture these kernels do nothing (the
+ *        SASS check then fails, so a run cannot silently measure nothing).
+ * Each pattern is one launch of smk_bank_probe_<kind><width>; pattern
  * number i (0-based, in file order) is launched with gridDim = (1, i+1, 1): blocks with
  * blockIdx.y != 0 exit before touching shared memory, so the counters see exactly one warp and one
  * shared instruction, and ncu's "Grid Size" column says which pattern a row belongs to (the parser
@@ -25,7 +33,7 @@
  * the right width per kernel.  Loads write what they read to global memory and stores write
  * lane-dependent values, and the asm is volatile, so nothing is optimised away.
  *
- * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe.cu
+ * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe.cu  (stmatrix needs sm_90)
  */
 #include <cuda_runtime.h>
 
@@ -46,7 +54,15 @@ template <int W, bool STORE>
 __device__ __forceinline__ void probe_access(unsigned saddr, long long a, unsigned (&v)[4])
 {
     if (STORE) {
-        if (W == 4)
+        if (W == 1)
+            asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %0, 0;\n\t"
+                         "@p st.shared.b8 [%1], %2;\n\t}"
+                         :: "l"(a), "r"(saddr), "r"(v[0]) : "memory");
+        else if (W == 2)
+            asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %0, 0;\n\t"
+                         "@p st.shared.b16 [%1], %2;\n\t}"
+                         :: "l"(a), "r"(saddr), "r"(v[0]) : "memory");
+        else if (W == 4)
             asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %0, 0;\n\t"
                          "@p st.shared.b32 [%1], %2;\n\t}"
                          :: "l"(a), "r"(saddr), "r"(v[0]) : "memory");
@@ -60,7 +76,15 @@ __device__ __forceinline__ void probe_access(unsigned saddr, long long a, unsign
                          :: "l"(a), "r"(saddr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
                          : "memory");
     } else {
-        if (W == 4)
+        if (W == 1)
+            asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %1, 0;\n\t"
+                         "@p ld.shared.u8 %0, [%2];\n\t}"
+                         : "+r"(v[0]) : "l"(a), "r"(saddr) : "memory");
+        else if (W == 2)
+            asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %1, 0;\n\t"
+                         "@p ld.shared.u16 %0, [%2];\n\t}"
+                         : "+r"(v[0]) : "l"(a), "r"(saddr) : "memory");
+        else if (W == 4)
             asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %1, 0;\n\t"
                          "@p ld.shared.b32 %0, [%2];\n\t}"
                          : "+r"(v[0]) : "l"(a), "r"(saddr) : "memory");
@@ -76,7 +100,8 @@ __device__ __forceinline__ void probe_access(unsigned saddr, long long a, unsign
     }
 }
 
-/* Tensor-core kinds: 0..5 = ldmatrix x1/x2/x4 (+3: .trans), 6 = cp.async 16 bytes. */
+/* Tensor-core kinds: 0..5 = ldmatrix x1/x2/x4 (+3: .trans), 6 = cp.async 16 bytes, 7..12 = stmatrix
+ * x1/x2/x4 (+3: .trans; sm_90+). */
 template <int TK>
 __device__ __forceinline__ void probe_tc_access(unsigned saddr, long long a, const unsigned *gsrc, unsigned (&v)[4])
 {
@@ -97,11 +122,30 @@ __device__ __forceinline__ void probe_tc_access(unsigned saddr, long long a, con
     else if (TK == 5)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                      : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(saddr) : "memory");
-    else
+    else if (TK == 6)
         asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %0, 0;\n\t"
                      "@p cp.async.cg.shared.global [%1], [%2], 16;\n\t"
                      "cp.async.wait_all;\n\t}"
                      :: "l"(a), "r"(saddr), "l"(gsrc) : "memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* stmatrix: PTX ISA 7.8, sm_90 */
+    else if (TK == 7)
+        asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" :: "r"(saddr), "r"(v[0]) : "memory");
+    else if (TK == 8)
+        asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" :: "r"(saddr), "r"(v[0]), "r"(v[1])
+                     : "memory");
+    else if (TK == 9)
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                     :: "r"(saddr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
+    else if (TK == 10)
+        asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" :: "r"(saddr), "r"(v[0])
+                     : "memory");
+    else if (TK == 11)
+        asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" :: "r"(saddr), "r"(v[0]),
+                     "r"(v[1]) : "memory");
+    else if (TK == 12)
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                     :: "r"(saddr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
+#endif
 }
 
 template <int TK>
@@ -114,6 +158,8 @@ __device__ __forceinline__ void probe_tc_body(const long long *__restrict__ addr
     const long long a = addr[lane];
     const unsigned saddr = (unsigned)__cvta_generic_to_shared(smem) + (unsigned)(a < 0 ? 0 : a);
     unsigned v[4] = {0u, 0u, 0u, 0u};
+    for (int j = 0; j < 4 && TK >= 7; j++) /* stmatrix writes lane-dependent values */
+        v[j] = 0x5a000000u + (unsigned)(lane * 4 + j);
     probe_tc_access<TK>(saddr, a, out + PROBE_LANES * 4 + 4 + lane * 4, v); /* 16-byte aligned source */
     for (int j = 0; j < 4; j++)
         out[lane * 4 + j] = v[j];
@@ -136,7 +182,7 @@ __device__ __forceinline__ void probe_body(const long long *__restrict__ addr, u
     probe_access<W, STORE>(saddr, a, v);
     /* Every lane writes global memory after the access, so an inactive lane cannot simply exit
      * before it: the access stays one predicated instruction, for loads and stores alike. */
-    for (int j = 0; j < W / 4; j++)
+    for (int j = 0; j < (W + 3) / 4; j++) /* widths 1 and 2: the one register */
         out[lane * 4 + j] = v[j];
     if (lane == 0) /* the host checks that the buffer starts a bank row (offsets = bank arithmetic) */
         out[PROBE_LANES * 4] = (unsigned)__cvta_generic_to_shared(smem);
@@ -152,9 +198,13 @@ typedef probe_kernel probe_kernel_t;
     {                                                                                              \
         probe_body<W, STORE>(addr, out);                                                           \
     }
+PROBE_KERNEL(ld, 1, false)
+PROBE_KERNEL(ld, 2, false)
 PROBE_KERNEL(ld, 4, false)
 PROBE_KERNEL(ld, 8, false)
 PROBE_KERNEL(ld, 16, false)
+PROBE_KERNEL(st, 1, true)
+PROBE_KERNEL(st, 2, true)
 PROBE_KERNEL(st, 4, true)
 PROBE_KERNEL(st, 8, true)
 PROBE_KERNEL(st, 16, true)
@@ -172,16 +222,29 @@ PROBE_TC_KERNEL(ldsm1t16, 3)
 PROBE_TC_KERNEL(ldsm2t16, 4)
 PROBE_TC_KERNEL(ldsm4t16, 5)
 PROBE_TC_KERNEL(cpasync16, 6)
+PROBE_TC_KERNEL(stsm1_16, 7)
+PROBE_TC_KERNEL(stsm2_16, 8)
+PROBE_TC_KERNEL(stsm4_16, 9)
+PROBE_TC_KERNEL(stsm1t16, 10)
+PROBE_TC_KERNEL(stsm2t16, 11)
+PROBE_TC_KERNEL(stsm4t16, 12)
 
-static const char *const TC_KINDS[] = {"ldsm1", "ldsm2", "ldsm4", "ldsm1t", "ldsm2t", "ldsm4t", "cpasync"};
+#define TC_CPASYNC 6 /* the only predicated tensor-core kind; the only store before stmatrix */
+#define TC_STSM_FIRST 7
+static const char *const TC_KINDS[] = {"ldsm1", "ldsm2", "ldsm4", "ldsm1t", "ldsm2t", "ldsm4t", "cpasync",
+                                       "stsm1", "stsm2", "stsm4", "stsm1t", "stsm2t", "stsm4t"};
 static const probe_kernel_t TC_KERNELS[] = {smk_bank_probe_ldsm1_16, smk_bank_probe_ldsm2_16, smk_bank_probe_ldsm4_16,
                                             smk_bank_probe_ldsm1t16, smk_bank_probe_ldsm2t16, smk_bank_probe_ldsm4t16,
-                                            smk_bank_probe_cpasync16};
+                                            smk_bank_probe_cpasync16, smk_bank_probe_stsm1_16,  smk_bank_probe_stsm2_16,
+                                            smk_bank_probe_stsm4_16,  smk_bank_probe_stsm1t16,  smk_bank_probe_stsm2t16,
+                                            smk_bank_probe_stsm4t16};
 
 
 static probe_kernel kernel_for(int width, bool store)
 {
     switch (width) {
+    case 1: return store ? smk_bank_probe_st1 : smk_bank_probe_ld1;
+    case 2: return store ? smk_bank_probe_st2 : smk_bank_probe_ld2;
     case 4: return store ? smk_bank_probe_st4 : smk_bank_probe_ld4;
     case 8: return store ? smk_bank_probe_st8 : smk_bank_probe_ld8;
     case 16: return store ? smk_bank_probe_st16 : smk_bank_probe_ld16;
@@ -219,8 +282,8 @@ static bool parse_line(const char *text, int lineno, Pattern &p, std::string &wh
         why = "expected: width kind a0 .. a31";
         return false;
     }
-    if (p.width != 4 && p.width != 8 && p.width != 16) {
-        why = "width must be 4, 8 or 16";
+    if (p.width != 1 && p.width != 2 && p.width != 4 && p.width != 8 && p.width != 16) {
+        why = "width must be 1, 2, 4, 8 or 16";
         return false;
     }
     p.tc = -1;
@@ -233,14 +296,14 @@ static bool parse_line(const char *text, int lineno, Pattern &p, std::string &wh
             if (!strcmp(kind, TC_KINDS[k]))
                 p.tc = k;
         if (p.tc < 0) {
-            why = "kind must be ld, st, ldsm1/2/4[t] or cpasync";
+            why = "kind must be ld, st, ldsm1/2/4[t], stsm1/2/4[t] or cpasync";
             return false;
         }
         if (p.width != 16) {
-            why = "ldmatrix and cp.async patterns have width 16";
+            why = "ldmatrix, stmatrix and cp.async patterns have width 16";
             return false;
         }
-        p.store = p.tc == 6;
+        p.store = p.tc >= TC_CPASYNC;
     }
     c += n;
     for (int l = 0; l < PROBE_LANES; l++) {

@@ -2,21 +2,29 @@
 # bank_probe.sh -- measure wavefronts per shared-memory instruction for every pattern in
 # bench/bank_probe/bank_patterns.txt with Nsight Compute, and write the table bank_model.c is checked against.
 #
-#   bash bench/bank_probe.sh OUTDIR [--quick | PATTERN_FILE]
+#   bash bench/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]
 #
 # OUTDIR gets: bank_probe (binary), bank_probe.sass + sass_check.txt, device.txt, manifest.tsv,
 # ncu.csv (raw ncu output), ncu.log (ncu/probe stderr), bank_probe_<gpu>.csv (the table: width,
 # kind, addresses, wavefronts, instructions, name) -- copy it to tests/data/.
 # --quick uses bench/bank_patterns_quick.txt (~150 patterns instead of ~450).
+# --subword (issue #30) measures bench/bank_patterns_subword.txt (1- and 2-byte LDS/STS, ~400
+# patterns) into bank_probe_subword_<gpu>.csv (same columns) and then bench/bank_patterns_stsm.txt
+# (stmatrix x1/x2/x4[.trans], ~200) into bank_probe_stsm_<gpu>.csv (bank_probe_parse.py stsmtable:
+# the same columns, then every counter ncu reported; the stmatrix candidates are asked only when
+# `ncu --query-metrics` lists them); ncu_subword.csv / ncu_stsm.csv, manifest_*.tsv beside them.
 # Env: NVCC, NCU, CUOBJDUMP override the tools; BANK_PROBE_BIN uses a prebuilt probe instead of
 # compiling; BANK_PROBE_ARCH (default sm_90).
 set -euo pipefail
 
-OUT=${1:?usage: bash bench/bank_probe.sh OUTDIR [--quick | PATTERN_FILE]}
+OUT=${1:?usage: bash bench/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$(dirname "$HERE")")  # bench/bank_probe/ -> the repository
 PAT=$HERE/bank_patterns.txt
-if [ "${2:-}" = "--quick" ]; then PAT=$HERE/bank_patterns_quick.txt; elif [ -n "${2:-}" ]; then PAT=$2; fi
+SUBWORD=0
+if [ "${2:-}" = "--quick" ]; then PAT=$HERE/bank_patterns_quick.txt
+elif [ "${2:-}" = "--subword" ]; then SUBWORD=1; PAT=$HERE/bank_patterns_subword.txt
+elif [ -n "${2:-}" ]; then PAT=$2; fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
@@ -64,10 +72,44 @@ log "device: $(head -n1 "$OUT/device.txt"); patterns: $PAT ($(grep -vc '^#' "$PA
 
 # 4. the measurement: one kernel launch per pattern, four counters each
 [ -n "$NCU" ] || { log "ncu not found (set NCU)"; exit 1; }
+BASE_METRICS=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
+
+if [ "$SUBWORD" = 1 ]; then
+    # 4a. 1- and 2-byte LDS/STS: the same four counters and table as the 4/8/16-byte probe
+    log "profiling $PAT with $NCU ($("$NCU" --version | tail -n1))"
+    start=$(date +%s)
+    "$NCU" --clock-control none --print-units base -k regex:smk_bank_probe_ --metrics "$BASE_METRICS" \
+        --csv "$OUT/bank_probe" "$PAT" --manifest "$OUT/manifest_subword.tsv" > "$OUT/ncu_subword.csv" 2> "$OUT/ncu_subword.log"
+    log "ncu took $(( $(date +%s) - start )) s"
+    rc=0
+    python3 "$HERE/bank_probe_parse.py" table "$OUT/ncu_subword.csv" "$OUT/manifest_subword.tsv" \
+        -o "$OUT/bank_probe_subword_$GPU.csv" || rc=1
+    # 4b. stmatrix: which counters move is part of the question, so ask every candidate this ncu has
+    SPAT=$HERE/bank_patterns_stsm.txt
+    "$OUT/bank_probe" "$SPAT" --manifest "$OUT/manifest_stsm.tsv"
+    "$NCU" --devices 0 --query-metrics > "$OUT/ncu_query_metrics.txt" 2>&1 || true
+    STSM_METRICS=$BASE_METRICS
+    for m in l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
+             smsp__inst_executed_op_stsm.sum smsp__sass_inst_executed_op_stsm.sum \
+             smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum \
+             smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum \
+             smsp__sass_inst_executed_op_shared_st.sum \
+             l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum; do
+        if grep -qw "${m%.sum}" "$OUT/ncu_query_metrics.txt"; then STSM_METRICS=$STSM_METRICS,$m; fi
+    done
+    log "profiling $SPAT; metrics: $STSM_METRICS"
+    start=$(date +%s)
+    "$NCU" --clock-control none --print-units base -k regex:smk_bank_probe_ --metrics "$STSM_METRICS" \
+        --csv "$OUT/bank_probe" "$SPAT" > "$OUT/ncu_stsm.csv" 2> "$OUT/ncu_stsm.log"
+    log "ncu took $(( $(date +%s) - start )) s"
+    python3 "$HERE/bank_probe_parse.py" stsmtable "$OUT/ncu_stsm.csv" "$OUT/manifest_stsm.tsv" \
+        -o "$OUT/bank_probe_stsm_$GPU.csv" || rc=1
+    log "wrote $OUT/bank_probe_subword_$GPU.csv and $OUT/bank_probe_stsm_$GPU.csv -- copy them to tests/data/"
+    exit $rc
+fi
 log "profiling with $NCU ($("$NCU" --version | tail -n1))"
 start=$(date +%s)
-"$NCU" --clock-control none --print-units base -k regex:smk_bank_probe_ \
-    --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum \
+"$NCU" --clock-control none --print-units base -k regex:smk_bank_probe_ --metrics "$BASE_METRICS" \
     --csv "$OUT/bank_probe" "$PAT" > "$OUT/ncu.csv" 2> "$OUT/ncu.log"
 log "ncu took $(( $(date +%s) - start )) s"
 

@@ -14,9 +14,16 @@
     bank_probe_parse.py tctable NCU_CSV MANIFEST_TSV -o OUT_CSV
         The tensor-core kinds (ldsm*, cpasync; bench/bank_probe/bank_patterns_tc.txt): every metric ncu
         reported, one column each, so the counters that move for LDSM / LDGSTS can be found.
+    bank_probe_parse.py stsmtable NCU_CSV MANIFEST_TSV -o OUT_CSV
+        stmatrix (stsm*, bench/bank_patterns_stsm.txt): the columns of `table` first --
+        wavefronts = l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum, instructions = the first
+        of smsp__inst_executed_op_stsm.sum / smsp__sass_inst_executed_op_stsm.sum /
+        smsp__inst_executed_op_shared_st.sum that ncu reported -- then every metric ncu reported,
+        so a counter that moves elsewhere is still in the table.
     bank_probe_parse.py sass SASS_TXT
         SASS_TXT: `cuobjdump --dump-sass bank_probe`.  Exit 1 unless every smk_bank_probe_<kind><W>
-        kernel has exactly one shared-memory instruction, of the right opcode and width, predicated.
+        kernel has exactly one shared-memory instruction, of the right opcode and width, predicated,
+        and every stmatrix kernel exactly one STSM of its shape.
 
 Standard library only: it runs wherever the probe runs.
 """
@@ -31,7 +38,7 @@ WF = {"ld": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
 INST = {"ld": "smsp__inst_executed_op_shared_ld.sum",
         "st": "smsp__inst_executed_op_shared_st.sum"}
 METRICS = set(WF.values()) | set(INST.values())
-KERNEL_RE = re.compile(r"smk_bank_probe_(ld|st)(4|8|16)\b")
+KERNEL_RE = re.compile(r"smk_bank_probe_(ld|st)(1|2|4|8|16)\b")
 
 
 def number(text):
@@ -146,7 +153,7 @@ def cmd_table(args):
     return 1 if problems else 0
 
 
-TC_KERNEL_RE = re.compile(r"smk_bank_probe_(ldsm[124]t?|cpasync)_?16\b")
+TC_KERNEL_RE = re.compile(r"smk_bank_probe_(ldsm[124]t?|stsm[124]t?|cpasync)_?16\b")
 
 
 def cmd_tctable(args):
@@ -177,6 +184,46 @@ def cmd_tctable(args):
     return 0 if len(got) == len(pats) else 1
 
 
+STSM_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+STSM_INST = ("smsp__inst_executed_op_stsm.sum", "smsp__sass_inst_executed_op_stsm.sum",
+             "smsp__inst_executed_op_shared_st.sum")
+
+
+def cmd_stsmtable(args):
+    """stmatrix: width,kind,addresses,wavefronts,instructions,name, then every metric ncu reported."""
+    pats = {i: p for i, p in read_manifest(args.manifest).items() if p["kind"].startswith("stsm")}
+    got, names = {}, set()
+    for res in ncu_rows(args.ncu_csv, "all"):
+        m = TC_KERNEL_RE.search(res["kernel"])
+        if not m or not m.group(1).startswith("stsm"):
+            continue
+        idx = pattern_index(res, -1)
+        if idx not in pats or pats[idx]["kind"] != m.group(1):
+            print(f"bank_probe_parse: ncu ID {res['id']} ({res['kernel']}, grid {res['grid']}) matches no pattern",
+                  file=sys.stderr)
+            continue
+        got[idx] = res["metrics"]
+        names |= set(k for k, v in res["metrics"].items() if v is not None)
+    cols = sorted(names)
+    inst = next((c for c in STSM_INST if c in names), None)
+    problems = [f"pattern {i} ({pats[i]['name']}): no ncu result" for i in sorted(pats) if i not in got]
+    if STSM_WF not in names:
+        problems.append(f"{STSM_WF} not reported: wavefronts column left empty")
+    with open(args.output, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["width", "kind", "addresses", "wavefronts", "instructions", "name"] + cols)
+        for i in sorted(got):
+            p, mets = pats[i], got[i]
+            wf, ni = mets.get(STSM_WF), mets.get(inst) if inst else None
+            w.writerow([p["width"], p["kind"], p["addresses"], "" if wf is None else wf, "" if ni is None else ni,
+                        p["name"]] + ["" if mets.get(c) is None else mets[c] for c in cols])
+    print(f"{args.output}: {len(got)} of {len(pats)} patterns, {len(cols)} metrics, instructions from {inst}",
+          file=sys.stderr)
+    for msg in problems:
+        print("bank_probe_parse: " + msg, file=sys.stderr)
+    return 1 if problems else 0
+
+
 SHARED_OP = re.compile(r"\b(LDS|STS|LDSM|STSM|ATOMS|LDGSTS|RED\.\S*SHARED)(\.[A-Z0-9_.]+)?\b")
 
 
@@ -195,9 +242,19 @@ def cmd_sass(args):
             ins = re.search(r"\*/\s+(.*?);", line)
             if ins and SHARED_OP.search(ins.group(1)):
                 funcs[cur].append(ins.group(1).strip())
-    want = {f"smk_bank_probe_{k}{w}": (("LDS" if k == "ld" else "STS") + {4: "", 8: ".64", 16: ".128"}[w])
-            for k in ("ld", "st") for w in (4, 8, 16)}
+    want = {f"smk_bank_probe_{k}{w}": (("LDS" if k == "ld" else "STS") +
+                                       {1: ".U8", 2: ".U16", 4: "", 8: ".64", 16: ".128"}[w])
+            for k in ("ld", "st") for w in (1, 2, 4, 8, 16)}
+    # stmatrix (sm_90): one unpredicated STSM.16.M88[.2/.4] / .MT88 (.trans) each
+    stsm = {f"smk_bank_probe_stsm{x}{t}{'16' if t else '_16'}": f"STSM.16.{'MT88' if t else 'M88'}" +
+            ("" if x == 1 else f".{x}") for x in (1, 2, 4) for t in ("", "t")}
     bad = 0
+    for name, op in sorted(stsm.items()):
+        found = funcs.get(name)
+        ops = [SHARED_OP.search(i).group(0) for i in found or []]
+        ok = ops == [op]
+        print(f"{name}: {'ok ' if ok else 'BAD'} {found}", file=sys.stderr)
+        bad += not ok
     for name, op in sorted(want.items()):
         found = funcs.get(name)
         if found is None:
@@ -222,10 +279,15 @@ def main(argv=None):
     tc.add_argument("ncu_csv")
     tc.add_argument("manifest")
     tc.add_argument("-o", "--output", required=True)
+    st = sub.add_parser("stsmtable")
+    st.add_argument("ncu_csv")
+    st.add_argument("manifest")
+    st.add_argument("-o", "--output", required=True)
     s = sub.add_parser("sass")
     s.add_argument("sass_txt")
     args = ap.parse_args(argv)
-    return {"table": cmd_table, "tctable": cmd_tctable, "sass": cmd_sass}[args.cmd](args)
+    return {"table": cmd_table, "tctable": cmd_tctable, "stsmtable": cmd_stsmtable,
+            "sass": cmd_sass}[args.cmd](args)
 
 
 if __name__ == "__main__":

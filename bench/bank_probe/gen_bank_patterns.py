@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """gen_bank_patterns.py -- write the shared-memory access patterns the bank probe measures.
 
-    python3 bench/gen_bank_patterns.py            # writes bench/bank_patterns.txt (+ _quick.txt)
+    python3 bench/gen_bank_patterns.py            # writes bench/bank_patterns.txt (+ _quick.txt,
+                                                  # _tc.txt, _subword.txt, _stsm.txt)
 
 One pattern a line:  ``width kind a0 a1 ... a31  # name``  (width 4/8/16 bytes, kind ld/st, byte
 offsets into shared memory, -1 = lane inactive).  Every pattern is emitted for every width and kind,
@@ -273,6 +274,194 @@ def write_tc(maps):
     print(f"bank_patterns_tc.txt: {len(lines)} patterns", file=sys.stderr)
 
 
+# ---- sub-word LDS/STS (widths 1 and 2: LDS.U8/U16, STS.U8/U16) -----------------------------------
+SUBWORD_FILE = "bank_patterns_subword.txt"
+
+
+def subword_patterns(w, rng, maps):
+    """(name, offsets) for 1- or 2-byte accesses (element offsets = element * w unless stated).
+    A 32-bit word holds 4 / w elements; what the counter does with lanes sharing a word, or a bank in
+    different words, is what these patterns are for (issue #30): strides, broadcasts, same-word and
+    same-bank mixes, inactive lanes, stores to one byte, random mixes, and layout.h's tiles."""
+    per = 4 // w  # elements per 32-bit word
+    L = range(LANES)
+    P = []
+
+    def add(name, offs):
+        offs = [int(a) for a in offs]
+        assert len(offs) == LANES and all(a < 0 or (a % w == 0 and a + w <= SMEM_LIMIT) for a in offs), name
+        P.append((name, offs))
+
+    # broadcasts: one byte / half-word for all lanes, also an odd element and a later row
+    add("bcast-0", [0] * LANES)
+    add("bcast-mid", [5 * ROW + 3 * w] * LANES)
+    add("bcast-last-elem-of-word", [4 - w] * LANES)
+    # consecutive elements: 32 / per words, starting at several element / word / row positions
+    add("consec", elems(w, L))
+    for base in sorted({w, 3 * w, 4, 64, 100, 126 if w == 2 else 127, 120}):
+        add(f"consec-base{base}", [base + l * w for l in L])  # 100..: runs across a bank row
+    add("reverse", elems(w, [31 - l for l in L]))
+    add("swap-halves", elems(w, [l ^ 16 for l in L]))
+    add("swap-pairs", elems(w, [l ^ 1 for l in L]))  # the two lanes of a word swap bytes
+    # element strides (stride per elements; 4 / w = one element per word, 128 / w = one bank)
+    for st in (2, 3, 4, 5, 8, 16, 32, 33, 64, 65, 128, 129):
+        add(f"stride{st}", elems(w, [l * st for l in L]))
+    # permutations of the 32 consecutive elements, and within each word
+    for k in range(2):
+        perm = list(L)
+        rng.shuffle(perm)
+        add(f"perm-r{k}", elems(w, perm))
+    perm = []
+    for g in range(LANES // per):
+        grp = list(range(per * g, per * g + per))
+        rng.shuffle(grp)
+        perm += grp
+    add("perm-within-words", elems(w, perm))
+    # many lanes in one word, different elements (and the same lanes spread over the warp)
+    add("one-word-all-elems", [(l % per) * w for l in L])
+    add("one-word-mid-all-elems", [9 * ROW + 44 + (l % per) * w for l in L])
+    add("word-per-lane-mod16", [4 * (l % 16) + w * ((l // 16) % per) for l in L])  # lanes l, l+16: one word
+    add("two-words-samebank", [(l // 16) * ROW + (l % per) * w for l in L])         # 2 words of bank 0
+    add("two-words-diffbank", [(l // 16) * 4 + (l % per) * w for l in L])
+    add("four-words-samebank", [(l // 8) * ROW + (l % per) * w for l in L])
+    add("four-words-samebank-interleaved", [(l % 4) * ROW + ((l // 4) % per) * w for l in L])
+    # lanes sharing one element (loads: multicast; stores: several writes of one byte)
+    add("share-pairs", elems(w, [l // 2 for l in L]))
+    add("share-quads", elems(w, [l // 4 for l in L]))
+    add("share-halves", elems(w, [l % 16 for l in L]))
+    add("share-quarters", elems(w, [l % 8 for l in L]))
+    add("share-2lanes-rest-consec", elems(w, [0 if l == 1 else l for l in L]))
+    add("same-elem-lanes0-31", elems(w, [0 if l in (0, 31) else l for l in L]))
+    # lanes in one bank, different words: k distinct words (rows) of each bank used.  a: lane l -> row
+    # l % k, element l // k (the lanes of a row fill words); b: the same with one element per word
+    for k in (2, 4, 8, 16, 32):
+        add(f"kway{k}-elems", [(l % k) * ROW + (l // k) * w for l in L])
+        add(f"kway{k}-words", [(l % k) * ROW + (l // k) * 4 + ((l // k) % per) * w for l in L])
+    add("kway2-bank0-bytes", [(l % 2) * ROW + ((l // 2) % per) * w for l in L])  # 2 words, all lanes bank 0
+    add("bank0-32words-same-elem", [l * ROW for l in L])
+    add("bank0-32words-diff-elem", [l * ROW + (l % per) * w for l in L])
+    add("bank0-2words-one-lane-each", [0 if l == 0 else ROW + w if l == 1 else -1 for l in L])
+    add("bank0-1word-two-lanes", [0 if l == 0 else w if l == 1 else -1 for l in L])
+    add("bank0-1word-same-elem-two-lanes", [0 if l in (0, 1) else -1 for l in L])
+    add("bank5-3words-lanes-0-16-31", [20 + ROW * {0: 0, 16: 1, 31: 2}[l] if l in (0, 16, 31) else -1 for l in L])
+    # mixes
+    add("half-consec-half-bcast", [l * w if l < 16 else 1000 for l in L])
+    add("half-consec-half-2way", [l * w if l < 16 else ROW + (l % 2) * ROW * 2 + 64 + (l // 2) * w for l in L])
+    add("even-consec-odd-samebank", [(l // 2) * w if l % 2 == 0 else ROW * (1 + l // 2) + w * (per > 1) for l in L])
+    add("quarters-ABBA-rows", [ROW * (0, 1, 1, 0)[l // 8] + (l % 8) * w for l in L])
+    add("quarters-ABAB-rows", [ROW * (0, 1, 0, 1)[l // 8] + (l % 8) * w for l in L])
+    # inactive lanes
+    add("active-lo-half", elems(w, [l if l < 16 else None for l in L]))
+    add("active-hi-half", elems(w, [l if l >= 16 else None for l in L]))
+    add("active-even", elems(w, [l if l % 2 == 0 else None for l in L]))
+    add("active-odd-stride128", elems(w, [l * (128 // w) if l % 2 else None for l in L]))
+    add("active-lane0", elems(w, [0 if l == 0 else None for l in L]))
+    add("active-lane17", elems(w, [17 if l == 17 else None for l in L]))
+    add("active-none", [-1] * LANES)
+    for k in range(4):
+        m = [rng.random() < 0.5 for _ in L]
+        add(f"mask-r{k}-consec", elems(w, [l if m[l] else None for l in L]))
+    for k in range(4):
+        m = [rng.random() < 0.6 for _ in L]
+        add(f"mask-r{k}-rand256", [rng.randrange(256 // w) * w if m[l] else -1 for l in L])
+    # random addresses in small windows (repeats, same words, same banks arise by themselves)
+    for win, n in ((16, 2), (64, 3), (256, 3), (1024, 3), (8192, 2)):
+        for k in range(n):
+            add(f"rand{win}-r{k}", [rng.randrange(win // w) * w for _ in L])
+    # a few words, random elements: same word / same bank in different rows, mixed
+    for k in range(4):
+        words = [rng.randrange(512) for _ in range(4)]
+        add(f"rand-4words-r{k}", [4 * rng.choice(words) + w * rng.randrange(per) for _ in L])
+    for k in range(3):
+        bank = rng.randrange(32)
+        rows = [rng.randrange(64) for _ in range(3)]
+        add(f"rand-1bank-3rows-r{k}", [rng.choice(rows) * ROW + 4 * bank + w * rng.randrange(per) for _ in L])
+    # layout.h's tiles: a 32x32 (2-byte) / 64x64 (1-byte) element tile, column and row reads
+    lc = 5 if w == 2 else 6
+    for lname, lay in LAYOUTS:
+        for c in (0, 7):
+            add(f"tile{1 << lc}e{w}-col{c}-{lname}", maps.offsets(lay, lc, 0, w // 2, [(i, c) for i in L]))
+        add(f"tile{1 << lc}e{w}-row3-{lname}", maps.offsets(lay, lc, 0, w // 2, [(3, i) for i in L]))
+    return P
+
+
+def write_subword(maps):
+    rng = random.Random(20261125)
+    lines, seen = [], set()
+    for w in (1, 2):
+        pats = subword_patterns(w, rng, maps)
+        for kind in ("ld", "st"):
+            for name, offs in pats:
+                key = (w, kind, tuple(offs))
+                if key in seen:
+                    continue
+                seen.add(key)
+                lines.append(f"{w} {kind} " + " ".join(map(str, offs)) + f"  # {name}\n")
+    head = ("# sub-word bank probe patterns: width (1/2) kind (ld/st) a0..a31 (byte offsets, -1 = inactive)  # name\n"
+            "# generated by bench/gen_bank_patterns.py -- do not edit by hand\n")
+    with open(os.path.join(HERE, SUBWORD_FILE), "w") as f:
+        f.write(head)
+        f.writelines(lines)
+    print(f"{SUBWORD_FILE}: {len(lines)} patterns", file=sys.stderr)
+
+
+# ---- stmatrix (x1 / x2 / x4, plain and .trans; sm_90) ------------------------------------------------
+STSM_FILE = "bank_patterns_stsm.txt"
+STSM_KINDS = ("stsm1", "stsm2", "stsm4", "stsm1t", "stsm2t", "stsm4t")
+
+
+def stsm_patterns(rng, maps):
+    """(name, offsets): 16-byte row addresses, lane 8q + i = row i of matrix q (as ldmatrix).  The
+    generic ldmatrix shapes, plus the epilogue's: a 16x16 fp16 fragment (x4: matrices (rows 0-7,
+    cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)) of a C tile with 64 / 128 columns, naive,
+    padded, layout.h's swizzle and CuTe's 128-byte Swizzle<3,4,3>; broadcast rows, random rows."""
+    P = [(name, offs) for name, offs in tc_generic_patterns()]
+    L = range(LANES)
+
+    def add(name, offs):
+        P.append((name, [int(a) for a in offs]))
+    add("phase-rows-stride256", [(l // 8) * 16 + (l % 8) * 256 for l in L])      # 2-way per matrix
+    add("phase-rows-stride64", [(l // 8) * 1024 + (l % 8) * 64 for l in L])      # 2 rows per bank row
+    add("phase-rows-stride144", [(l // 8) * 2048 + (l % 8) * 144 for l in L])    # padded: conflict-free
+    add("bcast-rows-pairs-of-matrices", [((l // 16) * 8 + l % 8) * 128 for l in L])
+    add("matrix-shares-row-with-next", [(l // 8) * 16 + ((l % 8) // 2) * 128 for l in L])
+    for k in range(4):
+        add(f"rand-rows-2k-r{k}", [rng.randrange(2048 // 16) * 16 for _ in L])
+    for k in range(2):
+        add(f"rand-rows-256-r{k}", [rng.randrange(256 // 16) * 16 for _ in L])
+    frag = [((l % 8) + 8 * ((l // 8) % 2), 8 * (l // 16)) for l in L]  # (row, col) of each lane's row
+    for cols, lc in ((64, 6), (128, 7)):
+        for lname, lay in LAYOUTS:
+            add(f"epilogue-c{cols}-{lname}", maps.offsets(lay, lc, 3, 1, frag))
+            add(f"epilogue-c{cols}-{lname}-n16", maps.offsets(lay, lc, 3, 1, [(r + 16, c + 16) for r, c in frag]))
+        add(f"epilogue-c{cols}-swz343", [2 * swizzle(r * cols + c, 3, 4, 3) for r, c in frag])
+        add(f"epilogue-c{cols}-swz232", [2 * swizzle(r * cols + c, 2, 3, 2) for r, c in frag])
+    return P
+
+
+def write_stsm(maps):
+    rng = random.Random(20261126)
+    lines, seen = [], set()
+    for name, offs in stsm_patterns(rng, maps):
+        assert len(offs) == LANES and all(a % 16 == 0 and a + 16 <= SMEM_LIMIT for a in offs if a >= 0), name
+        for kind in STSM_KINDS:
+            x = int(kind[4])
+            used = offs[:8 * x]
+            if any(a < 0 for a in used):  # stmatrix cannot skip lanes: only for lanes it ignores
+                continue
+            if (kind, tuple(used)) in seen:  # x1 / x2 read only lanes 0-7 / 0-15: same instruction
+                continue
+            seen.add((kind, tuple(used)))
+            o = [0 if a < 0 else a for a in offs]
+            lines.append(f"16 {kind} " + " ".join(map(str, o)) + f"  # stsm-{name}\n")
+    head = ("# stmatrix bank probe patterns: 16 kind a0..a31 (kind stsm1/2/4[t]; lane 8q+i = row i of matrix q)"
+            "  # name\n# generated by bench/gen_bank_patterns.py -- do not edit by hand\n")
+    with open(os.path.join(HERE, STSM_FILE), "w") as f:
+        f.write(head)
+        f.writelines(lines)
+    print(f"{STSM_FILE}: {len(lines)} patterns", file=sys.stderr)
+
+
 def main():
     rng = random.Random(20240531)
     maps = TileMaps()
@@ -300,6 +489,8 @@ def main():
             f.writelines(body)
         print(f"{path}: {len(body)} patterns", file=sys.stderr)
     write_tc(maps)
+    write_subword(maps)
+    write_stsm(maps)
 
 
 if __name__ == "__main__":

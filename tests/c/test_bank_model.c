@@ -263,7 +263,38 @@ static void test_validation(void)
         smk_bank_rule r;
         CHECK_EQ(smk_bank_get_rule(8, 0, &r), SMK_BANK_OK, "rule 8 ld");
         CHECK_EQ(r.pass_lanes * 10 + r.phase_lanes, 32 * 10 + 16, "rule 8 ld lanes");
-        CHECK_EQ(smk_bank_get_rule(2, 0, &r), SMK_BANK_E_WIDTH, "rule width 2");
+        CHECK_EQ(smk_bank_get_rule(3, 0, &r), SMK_BANK_E_WIDTH, "rule width 3");
+        CHECK_EQ(smk_bank_get_rule(2, 1, &r), SMK_BANK_OK, "rule width 2 st");
+        CHECK_EQ(smk_bank_get_rule(32, 0, &r), SMK_BANK_E_WIDTH, "rule width 32");
+    }
+    {
+        /* sub-word accesses (prior rule: the 4-byte words they lie in) */
+        int l;
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = l;
+        CHECK_EQ(wf(a, 1, 0), 1, "32 consecutive bytes");
+        CHECK_EQ(smk_bank_validate(a, 2, 0, msg, sizeof msg), SMK_BANK_E_ALIGN, "odd offset, width 2");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = (long long)(l % 4) * 128 + l / 4; /* 4 words of bank 0, bytes 0..7 of each */
+        CHECK_EQ(wf(a, 1, 1), 4, "bytes 0..7 of 4 rows: banks 0 and 1 each asked for 4 words");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = (long long)l * 128 + 2 * (l % 2); /* 32 words of bank 0 */
+        CHECK_EQ(wf(a, 2, 0), 32, "half-words of 32 rows of bank 0");
+        CHECK_EQ(smk_bank_ideal(a, 2, 0), 1, "ideal of a sub-word access");
+    }
+    {
+        /* stmatrix (prior rule: ldmatrix's) */
+        int l, err = 0;
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = (long long)(l % 8) * 128 + (l / 8) * 16; /* each matrix: 8 rows of one slot */
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X4, 16, 1, &err), 32, "stmatrix.x4 8-way");
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X1, 16, 1, &err), 8, "stmatrix.x1 8-way");
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X2, 16, 0, &err), -1, "stmatrix as a load");
+        CHECK_EQ(err, SMK_BANK_E_INSTR, "stmatrix as a load: err");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = 16LL * l;
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X4, 16, 1, &err), 4, "stmatrix.x4 consecutive");
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X2, 8, 1, &err), -1, "stmatrix width 8");
     }
 }
 
@@ -340,7 +371,7 @@ static void test_measured(const char *path)
 {
     FILE *f = fopen(path, "r");
     char line[4096];
-    int rows = 0, bad = 0, per[2][3][2] = {{{0}}}; /* [kind][width][ok, bad] */
+    int rows = 0, bad = 0, per[2][5][2] = {{{0}}}; /* [kind][width][ok, bad] */
     if (!f) {
         printf("FAIL: cannot open %s\n", path);
         n_fail++;
@@ -383,8 +414,8 @@ static void test_measured(const char *path)
         measured = atoi(fld[3]);
         model = smk_bank_wavefronts(a, width, is_store, NULL);
         rows++;
-        if (width == 4 || width == 8 || width == 16)
-            per[is_store][width == 4 ? 0 : width == 8 ? 1 : 2][model != measured]++;
+        if (width == 1 || width == 2 || width == 4 || width == 8 || width == 16)
+            per[is_store][width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : width == 8 ? 3 : 4][model != measured]++;
         if (model != measured) {
             bad++;
             printf("MISMATCH %2d %s %-36s measured %2d model %2d ideal %d  [%s]\n", width,
@@ -396,10 +427,10 @@ static void test_measured(const char *path)
     {
         int k, w;
         for (k = 0; k < 2; k++)
-            for (w = 0; w < 3; w++)
+            for (w = 0; w < 5; w++)
                 if (per[k][w][0] + per[k][w][1])
                     printf("measured %s width %2d: %d rows agree, %d disagree\n", k ? "st" : "ld",
-                           4 << w, per[k][w][0], per[k][w][1]);
+                           1 << w, per[k][w][0], per[k][w][1]);
     }
     CHECK_EQ(rows > 0, 1, "%s has measured rows", path);
     CHECK_EQ(bad, 0, "rows of %s where the model disagrees", path);
