@@ -10,7 +10,7 @@ from . import _C
 
 #: Bytes per lane of an LDS / STS: 1 and 2 are LDS.U8 / .U16 and STS.U8 / .U16 (a uint8 or one
 #: __half / __nv_bfloat16 element), replayed as the 4-byte words they lie in (csrc/bank_model.c,
-#: SUB-WORD: a prior rule until bench/SUBWORD_PLAN.md's measurement lands).
+#: SUB-WORD: a prior rule until bench/bank_probe/SUBWORD_PLAN.md's measurement lands).
 WIDTHS = (1, 2, 4, 8, 16)
 #: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
 #: the probe on Hopper (csrc/bank_model.c): "ldmatrix" (= "ldmatrix.x4"), "ldmatrix.x1", "ldmatrix.x2"

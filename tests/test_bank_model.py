@@ -112,7 +112,7 @@ def test_c_unit_test(tmp_path):
 
 
 # ---- issue #30: 1- and 2-byte LDS/STS and stmatrix --------------------------------------------------
-# The tables come from one GPU run (bench/SUBWORD_PLAN.md: bash bench/bank_probe.sh OUT --subword) and
+# The tables come from one GPU run (bench/bank_probe/SUBWORD_PLAN.md: bash bench/bank_probe/bank_probe.sh OUT --subword) and
 # are copied here; until then every row test fails (a missing table is not a pass).
 SUBWORD_TABLE = ROOT / "tests" / "data" / "bank_probe_subword_h200.csv"
 STSM_TABLE = ROOT / "tests" / "data" / "bank_probe_stsm_h200.csv"
@@ -128,7 +128,7 @@ def _table_params(path):
 
 def _need(row, path):
     if row is None:
-        pytest.fail(f"{path.relative_to(ROOT)} is missing: measure it on a GPU (bench/SUBWORD_PLAN.md) and copy it here")
+        pytest.fail(f"{path.relative_to(ROOT)} is missing: measure it on a GPU (bench/bank_probe/SUBWORD_PLAN.md) and copy it here")
 
 
 def _pattern_file(name):

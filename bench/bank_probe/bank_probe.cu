@@ -4,11 +4,11 @@
  *
  *   bank_probe PATTERNS [--manifest FILE] [--first N] [--count N]
  *
- * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/gen_bank_patterns.py):
+ * PATTERNS: one pattern a line, "width kind a0 ... a31 [# name]" (bench/bank_probe/gen_bank_patterns.py):
  * width 1/2/4/8/16 bytes, kind ld/st, per-lane byte offsets into a 48 KB shared buffer, negative =
  * the lane skips the instruction.  Widths 1 and 2 are LDS.U8 / LDS.U16 and STS.U8 / STS.U16
  * (ld.shared.u8/u16, st.shared.b8/b16 from a 32-bit register: PTX lets the register be wider than
- * the access; bench/bank_patterns_subword.txt).  Tensor-core kinds (width 16 only; bench/bank_patterns_tc.txt):
+ * the access; bench/bank_probe/bank_patterns_subword.txt).  Tensor-core kinds (width 16 only; bench/bank_probe/bank_patterns_tc.txt):
  *   ldsm1 ldsm2 ldsm4 ldsm1t ldsm2t ldsm4t   ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16: lane l
  *        gives the 16-byte row address of row l%8 of matrix l/8 (x1 reads lanes 0-7, x2 lanes 0-15);
  *        the instruction is warp-wide and cannot be predicated per lane, so a negative offset is
@@ -16,7 +16,7 @@
  *   cpasync   cp.async.cg.shared.global 16 bytes from a global buffer to the lane's offset (the
  *        shared-memory write side of LDGSTS), predicated per lane; cp.async.wait_all follows.
  *   stsm1 stsm2 stsm4 stsm1t stsm2t stsm4t   stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16
- *        (sm_90 and later; bench/bank_patterns_stsm.txt): the same lane -> row-address map as
+ *        (sm_90 and later; bench/bank_probe/bank_patterns_stsm.txt): the same lane -> row-address map as
  *        ldmatrix, the same rule for negative offsets (replaced by 0); the registers hold
  *        lane-dependent values.  Built for an older architecture these kernels do nothing (the
  *        SASS check then fails, so a run cannot silently measure nothing).
@@ -33,7 +33,7 @@
  * the right width per kernel.  Loads write what they read to global memory and stores write
  * lane-dependent values, and the asm is volatile, so nothing is optimised away.
  *
- * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe.cu  (stmatrix needs sm_90)
+ * Build: nvcc -O3 -arch=sm_90 -o bank_probe bench/bank_probe/bank_probe.cu  (stmatrix needs sm_90)
  */
 #include <cuda_runtime.h>
 

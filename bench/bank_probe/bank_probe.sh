@@ -2,14 +2,14 @@
 # bank_probe.sh -- measure wavefronts per shared-memory instruction for every pattern in
 # bench/bank_probe/bank_patterns.txt with Nsight Compute, and write the table bank_model.c is checked against.
 #
-#   bash bench/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]
+#   bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]
 #
 # OUTDIR gets: bank_probe (binary), bank_probe.sass + sass_check.txt, device.txt, manifest.tsv,
 # ncu.csv (raw ncu output), ncu.log (ncu/probe stderr), bank_probe_<gpu>.csv (the table: width,
 # kind, addresses, wavefronts, instructions, name) -- copy it to tests/data/.
-# --quick uses bench/bank_patterns_quick.txt (~150 patterns instead of ~450).
-# --subword (issue #30) measures bench/bank_patterns_subword.txt (1- and 2-byte LDS/STS, ~400
-# patterns) into bank_probe_subword_<gpu>.csv (same columns) and then bench/bank_patterns_stsm.txt
+# --quick uses bench/bank_probe/bank_patterns_quick.txt (~150 patterns instead of ~450).
+# --subword (issue #30) measures bench/bank_probe/bank_patterns_subword.txt (1- and 2-byte LDS/STS, ~400
+# patterns) into bank_probe_subword_<gpu>.csv (same columns) and then bench/bank_probe/bank_patterns_stsm.txt
 # (stmatrix x1/x2/x4[.trans], ~200) into bank_probe_stsm_<gpu>.csv (bank_probe_parse.py stsmtable:
 # the same columns, then every counter ncu reported; the stmatrix candidates are asked only when
 # `ncu --query-metrics` lists them); ncu_subword.csv / ncu_stsm.csv, manifest_*.tsv beside them.
@@ -17,7 +17,7 @@
 # compiling; BANK_PROBE_ARCH (default sm_90).
 set -euo pipefail
 
-OUT=${1:?usage: bash bench/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]}
+OUT=${1:?usage: bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$(dirname "$HERE")")  # bench/bank_probe/ -> the repository
 PAT=$HERE/bank_patterns.txt

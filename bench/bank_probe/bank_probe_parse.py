@@ -15,7 +15,7 @@
         The tensor-core kinds (ldsm*, cpasync; bench/bank_probe/bank_patterns_tc.txt): every metric ncu
         reported, one column each, so the counters that move for LDSM / LDGSTS can be found.
     bank_probe_parse.py stsmtable NCU_CSV MANIFEST_TSV -o OUT_CSV
-        stmatrix (stsm*, bench/bank_patterns_stsm.txt): the columns of `table` first --
+        stmatrix (stsm*, bench/bank_probe/bank_patterns_stsm.txt): the columns of `table` first --
         wavefronts = l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum, instructions = the first
         of smsp__inst_executed_op_stsm.sum / smsp__sass_inst_executed_op_stsm.sum /
         smsp__inst_executed_op_shared_st.sum that ncu reported -- then every metric ncu reported,
