@@ -18,10 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "host.h"
+#include "dispatch.h"
 #include "layout.h"
-#include "operand.h"
-#include "runtime.h"
+#include "rules.h"
 
 /* One table of layout names: the C enum order, Python's LAYOUTS, error messages. */
 const char *const smk_layout_names[SMK_NUM_LAYOUTS] = {"naive", "pad", "swizzle"};

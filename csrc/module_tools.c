@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "api/debug.h"
+#include "api/gemm16.h"
+#include "api/sgemm.h"
+#include "api/transpose.h"
 #include "bank_model.h"
 #include "bench.h"
 #include "host.h"
