@@ -96,7 +96,7 @@
  *     smk_bank_replay_ldgsts takes the sources too.
  *
  *   LDGSTS RULE (smk_bank_replay_ldgsts), fitted to ncu's per-instruction counts of the GEMM's own
- *     cp.async (H100, 2026-11-23, Source Counters; bench/GEMM16_NOTES.md).  Two SASS forms: plain
+ *     cp.async (H100, 2026-11-23, Source Counters; docs/GEMM16_NOTES.md).  Two SASS forms: plain
  *     LDGSTS (cp.async of 16 bytes) and LDGSTS.ZFILL (cp.async with a src-size operand), which costs
  *     exactly one more wavefront per active quarter-warp.  Each quarter-warp (8 lanes) with an active
  *     lane costs

@@ -86,7 +86,7 @@ typedef struct {
 int smk_bank_get_rule(int width, int is_store, smk_bank_rule *rule);
 
 /*
- * Instruction kinds beyond LDS/STS (the same numbers as runtime.h's SMK_ACC_*):
+ * Instruction kinds beyond LDS/STS (the same numbers as api/plan.h's SMK_ACC_*):
  *   SMK_BANK_KIND_LDST     LDS / STS of `width` bytes: everything above (is_store says which).
  *   SMK_BANK_KIND_LDSM_X1/X2/X4   ldmatrix.m8n8.x1/.x2/.x4 (.trans alike: it changes which register
  *            gets which element, not the addresses): lane 8q + i gives the 16-byte address of row i

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/gemm16.h"
+#include "api/sgemm.h"
+#include "api/transpose.h"
+#include "ceiling.h"
 #include "layout.h"
 
 static smk_status ok(void)
@@ -154,21 +158,12 @@ static void buffer_bytes(const smk_bench_spec *s, size_t b[3])
     }
 }
 
-/* The temporaries smk_gemm16_launch allocates on the run's buffers (cudaMalloc bases are aligned). */
+/* The temporaries smk_gemm16_launch allocates on the run's buffers: dense rows (lda = K, ldb = N) on
+ * allocator bases, which are aligned, so a row starts on 16 bytes iff its length is a multiple of 8. */
 static size_t gemm16_temp_bytes(const smk_bench_spec *s)
 {
-    smk_gemm16_params p;
-    memset(&p, 0, sizeof p);
-    p.A = p.B = (const void *)(uintptr_t)256;
-    p.D = (void *)(uintptr_t)256;
-    p.M = s->dims[0], p.N = s->dims[1], p.K = s->dims[2];
-    p.lda = s->dims[2];
-    p.ldb = p.ldc = p.ldd = s->dims[1];
-    p.alpha = 1.0f;
-    p.dtype = s->esz;
-    p.layout = SMK_SWIZZLE;
-    p.variant = s->config;
-    return smk_gemm16_temp_bytes(&p);
+    return smk_gemm16_temp_bytes_shape(s->dims[0], s->dims[1], s->dims[2], s->config, s->dims[2] % 8 == 0,
+                                       s->dims[1] % 8 == 0);
 }
 
 size_t smk_bench_device_bytes(const smk_bench_spec *spec)

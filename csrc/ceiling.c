@@ -1,9 +1,9 @@
 /*
- * ceiling.c -- cuBLAS SGEMM as the benchmark's ceiling, loaded at run time with dlopen so that
+ * ceiling.c -- cuBLAS as the benchmark's ceiling (see ceiling.h), loaded at run time with dlopen so that
  * importing smemkit never needs cuBLAS.  Plain C; cuBLAS's few entry points are declared here by
  * their documented C signatures (cublas_api.h), so the build needs no cuBLAS headers either.
  */
-#include "runtime.h"
+#include "ceiling.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

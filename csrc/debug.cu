@@ -5,7 +5,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "runtime.h"
+#include "api/debug.h"
 
 namespace {
 __global__ void illegal_store_kernel(int *p) { p[threadIdx.x] = 1; }

@@ -83,6 +83,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "api/gemm16.h"
 #include "runtime.h"
 
 namespace smk {

@@ -1,11 +1,14 @@
 /*
  * host.h -- how NumPy bytes reach the GPU and come back: every host <-> device transfer strategy of
- * smemkit, the page-locking (registration) lock, and the host-side size checks.  No Python here:
- * module.c hands over plain pointers and params structs, with the GIL released.
+ * smemkit, the page-locking (registration) lock, and the host-side sizes.  No Python here:
+ * dispatch.c hands over plain pointers and params structs, with the GIL released.
  */
 #ifndef SMK_HOST_H
 #define SMK_HOST_H
 
+#include "api/gemm16.h"
+#include "api/sgemm.h"
+#include "api/transpose.h"
 #include "runtime.h"
 
 #ifdef __cplusplus
@@ -17,8 +20,15 @@ extern "C" {
  *   1  registered: the caller's buffers are page-locked in place (cudaHostRegister) for the copies
  *   2  pipelined: registered, and the matrix goes in column bands over 3 streams, so the upload of
  *      band j+1, the kernel on band j and the download of band j-1 overlap (both copy engines busy)
- *  -1  automatic: 2 for C-contiguous single matrices of at least 16 MiB, else 0 */
-int smk_host_set_mode(int mode); /* 0, or -1 for a mode outside [-1, 2] */
+ *   3  staged: both sides stream through the pinned staging units of hostpool.c (worker threads copy
+ *      the caller's pageable memory into a unit while the DMA of the previous one runs); the
+ *      caller's memory is never page-locked
+ *  -1  automatic: 3 from 1 MiB (SMK_STAGE_MIN_BYTES) when the pool lends units; otherwise (a small
+ *      call, or no pinned memory to be had) 2 for C-contiguous single matrices of at least 16 MiB,
+ *      else 0.  Host GEMMs know two of these: staged (mode 3, and automatic from 1 MiB when the pool
+ *      lends units) and pageable (every other case).
+ * The mode is process-wide (tests and benchmarks set it through _set_knob('host_mode')). */
+int smk_host_set_mode(int mode); /* 0, or -1 for a mode outside [-1, 3] */
 
 /* Host in, host out: p.in / p.out are HOST pointers to the caller's (contiguous) memory; p describes
  * the element strides of the input as the kernel will see them on the device copy.  `bytes` is the

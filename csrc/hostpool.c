@@ -1,9 +1,8 @@
 /*
  * hostpool.c -- pinned staging units and the worker threads that fill and drain them (see hostpool.h).
  *
- * Why: page-locking a caller's fresh buffers costs about as much as copying them (measured: 10 ms per
- * 256 MiB registered and unregistered on an H200 host), and a pageable cudaMemcpy runs the driver's own
- * single-threaded staging.  Here the host copies into a few pinned units are split over threads and
+ * Why: page-locking a caller's fresh buffers costs about as much as copying them (docs/RESULTS.md,
+ * "Host-side costs"), and a pageable cudaMemcpy runs the driver's own single-threaded staging.  Here the host copies into a few pinned units are split over threads and
  * overlap the DMA of the unit before, and the units stay for the next call.
  */
 #define _GNU_SOURCE

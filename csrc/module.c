@@ -1,12 +1,9 @@
 /*
- * module.c -- smemkit._C: the module, its errors and its ops.  module.c and module_tools.c are the
- * only files that include Python.h and NumPy, and they only convert:
- * arguments in -> one plain C operand description (operand.h) -> a call into code that knows no
- * Python (operand.c, host.c, bench.c, the kernels, bank_model.c) -> a result or an exception out.
- *
- * A NumPy array becomes an smk_operand here (from_ndarray); a CUDA array (CuPy, PyTorch,
- * __cuda_array_interface__, DLPack) too (from_device: smemkit/_device.py reads the library's
- * attributes, this file fills the same struct).  From then on both travel the same path.
+ * module.c -- smemkit._C: the module and its ops (transpose, matrix_transpose, sgemm, gemm).  The
+ * binding files only convert: arguments in -> one plain C operand description (py_operand.c) -> a
+ * call into code that knows no Python (rules.c, dispatch.c, host.c, the kernels) -> a result or an
+ * exception out.  The tools (maps, bank model, plans, timing, device facts, knobs) are
+ * module_maps.c's and module_tools.c's; the converters all of them share are py_convert.c's.
  *
  * Style: NULL-initialised locals, one `fail:` label with Py_XDECREFs, never overwrite a pending
  * exception, docstrings that start with the signature.  Multi-phase init; NumPy is imported in the
@@ -18,314 +15,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "host.h"
+#include "dispatch.h"
 #include "layout.h"
-#include "operand.h"
-#include "runtime.h"
+#include "py_operand.h"
+#include "rules.h"
 
-/* One table of layout names: the C enum order, Python's LAYOUTS, error messages. */
-const char *const smk_layout_names[SMK_NUM_LAYOUTS] = {"naive", "pad", "swizzle"};
-#define SMK_LAYOUT_LIST "'naive', 'pad', 'swizzle'"
+/* ---- transpose ---------------------------------------------------------------------------------- */
 
-typedef struct {
-    PyObject *CudaError;
-    PyObject *describe, *empty; /* smemkit._device.describe / .empty, imported on first use */
-} smk_state;
-
-static smk_state *get_state(PyObject *module) { return (smk_state *)PyModule_GetState(module); }
-
-volatile int smk_py_sgemm_config = 0; /* tests: a forced SGEMM tile config (_set_knob) */
-volatile int smk_py_sgemm_splits = 0; /* tests: a forced SGEMM K split (_set_knob) */
-
-/* ---- errors ----------------------------------------------------------------------------------- */
-
-static void raise_cuda(PyObject *module, int status, const char *fmt, ...)
-{
-    char msg[640];
-    va_list ap;
-    PyObject *exc = NULL, *code = NULL;
-    va_start(ap, fmt);
-    PyOS_vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    exc = PyObject_CallFunction(get_state(module)->CudaError, "s", msg);
-    if (!exc)
-        return;
-    code = PyLong_FromLong(status);
-    if (code && PyObject_SetAttrString(exc, "status", code) == 0)
-        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-    Py_XDECREF(code);
-    Py_DECREF(exc);
-}
-
-/* Turn a failed smk_status into the Python exception it stands for.  Always returns NULL. */
-PyObject *smk_py_raise_status(PyObject *module, smk_status s)
-{
-    const char *name = smk_rt_error_name(s.cuda), *text = smk_rt_error_string(s.cuda);
-    const char *where = s.where ? s.where : "running";
-    if (s.code == SMK_E_NOMEM)
-        PyErr_Format(PyExc_MemoryError, "smemkit: out of device memory: could not allocate %zu bytes (%s)", s.bytes,
-                     s.where ? s.where : "allocation");
-    else if (s.code == SMK_E_NODEVICE)
-        raise_cuda(module, s.cuda, "no usable GPU was found (%s: %s)", name, text);
-    else if (s.code == SMK_E_POISONED)
-        raise_cuda(module, s.cuda, "%s: %s -- an earlier error corrupted the CUDA context; restart the process "
-                   "(notebook kernel) to use the GPU again", name, text);
-    else if (smk_rt_is_sticky(s.cuda))
-        raise_cuda(module, s.cuda, "%s: %s (while %s) -- the CUDA context is now unusable; restart the process "
-                   "(notebook kernel) to use the GPU again", name, text, where);
-    else
-        raise_cuda(module, s.cuda, "%s: %s (while %s)", name, text, where);
-    return NULL;
-}
-
-static PyObject *raise_error(PyObject *module, const smk_error *e)
-{
-    if (e->type == SMK_ERR_STATUS)
-        return smk_py_raise_status(module, e->status);
-    PyErr_SetString(e->type == SMK_ERR_TYPE ? PyExc_TypeError
-                    : e->type == SMK_ERR_MEMORY ? PyExc_MemoryError : PyExc_ValueError, e->msg);
-    return NULL;
-}
-
-/* ---- arguments -------------------------------------------------------------------------------- */
-
-/* layout=None means the default ("swizzle").  0 on success, -1 with an exception set. */
-int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout)
-{
-    int i;
-    if (obj == NULL || obj == Py_None) {
-        *layout = SMK_SWIZZLE;
-        return 0;
-    }
-    if (!PyUnicode_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s(): layout must be a str, one of " SMK_LAYOUT_LIST "; got %.100s",
-                     fname, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    for (i = 0; i < SMK_NUM_LAYOUTS; i++)
-        if (PyUnicode_CompareWithASCIIString(obj, smk_layout_names[i]) == 0) {
-            *layout = i;
-            return 0;
-        }
-    PyErr_Format(PyExc_ValueError, "%s(): unknown layout %R; expected one of " SMK_LAYOUT_LIST, fname, obj);
-    return -1;
-}
-
-
-/* ---- operands: objects -> smk_operand ---------------------------------------------------------- */
-
-/* dtype facts of an operand.  The name comes from the scalar type ("numpy.float32" -> "float32"), not
- * from str(dtype), which runs Python code on every call. */
-static void set_dtype(smk_operand *op, PyArray_Descr *d)
-{
-    const char *tn = d->typeobj->tp_name, *dot = strrchr(tn, '.'), *name = dot ? dot + 1 : tn;
-    op->esz = (int)PyDataType_ELSIZE(d);
-    op->kind = PyDataType_ELSIZE(d) == 0 || PyDataType_HASFIELDS(d) || PyDataType_HASSUBARRAY(d) ||
-               PyDataType_REFCHK(d) ? '\0' : d->kind;
-    op->native = PyArray_ISNBO(d->byteorder);
-    op->dtype = SMK_DT_OTHER;
-    if (d->kind == 'f' && op->esz == 4)
-        op->dtype = SMK_DT_F32;
-    else if (d->kind == 'f' && op->esz == 2)
-        op->dtype = SMK_DT_F16;
-    else if (op->esz == 2 && strcmp(name, "bfloat16") == 0) /* ml_dtypes.bfloat16 */
-        op->dtype = SMK_DT_BF16;
-    if (op->kind == 'V' && (op->dtype == SMK_DT_BF16 || strncmp(name, "float8_", 7) == 0))
-        op->kind = 'f'; /* ml_dtypes' floats (bfloat16, float8_*): numbers that move bitwise */
-    else if (op->kind == 'V')
-        op->kind = '\0'; /* raw void / structured bytes are not numbers */
-    snprintf(op->dtype_name, sizeof op->dtype_name, "%s%s", op->native ? "" : "byte-swapped ", name);
-}
-
-static void from_ndarray(PyArrayObject *a, const char *arg, smk_operand *op)
-{
-    int i;
-    memset(op, 0, sizeof *op);
-    op->arg = arg;
-    op->ptr = PyArray_DATA(a);
-    op->ndim = PyArray_NDIM(a);
-    op->device = -1;
-    set_dtype(op, PyArray_DESCR(a));
-    for (i = 0; i < op->ndim; i++) {
-        op->shape[i] = PyArray_DIM(a, i);
-        op->strides[i] = op->esz ? PyArray_STRIDE(a, i) / op->esz : 0; /* host strides stay NumPy's */
-    }
-    op->contiguous = !PyArray_ISALIGNED(a) ? 0 : PyArray_IS_C_CONTIGUOUS(a) ? 1 : PyArray_IS_F_CONTIGUOUS(a) ? 2 : 0;
-    op->writeable = PyArray_ISWRITEABLE(a);
-}
-
-/* A CUDA array through smemkit._device.describe.  1 filled, 0 not a device array, -1 error set. */
-static int from_device(PyObject *module, PyObject *obj, const char *fname, const char *arg, smk_operand *op)
-{
-    smk_state *st = get_state(module);
-    PyObject *t = NULL, *shape, *strides, *fs, *as;
-    PyArray_Descr *descr = NULL;
-    Py_ssize_t i, nd;
-    int64_t acc;
-    int rc = -1;
-    if (!st->describe) {
-        PyObject *m = PyImport_ImportModule("smemkit._device");
-        st->describe = m ? PyObject_GetAttrString(m, "describe") : NULL;
-        st->empty = m ? PyObject_GetAttrString(m, "empty") : NULL;
-        Py_XDECREF(m);
-        if (!st->describe || !st->empty)
-            return -1;
-    }
-    fs = smk_py_cstr(fname);
-    as = fs ? smk_py_cstr(arg) : NULL;
-    t = as ? PyObject_CallFunctionObjArgs(st->describe, obj, fs, as, NULL) : NULL;
-    Py_XDECREF(fs);
-    Py_XDECREF(as);
-    if (!t || t == Py_None) {
-        rc = t ? 0 : -1;
-        goto done;
-    }
-    memset(op, 0, sizeof *op);
-    if (!PyArg_ParseTuple(t, "KO!O!O&iKi", (unsigned long long *)&op->ptr, &PyTuple_Type, &shape, &PyTuple_Type,
-                          &strides, PyArray_DescrConverter, &descr, &op->device, (unsigned long long *)&op->stream,
-                          &op->lib))
-        goto done;
-    nd = PyTuple_GET_SIZE(shape);
-    if (nd > SMK_MAX_NDIM || PyTuple_GET_SIZE(strides) != nd) {
-        PyErr_Format(PyExc_ValueError, "%s(): %s has %zd dimensions (at most %d) or mismatched strides", fname, arg,
-                     nd, SMK_MAX_NDIM);
-        goto done;
-    }
-    for (i = 0; i < nd; i++) {
-        op->shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-        op->strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
-        if (PyErr_Occurred()) {
-            PyErr_Format(PyExc_ValueError, "%s(): %s has a shape or stride that does not fit 64 bits", fname, arg);
-            goto done;
-        }
-    }
-    op->arg = arg;
-    op->ndim = (int)nd;
-    op->on_device = 1;
-    op->contiguous = 1; /* C order: every axis of extent > 1 steps over everything inside it */
-    for (i = nd - 1, acc = 1; i >= 0; i--) {
-        if (op->shape[i] != 1 && op->strides[i] != acc)
-            op->contiguous = 0;
-        acc *= op->shape[i];
-    }
-    if (acc == 0) /* no elements: contiguous whatever the strides say (NumPy's rule; torch gives (64, 0) strides (1, 1)) */
-        op->contiguous = 1;
-    op->writeable = 1;
-    set_dtype(op, descr);
-    rc = 1;
-done:
-    Py_XDECREF(descr);
-    Py_XDECREF(t);
-    return rc;
-}
-
-/* Any argument -> smk_operand.  0, or -1 with an exception set (TypeError for non-arrays). */
-static int to_operand(PyObject *module, PyObject *obj, const char *fname, const char *arg, smk_operand *op)
-{
-    int rc;
-    if (PyArray_Check(obj)) {
-        if (!PyArray_CheckExact(obj) && PyObject_HasAttrString(obj, "_mask")) { /* numpy.ma: .data would drop it */
-            PyErr_Format(PyExc_TypeError, "%s(): %s is a masked array (%.100s); smemkit does not support masked "
-                         "arrays -- pass %s.filled(...) or %s.data", fname, arg, Py_TYPE(obj)->tp_name, arg, arg);
-            return -1;
-        }
-        from_ndarray((PyArrayObject *)obj, arg, op);
-        return 0;
-    }
-    rc = from_device(module, obj, fname, arg, op);
-    if (rc == 0)
-        PyErr_Format(PyExc_TypeError, "%s(): %s must be a numpy.ndarray or a CUDA array (CuPy, PyTorch, "
-                     "__cuda_array_interface__, __dlpack__); got %.100s", fname, arg, Py_TYPE(obj)->tp_name);
-    return rc > 0 ? 0 : -1;
-}
-
-/* A new C-contiguous result beside `like` (host: a NumPy array of descr; device: an array of the same
- * library on the same device, of descr or, when descr is NULL, of like's dtype) and its operand.
- * NULL with an exception set on failure. */
-static PyObject *new_result(PyObject *module, PyObject *like_obj, const smk_operand *like, PyArray_Descr *descr,
-                            int ndim, const int64_t *shape, smk_operand *out)
-{
-    PyObject *res = NULL, *t = NULL, *shp = NULL;
-    unsigned long long ptr = 0;
-    npy_intp dims[SMK_MAX_NDIM];
-    int64_t acc = 1;
-    int i;
-    for (i = 0; i < ndim; i++)
-        dims[i] = (npy_intp)shape[i];
-    if (!like->on_device) {
-        Py_INCREF(descr); /* stolen */
-        res = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, dims, NULL, NULL, 0, NULL);
-        if (res)
-            from_ndarray((PyArrayObject *)res, "the output", out);
-        return res;
-    }
-    shp = PyArray_IntTupleFromIntp(ndim, dims);
-    if (shp && like->lib == SMK_LIB_TORCH && !descr) /* the common case, without a Python frame */
-        t = smk_py_torch_new_empty(like_obj, shp, &ptr);
-    else if (shp)
-        t = PyObject_CallFunction(get_state(module)->empty, "OiiOO", like_obj, like->lib, like->device, shp,
-                                  descr ? (PyObject *)descr : Py_None);
-    if (t && (PyTuple_Check(t) ? PyArg_ParseTuple(t, "OK", &res, &ptr) : (res = t) != NULL)) {
-        Py_INCREF(res);
-        *out = *like;
-        out->arg = "the output";
-        out->ptr = (void *)(uintptr_t)ptr;
-        out->ndim = ndim;
-        for (i = ndim - 1; i >= 0; i--) {
-            out->shape[i] = shape[i];
-            out->strides[i] = acc;
-            acc *= shape[i] ? shape[i] : 1;
-        }
-        out->contiguous = 1;
-    }
-    Py_XDECREF(shp);
-    Py_XDECREF(t);
-    return res;
-}
-
-/* Refuse what cannot fit, host first (no GPU needed), then device (for device arrays device_bytes is
- * the temporaries alone: their library allocates the result and reports its own out-of-memory).
- * 0, or -1 with an exception set. */
-static int check_fits(PyObject *module, const char *fname, size_t host_bytes, size_t device_bytes)
-{
-    smk_error err;
-    smk_status st;
-    size_t free_b = 0, total_b = 0;
-    if (smk_check_fits(fname, host_bytes, 0, 0, &err) < 0)
-        return raise_error(module, &err), -1;
-    st = smk_rt_ready();
-    if (st.code != SMK_OK)
-        return smk_py_raise_status(module, st), -1;
-    if (device_bytes == 0)
-        return 0;
-    Py_BEGIN_ALLOW_THREADS
-    st = smk_rt_mem_info(&free_b, &total_b);
-    if (st.code == SMK_OK && device_bytes > free_b && smk_rt_trim().code == SMK_OK) /* the pool's cache counts as used */
-        st = smk_rt_mem_info(&free_b, &total_b);
-    Py_END_ALLOW_THREADS
-    if (st.code != SMK_OK)
-        return smk_py_raise_status(module, st), -1;
-    if (smk_check_fits(fname, 0, device_bytes, free_b ? free_b : 1, &err) < 0)
-        return raise_error(module, &err), -1;
-    return 0;
-}
-
-/* ---- ops -------------------------------------------------------------------------------------- */
-
-/* out=: the caller's array as the result, checked against the result's shape and dtype and against
- * the inputs (operand.c: smk_check_out), before any device work.  A new reference, or NULL. */
-static PyObject *take_out(PyObject *module, PyObject *out_obj, const char *fname, const smk_operand *like, int ndim,
-                          const int64_t *shape, const smk_operand *const *ins, int n, const smk_operand *may_alias,
-                          smk_operand *o)
-{
-    smk_error err;
-    if (to_operand(module, out_obj, fname, "out", o) < 0)
-        return NULL;
-    if (smk_check_out(fname, o, like, ndim, shape, like->dtype, like->esz, like->dtype_name, ins, n, may_alias,
-                      &err) < 0)
-        return raise_error(module, &err);
-    return Py_NewRef(out_obj);
-}
 
 /* transpose (batched = 0) and matrix_transpose (1): one path for host and device arrays. */
 static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *layout_obj, PyObject *out_obj,
@@ -337,37 +33,37 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
     int64_t shape[SMK_MAX_NDIM];
     size_t host_b = 0, dev_b = 0;
     int layout = SMK_SWIZZLE, rc;
-    if (smk_py_parse_layout(layout_obj, fname, &layout) < 0 || to_operand(module, a_obj, fname, "a", &a) < 0)
+    if (smk_py_parse_layout(layout_obj, fname, &layout) < 0 || smk_py_to_operand(module, a_obj, fname, "a", &a) < 0)
         return NULL;
     if (smk_check_transpose(fname, &a, batched, &err) < 0)
-        return raise_error(module, &err);
+        return smk_py_raise_error(module, &err);
     smk_transpose_out_shape(&a, shape);
     if (out_obj && out_obj != Py_None) {
         const smk_operand *ins[1] = {&a};
-        if (!(out = take_out(module, out_obj, fname, &a, a.ndim, shape, ins, 1, NULL, &o)))
+        if (!(out = smk_py_take_out(module, out_obj, fname, &a, a.ndim, shape, ins, 1, NULL, &o)))
             return NULL;
     }
     smk_need_transpose(&a, out != NULL, &host_b, &dev_b);
-    if (check_fits(module, fname, host_b, dev_b) < 0)
+    if (smk_py_check_fits(module, fname, host_b, dev_b) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){&a, out ? &o : NULL}, 2, &err) < 0) {
-        raise_error(module, &err);
+        smk_py_raise_error(module, &err);
         goto fail;
     }
     if (!a.on_device && (!a.contiguous || (a.contiguous == 2 && a.ndim > 2))) {
         src = PyArray_NewCopy((PyArrayObject *)a_obj, NPY_CORDER); /* slices, negative strides, unaligned */
         if (!src)
             goto fail;
-        from_ndarray((PyArrayObject *)src, "a", &a);
+        smk_py_from_ndarray((PyArrayObject *)src, "a", &a);
     }
-    if (!out && !(out = new_result(module, a_obj, &a, a.on_device ? NULL : PyArray_DESCR((PyArrayObject *)a_obj),
-                                   a.ndim, shape, &o)))
+    if (!out && !(out = smk_py_new_result(module, a_obj, &a, a.on_device ? NULL : PyArray_DESCR((PyArrayObject *)a_obj),
+                                          a.ndim, shape, &o)))
         goto fail;
     Py_BEGIN_ALLOW_THREADS
     rc = smk_run_transpose(fname, &a, &o, layout, &err);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
-        raise_error(module, &err);
+        smk_py_raise_error(module, &err);
         goto fail;
     }
     Py_XDECREF(src);
@@ -422,24 +118,6 @@ static PyObject *py_matrix_transpose(PyObject *module, PyObject *args, PyObject 
     return transpose_impl(module, a, layout, out, "matrix_transpose", 1);
 }
 
-/* Host operands of a GEMM as native, aligned, C-contiguous arrays of their own dtype (a copy when they
- * are not). */
-static int stage_host(PyObject **objs, smk_operand **ops, PyObject **keep)
-{
-    int i;
-    for (i = 0; i < 3; i++) {
-        PyArray_Descr *native = NULL;
-        if (!ops[i] || ops[i]->on_device || (ops[i]->contiguous == 1 && ops[i]->native))
-            continue;
-        native = PyArray_DescrNewByteorder(PyArray_DESCR((PyArrayObject *)objs[i]), NPY_NATIVE);
-        keep[i] = native ? PyArray_FromArray((PyArrayObject *)objs[i], native, NPY_ARRAY_C_CONTIGUOUS |
-                                             NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST) : NULL; /* steals native */
-        if (!keep[i])
-            return -1;
-        from_ndarray((PyArrayObject *)keep[i], ops[i]->arg, ops[i]);
-    }
-    return 0;
-}
 
 /* sgemm (float32) and the tensor-core GEMM (float16 / bfloat16) share one binding path. */
 typedef struct {
@@ -481,34 +159,35 @@ static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_o
     size_t host_b = 0, dev_b = 0;
     int i, rc;
     for (i = 0; i < 3; i++)
-        if (ops[i] && to_operand(module, objs[i], fname, names[i], ops[i]) < 0)
+        if (ops[i] && smk_py_to_operand(module, objs[i], fname, names[i], ops[i]) < 0)
             return NULL;
     if (k->check(fname, ops[0], ops[1], ops[2], o, &err) < 0)
-        return raise_error(module, &err);
+        return smk_py_raise_error(module, &err);
     shape[0] = opd[0].shape[0];
     shape[1] = opd[1].shape[1];
     rd = result_like(objs[0], &opd[0], o, &like);
     if (objs[3] && objs[3] != Py_None &&
-        !(out = take_out(module, objs[3], fname, &like, 2, shape, (const smk_operand *const *)ops, 3,
-                         o->beta != 0.0 ? ops[2] : NULL, &d)))
+        !(out = smk_py_take_out(module, objs[3], fname, &like, 2, shape, (const smk_operand *const *)ops, 3,
+                                o->beta != 0.0 ? ops[2] : NULL, &d)))
         goto fail;
     k->need(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
-    if (check_fits(module, fname, host_b, dev_b) < 0)
+    if (smk_py_check_fits(module, fname, host_b, dev_b) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){ops[0], ops[1], ops[2], out ? &d : NULL}, 4,
                             &err) < 0) {
-        raise_error(module, &err);
+        smk_py_raise_error(module, &err);
         goto fail;
     }
     if (o->beta == 0.0)
         ops[2] = NULL; /* BLAS: c is not read when beta == 0 */
-    if (stage_host(objs, ops, keep) < 0 || (!out && !(out = new_result(module, objs[0], &like, rd, 2, shape, &d))))
+    if (smk_py_stage_host(objs, ops, keep) < 0 ||
+        (!out && !(out = smk_py_new_result(module, objs[0], &like, rd, 2, shape, &d))))
         goto fail;
     Py_BEGIN_ALLOW_THREADS
     rc = k->run(fname, ops[0], ops[1], ops[2], &d, o, &err);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
-        raise_error(module, &err);
+        smk_py_raise_error(module, &err);
         goto fail;
     }
     for (i = 0; i < 3; i++)
@@ -537,7 +216,7 @@ static int parse_out_dtype(PyObject *obj, const char *fname, int *dt)
         PyErr_Format(PyExc_TypeError, "%s(): out_dtype must be None or a dtype (numpy.float32); got %R", fname, obj);
         return -1;
     }
-    set_dtype(&tmp, d);
+    smk_py_set_dtype(&tmp, d);
     Py_DECREF(d);
     *dt = tmp.dtype;
     if (*dt == SMK_DT_OTHER || !tmp.native) {
@@ -578,7 +257,7 @@ static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
                                      &beta, &layout, &odt, &objs[3]) ||
         smk_py_real_arg(alpha, "gemm", "alpha", &o.alpha) < 0 || smk_py_real_arg(beta, "gemm", "beta", &o.beta) < 0 ||
         smk_py_parse_gemm_layout(layout, "gemm", &o.layout, swz) < 0 || parse_out_dtype(odt, "gemm", &o.out_dtype) < 0 ||
-        to_operand(module, objs[0], "gemm", "a", &a) < 0)
+        smk_py_to_operand(module, objs[0], "gemm", "a", &a) < 0)
         return NULL;
     o.swz_b = swz[0], o.swz_m = swz[1], o.swz_s = swz[2];
     o.config = smk_py_gemm16_variant;
@@ -644,7 +323,7 @@ static PyMethodDef smk_methods[] = {
 
 static int smk_exec(PyObject *m)
 {
-    smk_state *st = get_state(m);
+    smk_py_state *st = smk_py_state_of(m);
     PyObject *layouts = NULL;
     if (PyArray_ImportNumPyAPI() < 0)
         return -1;
@@ -655,7 +334,7 @@ static int smk_exec(PyObject *m)
         "later GPU call raises this too: the process must be restarted.",
         PyExc_RuntimeError, NULL);
     if (!st->CudaError || PyModule_AddObjectRef(m, "CudaError", st->CudaError) < 0 ||
-        PyModule_AddFunctions(m, smk_tool_methods) < 0)
+        PyModule_AddFunctions(m, smk_map_methods) < 0 || PyModule_AddFunctions(m, smk_tool_methods) < 0)
         return -1;
     layouts = Py_BuildValue("(sss)", smk_layout_names[0], smk_layout_names[1], smk_layout_names[2]);
     if (!layouts || PyModule_AddObject(m, "LAYOUTS", layouts) < 0) {
@@ -667,17 +346,17 @@ static int smk_exec(PyObject *m)
 
 static int smk_traverse(PyObject *m, visitproc visit, void *arg)
 {
-    Py_VISIT(get_state(m)->CudaError);
-    Py_VISIT(get_state(m)->describe);
-    Py_VISIT(get_state(m)->empty);
+    Py_VISIT(smk_py_state_of(m)->CudaError);
+    Py_VISIT(smk_py_state_of(m)->describe);
+    Py_VISIT(smk_py_state_of(m)->empty);
     return 0;
 }
 
 static int smk_clear(PyObject *m)
 {
-    Py_CLEAR(get_state(m)->CudaError);
-    Py_CLEAR(get_state(m)->describe);
-    Py_CLEAR(get_state(m)->empty);
+    Py_CLEAR(smk_py_state_of(m)->CudaError);
+    Py_CLEAR(smk_py_state_of(m)->describe);
+    Py_CLEAR(smk_py_state_of(m)->empty);
     return 0;
 }
 
@@ -689,7 +368,7 @@ static struct PyModuleDef smk_module = {
     PyModuleDef_HEAD_INIT, "smemkit._C",
     "smemkit's compiled core: GPU kernels (transpose, SGEMM) with naive / pad / swizzle shared-memory\n"
     "layouts, the layout maps of csrc/layout.h, and the CPU bank-conflict model.",
-    sizeof(smk_state), smk_methods, smk_slots, smk_traverse, smk_clear, smk_free,
+    sizeof(smk_py_state), smk_methods, smk_slots, smk_traverse, smk_clear, smk_free,
 };
 
 PyMODINIT_FUNC PyInit__C(void) { return PyModuleDef_Init(&smk_module); }

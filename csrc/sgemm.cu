@@ -77,6 +77,7 @@
 #include <type_traits>
 
 #include "layout.h"
+#include "api/sgemm.h"
 #include "runtime.h"
 #include "sgemm_config.h"
 

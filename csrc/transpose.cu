@@ -52,7 +52,7 @@
 #include <cuda_runtime.h>
 
 #include "layout.h"
-#include "runtime.h"
+#include "api/transpose.h"
 
 namespace {
 

@@ -1,0 +1,65 @@
+/*
+ * api/sgemm.h -- the float32 SGEMM's C API (sgemm.cu): params struct, launcher (a cudaError_t), the
+ * pure launch chooser, the tile-config table and the access plan.
+ */
+#ifndef SMK_API_SGEMM_H
+#define SMK_API_SGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "api/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* D = alpha * A @ B + beta * C, all float32, row-major with leading dimensions in elements.
+ * A: M x K (lda >= K), B: K x N (ldb >= N), C: M x N (ldc >= N, may be NULL when beta == 0),
+ * D: M x N (ldd >= N).  C may alias D.  Any M, N, K >= 0. */
+typedef struct {
+    const float *A, *B, *C;
+    float *D;
+    int64_t M, N, K;
+    int64_t lda, ldb, ldc, ldd;
+    float alpha, beta;
+    int layout; /* smk_layout */
+    int config; /* tile config: 0 = chosen per shape and SM count, else smk_sgemm_config_name(config) */
+    int splits; /* K slices (split-K): 0 = chosen per shape and SM count (smk_sgemm_choose's rule for
+                 * the tile config in use), else forced; clamped to [1, ceil(K / BK)], and rounded so
+                 * that every slice is a whole number of BK-deep k-tiles (the slices actually run are
+                 * smk_sgemm_plan's "splits") */
+} smk_sgemm_params;
+
+/* Enqueue D = alpha*A@B + beta*C on `stream`.  With more than one K slice each block computes a
+ * partial tile over its slice into an fp32 workspace allocated stream-ordered on `stream`
+ * (smk_rt_alloc_on), a reduction kernel sums the slices and applies alpha and beta, and the
+ * workspace is freed on `stream`: nothing synchronises.  Returns a cudaError_t (cudaErrorMemoryAllocation
+ * when the workspace cannot be had). */
+int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream);
+
+/* What smk_sgemm_launch runs for an M x N x K problem on a device with `sms` SMs when neither the
+ * config nor the split is forced.  Pure: no CUDA call, no state; the same answer on any machine. */
+typedef struct {
+    int config;      /* index of the tile config (smk_sgemm_config_name), never 0 */
+    int splits;      /* K slices, >= 1 and <= max(1, ceil(K / BK)) */
+    int64_t k_chunk; /* depth of each slice but the last: a multiple of BK (K when splits == 1) */
+} smk_sgemm_choice;
+/* 0 on success, -1 for bad arguments (negative sizes, sms < 1, NULL choice). */
+int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice);
+/* The tile configs compiled in: index 0 is "auto"; the others can be forced (benchmarks, tests). */
+int smk_sgemm_num_configs(void);
+const char *smk_sgemm_config_name(int config);
+
+/* The SGEMM's access plan (see api/plan.h): 0 on success, -1 for bad arguments.  It picks its
+ * configuration (tile config and K split, as smk_sgemm_params' config and splits) as smk_sgemm_launch
+ * does on a device with `sms` multiprocessors; its blocks are those of every K slice, each access's
+ * repeats the k-tiles of all of them, and the config string ends in ", splits S". */
+int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, int splits, smk_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMK_API_SGEMM_H */

@@ -1,0 +1,63 @@
+/*
+ * api/transpose.h -- the transpose kernels' C API (transpose.cu): a plain params struct, the launcher
+ * (returns a cudaError_t, never exits, leaves nothing allocated), the tile-variant table and the
+ * access plan.  No Python, no runtime status codes.
+ */
+#ifndef SMK_API_TRANSPOSE_H
+#define SMK_API_TRANSPOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "api/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const void *in;    /* batch matrices of rows x cols elements: element (r, c) of matrix b at
+                        * in[b*in_bs + r*in_rs + c*in_cs] (element strides; any sign for rs/cs) */
+    void *out;         /* batch matrices of cols x rows, C-contiguous: matrix b at out + b*rows*cols
+                        * elements, its element (c, r) at out[b*rows*cols + c*rows + r] */
+    int64_t rows, cols;
+    int64_t in_rs, in_cs; /* element strides of the input */
+    int esz;           /* element size in bytes: smk_transpose_supports() says which (1, 2, 4, 8, 16) */
+    int layout;        /* smk_layout */
+    int64_t batch;     /* number of matrices, >= 1; 0 is read as 1 (callers that memset the struct) */
+    int64_t in_bs;     /* element stride between consecutive input matrices (ignored when batch <= 1) */
+} smk_transpose_params;
+
+/* 1 if the transpose kernels move elements of `esz` bytes, else 0.  Bindings derive dtype acceptance
+ * from this instead of retyping a list. */
+int smk_transpose_supports(int esz);
+/* Enqueue the transpose of every matrix of the batch on `stream`, in ONE launch.  Returns a
+ * cudaError_t: cudaErrorInvalidValue for a bad esz, layout or negative size, cudaErrorInvalidConfiguration
+ * when the grid would exceed the device limits (tiles per matrix > 2^31 - 1, or batch > 65535^2).
+ * rows == 0 or cols == 0 launches nothing.  Any pointer alignment and strides work (1- and 2-byte rows
+ * that do not start on a 4-byte boundary move as aligned words re-aligned in registers; misaligned
+ * elements of 4 bytes and more, and non-unit column strides, fall back to element-wise accesses). */
+int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream);
+/* The benchmark's tile sweep: variant 0 is the shipped kernel for p->esz, variant v >= 1 is row v of
+ * the compiled tile shapes (each still runs all three layouts); row 0 is the shipped shape for 4 bytes. */
+int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream);
+int smk_transpose_num_variants(void);
+/* Tests and benchmarks: 0 makes 1- and 2-byte rows that do not start on a 4-byte boundary take the
+ * element-wise path again (default 1: whole words re-aligned in registers). */
+void smk_transpose_set_odd_path(int on);
+/* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
+ * bytes).  The first form answers for 4-byte elements. */
+void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);
+void smk_transpose_variant_geometry_esz(int variant, int esz, int *tile, int *block_rows);
+
+/* The transpose's access plan (see api/plan.h): 0 on success, -1 for bad arguments. */
+int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
+/* The same for a batch of `batch` matrices (one launch): blocks and repeats scale by batch. */
+int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMK_API_TRANSPOSE_H */

@@ -1,0 +1,66 @@
+"""csrc/gemm16_temp.c: the tensor-core GEMM's temporaries from the shape alone
+(smk_gemm16_temp_bytes_shape) answer what the launcher's own query (gemm16.cu smk_gemm16_temp_bytes,
+on a params struct) answers, for every case the size checks ask about.  Both are pure CPU functions of
+the built extension, called through ctypes: no GPU needed."""
+import ctypes
+import itertools
+
+import pytest
+
+from smemkit import _C
+
+SMK_SWIZZLE = 2
+
+
+class Gemm16Params(ctypes.Structure):  # csrc/api/gemm16.h smk_gemm16_params, field for field
+    _fields_ = [("A", ctypes.c_void_p), ("B", ctypes.c_void_p), ("C", ctypes.c_void_p), ("D", ctypes.c_void_p),
+                ("M", ctypes.c_int64), ("N", ctypes.c_int64), ("K", ctypes.c_int64),
+                ("lda", ctypes.c_int64), ("ldb", ctypes.c_int64), ("ldc", ctypes.c_int64), ("ldd", ctypes.c_int64),
+                ("alpha", ctypes.c_float), ("beta", ctypes.c_float),
+                ("dtype", ctypes.c_int), ("out_f32", ctypes.c_int), ("layout", ctypes.c_int),
+                ("swz_b", ctypes.c_int), ("swz_m", ctypes.c_int), ("swz_s", ctypes.c_int), ("variant", ctypes.c_int)]
+
+
+@pytest.fixture(scope="module")
+def lib():
+    so = ctypes.CDLL(_C.__file__)
+    so.smk_gemm16_temp_bytes.argtypes = [ctypes.POINTER(Gemm16Params)]
+    so.smk_gemm16_temp_bytes.restype = ctypes.c_size_t
+    so.smk_gemm16_temp_bytes_shape.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int] * 3
+    so.smk_gemm16_temp_bytes_shape.restype = ctypes.c_size_t
+    return so
+
+
+def pad8(n):
+    return (n + 7) // 8 * 8
+
+
+def test_shape_query_equals_the_launchers_query(lib):
+    base_a, base_b = 1 << 20, 1 << 22
+    checked = nonzero = 0
+    for M, N, K in itertools.product([0, 1, 7, 8, 9, 100], [0, 1, 6, 8, 33], [0, 1, 8, 13, 64]):
+        for variant, alpha, off_a, off_b, da, db in itertools.product([0, 1], [1.0, 0.0], [0, 2, 16], [0, 6],
+                                                                     [0, 1, 8], [0, 3, 8]):
+            lda, ldb = K + da, N + db
+            p = Gemm16Params(A=base_a + off_a, B=base_b + off_b, D=1 << 24, M=M, N=N, K=K, lda=lda, ldb=ldb,
+                             ldc=N, ldd=max(N, 1), alpha=alpha, beta=0.0, layout=SMK_SWIZZLE, variant=variant)
+            want = lib.smk_gemm16_temp_bytes(ctypes.byref(p))
+            a_al = (base_a + off_a) % 16 == 0 and lda % 8 == 0
+            b_al = (base_b + off_b) % 16 == 0 and ldb % 8 == 0
+            got = lib.smk_gemm16_temp_bytes_shape(M, N, K if alpha else 0, variant, a_al, b_al)
+            assert got == want, (M, N, K, variant, alpha, off_a, off_b, lda, ldb)
+            checked += 1
+            nonzero += want > 0
+    assert checked > 1000 and nonzero > 100  # the grid reaches the copying cases, not only zeros
+
+
+def test_shape_query_counts_the_padded_rows(lib):
+    # A (M x K) unaligned only: M rows of pad8(K) two-byte elements; B (K x N) likewise; both: the sum.
+    M, N, K = 33, 17, 13
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 0, 1) == M * pad8(K) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 1, 0) == K * pad8(N) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 0, 0) == (M * pad8(K) + K * pad8(N)) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 1, 1) == 0
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 1, 0, 0) == 0  # variants 1.. read such rows in place
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, 0, 0, 0, 0) == 0  # K == 0 (or alpha == 0): A, B not read
+    assert lib.smk_gemm16_temp_bytes_shape(-1, N, K, 0, 0, 0) == 0
