@@ -23,6 +23,7 @@ extern volatile int smk_py_sgemm_config;     /* tests: a forced SGEMM tile confi
 extern volatile int smk_py_sgemm_splits;     /* tests: a forced SGEMM K split (_set_knob) */
 extern volatile int smk_py_gemm16_variant;   /* tests: a forced tensor-core GEMM variant (_set_knob) */
 extern PyMethodDef smk_tool_methods[];       /* module_tools.c */
+extern PyMethodDef smk_timer_methods[];      /* module_timer.c: smemkit.timeit's loop */
 
 /* layout=None means the default ("swizzle").  0, or -1 with TypeError / ValueError set. */
 int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout);
