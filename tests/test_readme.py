@@ -45,8 +45,11 @@ def test_main_job_json_and_options():
     p = subprocess.run([sys.executable, "-m", "smemkit", "--op", "sgemm", "--layout", "pad", "--size", "512",
                         "--json", "--rep-ms", "10"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
-    rows = json.loads(p.stdout)
+    out = json.loads(p.stdout)
+    assert out["schema"] == 1 and out["timed"] == smemkit.is_available()
+    rows = out["rows"]
     assert len(rows) == 1 and rows[0]["layout"] == "pad" and rows[0]["op"] == "sgemm"
+    assert rows[0]["shape"] == [512, 512, 512]
 
 
 def test_main_job_bad_argument_exit_code():
