@@ -85,3 +85,41 @@ def test_readme_tour_runs():
     p = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "excess wavefronts" in p.stdout
+
+
+def _public_callables():
+    import inspect
+
+    import smemkit
+    from smemkit.explain import Access, Explanation
+    seen = []
+    extra = {"Explanation": Explanation, "Access": Access}  # what explain() returns
+    for name in [*smemkit.__all__, *extra]:
+        obj = extra[name] if name in extra else getattr(smemkit, name)
+        if inspect.ismodule(obj):  # bank_model
+            seen += [(f"{name}.{n}", f) for n, f in vars(obj).items()
+                     if inspect.isfunction(f) and not n.startswith("_") and f.__module__ == obj.__name__]
+        elif inspect.isclass(obj):
+            seen += [(f"{name}.{n}", f) for n, f in vars(obj).items()
+                     if inspect.isfunction(f) and (not n.startswith("_") or n in ("__init__", "__call__"))]
+            seen += [(f"{name}.{n}", f.fget) for n, f in vars(obj).items() if isinstance(f, property)]
+        elif inspect.isfunction(obj):
+            seen.append((name, obj))
+    return seen
+
+
+def test_every_public_python_function_is_annotated():
+    """Parameters and return of every public function and method written in Python (the C functions
+    are described by smemkit/_C.pyi, checked by tests/test_packaging.py)."""
+    import inspect
+    missing = []
+    items = _public_callables()
+    assert len(items) > 30, items
+    for name, f in items:
+        sig = inspect.signature(f)
+        for p in sig.parameters.values():
+            if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty:
+                missing.append(f"{name}({p.name})")
+        if sig.return_annotation is inspect.Signature.empty:
+            missing.append(f"{name} -> ?")
+    assert not missing, missing
