@@ -13,8 +13,6 @@ import numpy.typing as npt
 
 from . import _C
 
-#: What a replayed instruction is: LDS / STS ("load" / "store") or one of the tensor-core GEMM's.
-Kind = Literal["load", "store", "ldmatrix", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill"]
 
 WIDTHS = (4, 8, 16)
 #: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
@@ -116,7 +114,7 @@ def _replay(addresses, width, kind, fname, one=False, sources=None):
         raise ValueError(f"{fname}(): {e}") from None
 
 
-def replay(addresses: npt.ArrayLike, width: int = 4, kind: Kind = "load",
+def replay(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
            sources: npt.ArrayLike | None = None) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """replay(addresses, width=4, kind="load", sources=None) -> (wavefronts, ideal)
 
@@ -128,7 +126,7 @@ def replay(addresses: npt.ArrayLike, width: int = 4, kind: Kind = "load",
     return _replay(addresses, width, kind, "replay", sources=sources)
 
 
-def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: Kind = "load",
+def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
                sources: npt.ArrayLike | None = None) -> int:
     """wavefronts(addresses, width=4, kind="load", sources=None) -> int
 
@@ -157,7 +155,7 @@ def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: Kind = "load",
     return int(wf[0])
 
 
-def ideal(addresses: npt.ArrayLike, width: int = 4, kind: Kind = "load") -> int:
+def ideal(addresses: npt.ArrayLike, width: int = 4, kind: str = "load") -> int:
     """ideal(addresses, width=4, kind="load") -> int
 
     The conflict-free cost of the same instruction: the wavefronts it would take if its distinct
