@@ -81,7 +81,8 @@ static PyObject *py_time_calls(PyObject *module, PyObject *args, PyObject *kwds)
     }
     /* 2 events per timed call, all alive until the final synchronisation */
     if ((long long)nfns * reps > 2000000) {
-        PyErr_Format(PyExc_ValueError, "timeit(): %d callables x %lld reps is more than 2000000 timed calls", nfns, reps);
+        PyErr_Format(PyExc_ValueError, "timeit(): %d callables x %lld reps is more than 2000000 timed calls", nfns,
+                     reps);
         goto done;
     }
     for (i = 0; i < nfns; i++) {

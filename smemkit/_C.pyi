@@ -14,7 +14,8 @@ import numpy.typing as npt
 _Layout = Literal["naive", "pad", "swizzle"]
 _Kind = Literal["load", "store"]
 
-LAYOUTS: Final[tuple[_Layout, _Layout, _Layout]]  # each item a _Layout: `for l in LAYOUTS: transpose(a, layout=l)` checks
+# each item a _Layout, so that `for l in LAYOUTS: transpose(a, layout=l)` type-checks
+LAYOUTS: Final[tuple[_Layout, _Layout, _Layout]]
 
 class CudaError(RuntimeError):
     """A CUDA runtime failure; the message reads 'cudaErrorName: text'."""
