@@ -381,6 +381,12 @@ static smk_status record_rounds(const smk_timed_op *ops, int nops, int warmup, i
 smk_status smk_time_ops(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
                         float *times_ms)
 {
+    return smk_time_ops_on(ops, nops, warmup, reps, flush_bytes, NULL, times_ms);
+}
+
+smk_status smk_time_ops_on(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
+                           const cudaStream_t *stream, float *times_ms)
+{
     smk_status s = ok();
     cudaEvent_t *ev = NULL;
     void *flush = NULL;
@@ -393,8 +399,10 @@ smk_status smk_time_ops(const smk_timed_op *ops, int nops, int warmup, int reps,
     if (flush_bytes && (s = smk_rt_alloc(&flush, flush_bytes)).code != SMK_OK)
         return s;
     /* everything before (allocation, filling) is ordered on the per-thread stream: finish it */
+    if (stream)
+        st = *stream;
     if ((e = cudaStreamSynchronize(cudaStreamPerThread)) != cudaSuccess ||
-        (e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess) {
+        (!stream && (e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess)) {
         smk_rt_free(flush);
         return smk_rt_fail(e, "creating the timing stream");
     }
@@ -422,7 +430,8 @@ smk_status smk_time_ops(const smk_timed_op *ops, int nops, int warmup, int reps,
     for (i = 0; i < created; i++)
         (void)cudaEventDestroy(ev[i]);
     free(ev);
-    (void)cudaStreamDestroy(st);
+    if (!stream)
+        (void)cudaStreamDestroy(st);
     smk_rt_free(flush);
     return s;
 }

@@ -58,6 +58,12 @@ typedef struct {
  * op optionally preceded by a write of `flush_bytes` that evicts L2. */
 smk_status smk_time_ops(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
                         float *times_ms);
+/* The same loop on a caller's stream (`*stream`; NULL: a fresh non-blocking stream of its own, as
+ * smk_time_ops): smemkit.timeit times a user's callable on the stream its library enqueues on, so the
+ * events bracket that work and nothing is timed any differently from bench's kernels.  The caller's
+ * stream is synchronised at the end, never destroyed. */
+smk_status smk_time_ops_on(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
+                           const cudaStream_t *stream, float *times_ms);
 
 #ifdef __cplusplus
 }

@@ -334,7 +334,8 @@ static int smk_exec(PyObject *m)
         "later GPU call raises this too: the process must be restarted.",
         PyExc_RuntimeError, NULL);
     if (!st->CudaError || PyModule_AddObjectRef(m, "CudaError", st->CudaError) < 0 ||
-        PyModule_AddFunctions(m, smk_map_methods) < 0 || PyModule_AddFunctions(m, smk_tool_methods) < 0)
+        PyModule_AddFunctions(m, smk_map_methods) < 0 || PyModule_AddFunctions(m, smk_tool_methods) < 0 ||
+        PyModule_AddFunctions(m, smk_timer_methods) < 0)
         return -1;
     layouts = Py_BuildValue("(sss)", smk_layout_names[0], smk_layout_names[1], smk_layout_names[2]);
     if (!layouts || PyModule_AddObject(m, "LAYOUTS", layouts) < 0) {

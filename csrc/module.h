@@ -9,5 +9,6 @@
 
 extern PyMethodDef smk_map_methods[];  /* module_maps.c: layout maps, bank model, access plans */
 extern PyMethodDef smk_tool_methods[]; /* module_tools.c: timing, device facts, configs, test knobs */
+extern PyMethodDef smk_timer_methods[]; /* module_timer.c: smemkit.timeit's loop over a Python callable */
 
 #endif /* SMK_MODULE_H */

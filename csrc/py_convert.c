@@ -48,8 +48,11 @@ PyObject *smk_py_raise_status(PyObject *module, smk_status s)
     if (s.code == SMK_E_NOMEM)
         PyErr_Format(PyExc_MemoryError, "smemkit: out of device memory: could not allocate %zu bytes (%s)", s.bytes,
                      s.where ? s.where : "allocation");
-    else if (s.code == SMK_E_NODEVICE)
-        raise_cuda(module, s.cuda, "no usable GPU was found (%s: %s)", name, text);
+    else if (s.code == SMK_E_NODEVICE) {
+        char why[560];
+        smk_rt_no_device_text(s.cuda, why, sizeof why);
+        raise_cuda(module, s.cuda, "%s", why);
+    }
     else if (s.code == SMK_E_POISONED)
         raise_cuda(module, s.cuda, "%s: %s -- an earlier error corrupted the CUDA context; restart the process "
                    "(notebook kernel) to use the GPU again", name, text);

@@ -8,6 +8,7 @@
  *   py_operand.c   objects -> smk_operand, results, out=, size checks
  *   module_maps.c  layout maps, bank model, access plans        -> smk_map_methods
  *   module_tools.c timing, device facts, configs, test knobs    -> smk_tool_methods
+ *   module_timer.c smemkit.timeit: Python callables timed by bench.c's loop -> smk_timer_methods
  *   module.c       the module itself and its ops (transpose, sgemm, gemm)
  *
  * Only these files include Python.h, and they only convert: the work is in files that know no Python.

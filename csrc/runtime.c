@@ -14,6 +14,7 @@
 #include "runtime.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,33 @@ smk_status smk_rt_ready(void)
     }
     g_ready = 1;
     return s;
+}
+
+void smk_rt_no_device_text(int e, char *buf, size_t n)
+{
+    int drv = 0;
+    char why[200];
+    if (n == 0)
+        return;
+    /* cudaDriverGetVersion reports 0 when libcuda.so.1 cannot be loaded: the runtime then says
+     * cudaErrorInsufficientDriver, whose text ("driver version is insufficient") sends people to upgrade
+     * a driver that is not there */
+    if (cudaDriverGetVersion(&drv) != cudaSuccess)
+        drv = 0;
+    (void)cudaGetLastError();
+    if (drv == 0)
+        snprintf(why, sizeof why, "no NVIDIA driver was found (libcuda.so.1 is not installed or not loadable)");
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(why, sizeof why, "the NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d runtime smemkit "
+                 "was built with: update the driver", drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000,
+                 CUDART_VERSION % 1000 / 10);
+    else if (e == cudaErrorNoDevice)
+        snprintf(why, sizeof why, "the NVIDIA driver sees no GPU (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+    else
+        snprintf(why, sizeof why, "%s: %s", cudaGetErrorName((cudaError_t)e), cudaGetErrorString((cudaError_t)e));
+    snprintf(buf, n, "no usable GPU was found: %s.  smemkit's kernels (transpose, sgemm, gemm, bench, timeit) "
+             "need an NVIDIA GPU; the bank model, explain(), bank_map() and the plots work without one "
+             "(smemkit.is_available() tells which)", why);
 }
 
 int smk_rt_device_count(void)

@@ -42,6 +42,10 @@ smk_status smk_rt_fail(int cuda_err, const char *where);
 int smk_rt_is_sticky(int cuda_err);
 const char *smk_rt_error_name(int cuda_err);
 const char *smk_rt_error_string(int cuda_err);
+/* The sentence a caller shows for SMK_E_NODEVICE, into buf (always terminated): what is missing (no
+ * NVIDIA driver at all / a driver older than the runtime smemkit was built with / a driver that sees no
+ * GPU), that the kernels need a GPU and that the CPU side (bank model, explain, maps) does not. */
+void smk_rt_no_device_text(int cuda_err, char *buf, size_t n);
 /* 1 if a device is present and usable; never raises, never initialises more than needed. */
 int smk_rt_device_count(void);
 /* Device name of the current device into buf (empty on failure). */

@@ -5,6 +5,7 @@ parameter names, kinds and defaults: tests/test_packaging.py compares the two an
 update when module.c / module_tools.c change.  Functions parsed with METH_VARARGS say "/" (positional
 only) in their text signatures, and so do these stubs.
 """
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal
 
 import numpy as np
@@ -13,7 +14,8 @@ import numpy.typing as npt
 _Layout = Literal["naive", "pad", "swizzle"]
 _Kind = Literal["load", "store"]
 
-LAYOUTS: Final[tuple[str, str, str]]
+# each item a _Layout, so that `for l in LAYOUTS: transpose(a, layout=l)` type-checks
+LAYOUTS: Final[tuple[_Layout, _Layout, _Layout]]
 
 class CudaError(RuntimeError):
     """A CUDA runtime failure; the message reads 'cudaErrorName: text'."""
@@ -100,3 +102,6 @@ def _bench(
     dtype: str | None = None,
 ) -> dict[str, Any] | None: ...
 def _configs(op: Literal["transpose", "sgemm", "gemm"], /) -> list[Any]: ...
+def _time_calls(
+    fns: Sequence[Callable[[], object]], /, *, stream: int = 0, warmup: int = 1, reps: int = 10, flush_bytes: int = 0
+) -> list[list[float]]: ...

@@ -16,7 +16,12 @@ Layout maps (CPU, the same code the kernels use, from csrc/layout.h):
     bank_model.wavefronts(addresses, width, kind)   wavefronts of one warp access, as ncu counts
     explain(op, shape, layout)           every shared-memory access of a kernel, predicted
 
-Timing (GPU): bench(op, shape, layout=None, ...) -> BenchResult(s), format_table(results).
+Timing (GPU), one loop for both (csrc/bench.c: events, warm-up, L2 flush, interleaving, medians):
+    bench(op, shape, layout=None, ...)   smemkit's kernels beside their ceiling -> BenchTable of BenchResult
+    timeit(fn or {label: fn}, ...)       any callable (your kernel, x.t().contiguous()) -> Table of Timing
+    sweep(make, grid, ...)               timeit over a grid, with a progress bar; Table.plot() draws it
+    Tables print as text, show as HTML in a notebook, export with to_records() / to_pandas().
+    is_available()                       a GPU is usable (for pytest skipif and notebook guards)
 CuPy arrays and PyTorch CUDA tensors are accepted as well, zero copy (device in, device out).
 
 Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
@@ -30,18 +35,21 @@ from ._C import (
     empty_cache,
 )
 from . import bank_model
-from .bench import BenchResult, bench, bench_configs, format_table
+from .bench import BenchResult, BenchTable, bench, bench_configs, format_table
 from .explain import explain
 from .ops import gemm, matrix_transpose, sgemm, transpose
-from .layouts import Swizzle, bank_map, tile_offsets
+from .layouts import Layout, Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
+from .timing import Table, Timing, sweep, timeit
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BenchResult",
+    "BenchTable",
     "LAYOUTS",
     "CudaError",
+    "Layout",
     "Swizzle",
     "bank_map",
     "bank_model",
@@ -57,11 +65,16 @@ __all__ = [
     "matrix_transpose",
     "plot_bank_map",
     "sgemm",
+    "sweep",
+    "Table",
     "tile_offsets",
+    "timeit",
+    "Timing",
     "transpose",
 ]
 
 
-def is_available():
-    """True when a CUDA device is visible (never raises, never needs a driver)."""
+def is_available() -> bool:
+    """True when a CUDA device is visible (never raises, never needs a driver): the guard for GPU
+    code, e.g. ``pytest.mark.skipif(not smemkit.is_available(), reason="needs a GPU")``."""
     return device_count() > 0

@@ -4,7 +4,12 @@ Runs csrc/bank_model.c (no GPU needed).  Its rules reproduce Nsight Compute's co
 the probe in bench/bank_probe/bank_probe.cu (table in tests/data/); the addresses it replays for the project's
 kernels come from csrc/layout.h, the same maps the kernels use.
 """
+from __future__ import annotations
+
+from typing import Literal
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _C
 
@@ -118,7 +123,8 @@ def _replay(addresses, width, kind, fname, one=False, sources=None):
         raise ValueError(f"{fname}(): {e}") from None
 
 
-def replay(addresses, width=4, kind="load", sources=None):
+def replay(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
+           sources: npt.ArrayLike | None = None) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """replay(addresses, width=4, kind="load", sources=None) -> (wavefronts, ideal)
 
     Batch form of :func:`wavefronts`: ``addresses`` is an integer array of shape (n, 32), one row
@@ -129,7 +135,8 @@ def replay(addresses, width=4, kind="load", sources=None):
     return _replay(addresses, width, kind, "replay", sources=sources)
 
 
-def wavefronts(addresses, width=4, kind="load", sources=None):
+def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
+               sources: npt.ArrayLike | None = None) -> int:
     """wavefronts(addresses, width=4, kind="load", sources=None) -> int
 
     Shared-memory wavefronts one warp instruction takes on the GPU, as Nsight Compute counts them
@@ -160,7 +167,7 @@ def wavefronts(addresses, width=4, kind="load", sources=None):
     return int(wf[0])
 
 
-def ideal(addresses, width=4, kind="load"):
+def ideal(addresses: npt.ArrayLike, width: int = 4, kind: str = "load") -> int:
     """ideal(addresses, width=4, kind="load") -> int
 
     The conflict-free cost of the same instruction: the wavefronts it would take if its distinct
@@ -173,7 +180,7 @@ def ideal(addresses, width=4, kind="load"):
     return int(idl[0])
 
 
-def rule(width, kind="load"):
+def rule(width: int, kind: Literal["load", "store"] = "load") -> tuple[int, int]:
     """rule(width, kind="load") -> (pass_lanes, phase_lanes): the model's grouping of lanes."""
     if kind not in ("load", "store"):
         raise ValueError(f"rule(): kind must be 'load' or 'store' (the LDS / STS rules); got {kind!r}")

@@ -4,10 +4,18 @@ predicts for it.
 The addresses come from the kernel's own index code replayed on the host (csrc/*.cu: the kernel's
 thread map and csrc/layout.h's smk_tile_offset), so what is explained is what runs.
 """
+from __future__ import annotations
+
 import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from .layouts import Layout, Swizzle
 
 from . import _C
 from .bank_model import replay
@@ -30,7 +38,7 @@ _DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}, "gemm": {"
 INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
 
 
-def _transpose_itemsize(dtype, fname="explain"):
+def _transpose_itemsize(dtype: npt.DTypeLike, fname: str = "explain") -> tuple[str, int]:
     """(name, itemsize) of a dtype the transpose moves, or TypeError.  Any NumPy numeric dtype
     (kinds b, i, u, f, c: longdouble and clongdouble too) or ml_dtypes type of a supported width."""
     if isinstance(dtype, str) and dtype in _TRANSPOSE_ITEMSIZE:
@@ -61,7 +69,7 @@ class Access:
     instr: str = "ldst"  # "ldst" (LDS/STS), "ldmatrix.x1/.x2/.x4" or "cp.async" (INSTRUCTIONS)
 
     @property
-    def excess(self):
+    def excess(self) -> int:
         return self.wavefronts - self.ideal
 
 
@@ -69,14 +77,15 @@ class Access:
 class Explanation:
     """Result of :func:`explain`: ``.accesses``, per-kind totals, ``.to_dict()``, a readable table."""
     op: str
-    shape: tuple
+    shape: tuple[int, ...]
     layout: str
     dtype: str
     config: str
     blocks: int
-    accesses: tuple = field(default_factory=tuple)
+    accesses: tuple[Access, ...] = field(default_factory=tuple)
 
-    def total(self, kind=None, what="wavefronts"):
+    def total(self, kind: Literal["load", "store"] | None = None,
+              what: Literal["wavefronts", "ideal", "instructions", "excess"] = "wavefronts") -> int:
         """Sum of `what` ('wavefronts', 'ideal', 'instructions', 'excess') over accesses of `kind`
         (None: all, 'load' or 'store')."""
         if kind not in (None, "load", "store"):
@@ -84,9 +93,9 @@ class Explanation:
         if what not in ("wavefronts", "ideal", "instructions", "excess"):
             raise ValueError(f"Explanation.total(): what must be 'wavefronts', 'ideal', 'instructions' or 'excess'; "
                              f"got {what!r}")
-        return sum(getattr(a, what) for a in self.accesses if kind in (None, a.kind))
+        return sum(int(getattr(a, what)) for a in self.accesses if kind in (None, a.kind))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"op": self.op, "shape": list(self.shape), "layout": self.layout, "dtype": self.dtype,
                 "config": self.config, "blocks": self.blocks,
                 "accesses": [dict(name=a.name, width=a.width, kind=a.kind, instr=a.instr, instructions=a.instructions,
@@ -96,7 +105,7 @@ class Explanation:
                                                                         "excess")}
                            for k in (None, "load", "store")}}
 
-    def table(self):
+    def table(self) -> str:
         head = (f"{self.op} {'x'.join(map(str, self.shape))} {self.dtype}, layout={self.layout}: "
                 f"{self.config}, {self.blocks} blocks")
         rows = [f"{'access':<50}{'width':>6}{'instr':>12}{'wavefronts':>13}{'ideal':>12}{'excess':>12}"
@@ -110,13 +119,14 @@ class Explanation:
                         f"{self.total(kind, 'excess'):>12}")
         return "\n".join([head] + rows)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.table()
 
     __str__ = __repr__
 
 
-def check_op_args(fname, op, dtype, shape, table):
+def check_op_args(fname: str, op: object, dtype: npt.DTypeLike, shape: Sequence[Any],
+                  table: Mapping[str, Mapping[str, int]]) -> tuple[str, str, tuple[int, ...]]:
     """(op, dtype name, shape as a tuple of ints) of a bench / explain call, or TypeError / ValueError
     naming fname and the argument.  Shape entries must be integers (a float is refused, not
     truncated); their ranges are checked in C, where the kernels' limits live."""
@@ -135,7 +145,7 @@ def check_op_args(fname, op, dtype, shape, table):
     return op, dt, shape
 
 
-def _layout_args(op, layout):
+def _layout_args(op: str, layout: Layout | Swizzle | None) -> tuple[str | None, tuple[int, int, int] | None, str]:
     """layout -> (layout name for _C._plan, explicit swizzle (b, m, s) or None, display name)."""
     from .layouts import Swizzle
     if isinstance(layout, Swizzle):
@@ -146,7 +156,9 @@ def _layout_args(op, layout):
     return layout, None, layout if layout is not None else "swizzle"
 
 
-def explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, splits=0):
+def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
+            layout: Layout | Swizzle | None = "swizzle", dtype: npt.DTypeLike | None = None, *, sms: int = 132,
+            config: int = 0, splits: int = 0) -> Explanation:
     """explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, splits=0) -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape

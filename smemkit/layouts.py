@@ -2,17 +2,25 @@
 
 Nothing here re-derives an index formula: every offset comes from the C function the kernels call.
 """
+from __future__ import annotations
+
 import operator
+from typing import Literal, SupportsIndex, Union, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _C
+
+#: A layout name, as the kernels, bench and explain take it (smemkit.LAYOUTS lists them).
+Layout = Literal["naive", "pad", "swizzle"]
 
 BANKS = 32
 BANK_BYTES = 4
 
 
-def tile_offsets(layout, rows=32, cols=32, *, vec=1, itemsize=4):
+def tile_offsets(layout: Layout | None, rows: int = 32, cols: int = 32, *, vec: int = 1,
+                 itemsize: int = 4) -> tuple[npt.NDArray[np.int64], int]:
     """tile_offsets(layout, rows=32, cols=32, *, vec=1, itemsize=4) -> (offsets, storage_elems)
 
     offsets[r, c] is the element offset at which the kernels store logical element (r, c) of a
@@ -22,12 +30,15 @@ def tile_offsets(layout, rows=32, cols=32, *, vec=1, itemsize=4):
     return _C._tile_offsets(layout, rows, cols, vec, itemsize)
 
 
-def _banks(fname, layout, rows, cols, itemsize, vec):
+def _banks(fname: str, layout: Layout | None, rows: SupportsIndex, cols: SupportsIndex, itemsize: SupportsIndex,
+           vec: SupportsIndex) -> npt.NDArray[np.int64]:
     offsets, _ = _C._tile_offsets(layout, rows, cols, vec, itemsize, fname=fname)
-    return (offsets * operator.index(itemsize) // BANK_BYTES) % BANKS
+    banks: npt.NDArray[np.int64] = (offsets * operator.index(itemsize) // BANK_BYTES) % BANKS
+    return banks
 
 
-def bank_map(layout, rows=32, cols=32, itemsize=4, *, vec=1):
+def bank_map(layout: Layout | None, rows: int = 32, cols: int = 32, itemsize: int = 4, *,
+             vec: int = 1) -> npt.NDArray[np.int64]:
     """bank_map(layout, rows=32, cols=32, itemsize=4, *, vec=1) -> int array (rows, cols)
 
     The shared-memory bank (0..31) of the first 4-byte word of each logical element as stored.
@@ -46,7 +57,7 @@ class Swizzle:
 
     __slots__ = ("b", "m", "s")
 
-    def __init__(self, b, m, s):
+    def __init__(self, b: int | np.integer, m: int | np.integer, s: int | np.integer) -> None:
         for name, v in (("b", b), ("m", m), ("s", s)):
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
                 raise TypeError(f"Swizzle: {name} must be an int; got {type(v).__name__}")
@@ -58,7 +69,12 @@ class Swizzle:
             raise ValueError(f"Swizzle(b={b}, m={m}, s={s}): |s| must be >= b, or the yyy and zzz bit fields overlap")
         self.b, self.m, self.s = b, m, s
 
-    def __call__(self, offsets):
+    @overload
+    def __call__(self, offsets: int | np.integer) -> int: ...
+    @overload
+    def __call__(self, offsets: npt.ArrayLike) -> npt.NDArray[np.int64]: ...
+
+    def __call__(self, offsets: npt.ArrayLike) -> Union[int, npt.NDArray[np.int64]]:
         """Apply the swizzle to an int or an array of ints in [0, 2**31).  Raises TypeError for
         non-integers (a float is refused, not truncated) and ValueError for values out of range."""
         try:
@@ -79,11 +95,11 @@ class Swizzle:
             return int(out)
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Swizzle({self.b}, {self.m}, {self.s})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Swizzle) and (self.b, self.m, self.s) == (other.b, other.m, other.s)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((Swizzle, self.b, self.m, self.s))

@@ -28,7 +28,7 @@ def test_bench_without_gpu_is_cuda_error():
                                                    ("sgemm", (512, 384, 256), "GFLOP/s", "cuBLAS fp32")])
 def test_bench_all_layouts(op, shape, unit, ceiling):
     rs = smemkit.bench(op, shape, rep_ms=20, warmup_ms=5)
-    assert [r.layout for r in rs] == list(smemkit.LAYOUTS)
+    assert type(rs) is smemkit.Table and [r.layout for r in rs] == list(smemkit.LAYOUTS)
     for r in rs:
         assert r.op == op and r.shape == shape and r.unit == unit and r.n >= 10
         assert r.min_ms <= r.p20_ms <= r.median_ms <= r.p80_ms
@@ -46,7 +46,10 @@ def test_bench_all_layouts(op, shape, unit, ceiling):
 
 
 @pytest.mark.gpu
-def test_bench_single_layout_returns_one_result():
-    r = smemkit.bench("transpose", (256, 256), layout="pad", dtype="float64", rep_ms=10)
+def test_bench_returns_the_same_type_for_one_layout():
+    t = smemkit.bench("transpose", (256, 256), layout="pad", dtype="float64", rep_ms=10)
+    assert type(t) is smemkit.Table and len(t) == 1 and t["pad"] is t[0]
+    r = t[0]
     assert isinstance(r, smemkit.BenchResult) and r.layout == "pad" and r.dtype == "float64"
-    assert r.to_dict()["layout"] == "pad"
+    assert r.to_dict()["layout"] == "pad" and t.to_records()[0]["layout"] == "pad"
+    assert smemkit.format_table(r) == smemkit.format_table(t)

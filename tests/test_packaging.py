@@ -222,3 +222,26 @@ def test_manifest_ships_every_file_in_csrc_tests_examples_bench_docs():
     assert "docs/RESULTS.md" in want  # the notes the comments cite are where the test looks
     missing = sorted(want - shipped)
     assert not missing, f"MANIFEST.in does not ship {missing}: the sdist would lack them"
+
+
+# ---- metadata ------------------------------------------------------------------------------------
+
+
+def test_metadata_has_author_classifiers_and_no_placeholder_urls():
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["authors"] == [{"name": "smemkit developers"}]
+    cls = project["classifiers"]
+    assert "Typing :: Typed" in cls and "Environment :: GPU :: NVIDIA CUDA" in cls
+    assert any(c.startswith("Programming Language :: Python :: 3") for c in cls)
+    assert not any(c.startswith("License ::") for c in cls)  # PEP 639: the license expression says it
+    for url in project.get("urls", {}).values():  # none yet; never a placeholder
+        assert "example" not in url and "TODO" not in url and url.startswith("https://")
+
+
+def test_editable_install_is_visible_to_type_checkers():
+    """package-dir names the root, so setuptools' editable install is a plain .pth path (what mypy and
+    pyright read), not an import hook they cannot follow (tests/test_typing.py checks the result)."""
+    tomllib = pytest.importorskip("tomllib")
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert tool["package-dir"] == {"": "."} and tool["packages"] == ["smemkit"]

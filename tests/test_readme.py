@@ -45,8 +45,11 @@ def test_main_job_json_and_options():
     p = subprocess.run([sys.executable, "-m", "smemkit", "--op", "sgemm", "--layout", "pad", "--size", "512",
                         "--json", "--rep-ms", "10"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
-    rows = json.loads(p.stdout)
+    out = json.loads(p.stdout)
+    assert out["schema"] == 1 and out["timed"] == smemkit.is_available()
+    rows = out["rows"]
     assert len(rows) == 1 and rows[0]["layout"] == "pad" and rows[0]["op"] == "sgemm"
+    assert rows[0]["shape"] == [512, 512, 512]
 
 
 def test_main_job_bad_argument_exit_code():
@@ -63,3 +66,17 @@ def test_main_job_sweep_and_plot(tmp_path):
     assert "16384x16384" in p.stdout and "1024x1024" in p.stdout
     assert "5/5" in p.stderr  # the progress bar reached the end
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_readme_says_exactly_what_out_accepts():
+    """out= is stricter than NumPy's ufuncs (no same-kind casting, C order only): the README says so
+    instead of promising "NumPy's rules" (tests/test_out.py checks the refusals themselves)."""
+    readme = (ROOT / "README.md").read_text()
+    assert "NumPy's rules" not in readme
+    assert "no casting" in readme and "F-order" in readme and "C-contiguous" in readme
+
+
+def test_readme_leaves_the_build_times_to_be_measured_or_measured():
+    readme = (ROOT / "README.md").read_text()
+    assert "SMEMKIT_CUDA_ARCH=all" in readme and "nvcc-cache" in readme
+    assert "on a 2-core machine without a GPU" in readme

@@ -98,8 +98,8 @@ def test_split_k_is_deterministic_and_close_to_unsplit(layout, rng, splits):
 
 @pytest.mark.gpu
 def test_bench_times_split_and_unsplit():
-    auto = smemkit.bench("sgemm", (64, 64, 8192), layout="swizzle", reps=3)
-    one = smemkit.bench("sgemm", (64, 64, 8192), layout="swizzle", splits=1, reps=3)
+    auto = smemkit.bench("sgemm", (64, 64, 8192), layout="swizzle", reps=3)[0]
+    one = smemkit.bench("sgemm", (64, 64, 8192), layout="swizzle", splits=1, reps=3)[0]
     assert auto.median_ms > 0 and one.median_ms > 0
     with pytest.raises(ValueError, match="splits"):
         smemkit.bench("sgemm", (64, 64, 8192), splits=0)

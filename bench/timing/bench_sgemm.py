@@ -89,13 +89,13 @@ def sweep(reps):
         extra = ["", "", ""]
         if s > 1:
             for i, forced in enumerate((1, min(2 * s, 65535))):
-                r = smemkit.bench("sgemm", (M, N, K), layout="swizzle", splits=forced, reps=reps)
+                r = smemkit.bench("sgemm", (M, N, K), layout="swizzle", splits=forced, reps=reps)[0]
                 extra[i] = f"{f2(r.ratio)} (S={forced})"
                 if forced == 1:
                     unsplit.append((r.ratio, sw.ratio))
         if cls in ("tall", "wide"):  # the other shipped tile, for the tile rule (BIG when its grid fills the SMs)
             other = "64x64x8" if name == "128x128x8" else "128x128x8"
-            r = smemkit.bench("sgemm", (M, N, K), layout="swizzle", config=other, reps=reps)
+            r = smemkit.bench("sgemm", (M, N, K), layout="swizzle", config=other, reps=reps)[0]
             extra[2] = f"{f2(r.ratio)} ({other})"
         if sw.ratio is not None and (worst is None or sw.ratio < worst[0]):
             worst = (sw.ratio, f"{M}x{N}x{K}")

@@ -36,10 +36,10 @@ def main():
     args = ap.parse_args()
     for shape, cfg, splits in CASES:
         for layout in args.layouts.split(","):
-            r = smemkit.bench("sgemm", shape, layout=layout, reps=args.reps)
+            r = smemkit.bench("sgemm", shape, layout=layout, reps=args.reps)[0]
             print(line(r, "auto"), flush=True)
             for s in splits:
-                r = smemkit.bench("sgemm", shape, layout=layout, config=cfg, splits=s, reps=args.reps)
+                r = smemkit.bench("sgemm", shape, layout=layout, config=cfg, splits=s, reps=args.reps)[0]
                 print(line(r, s), flush=True)
 
 

@@ -81,7 +81,7 @@ def main():
                     continue
                 for S in ladder(M, N, K, name, sms):
                     for lay in (["pad", "swizzle"] if S == 1 else ["pad"]):
-                        r = smemkit.bench("sgemm", (M, N, K), layout=lay, config=ci, splits=S, reps=10, warmup_ms=5)
+                        r = smemkit.bench("sgemm", (M, N, K), layout=lay, config=ci, splits=S, reps=10, warmup_ms=5)[0]
                         rec = dict(M=M, N=N, K=K, cls=cls, config=name, S=S, layout=lay, ms=r.median_ms,
                                    ratio=r.ratio, cublas_tf=r.ceiling / 1e3 if r.ceiling else None, auto=list(auto))
                         out.write(json.dumps(rec) + "\n")
