@@ -11,7 +11,7 @@
  *   degree(lanes) = max over slots of #distinct rows requested in that slot by the active lanes
  *                 = the classic "k-way bank conflict" of those lanes (1 = conflict-free, 0 = none active)
  *
- * RULES AS MEASURED (tests/data/bank_probe_h200.csv: 454 patterns of bench/gen_bank_patterns.py,
+ * RULES AS MEASURED (tests/data/bank_probe_h200.csv: 454 patterns of bench/bank_probe/gen_bank_patterns.py,
  * NVIDIA H200 / sm_90, Nsight Compute, 2026-11-22; the model reproduces every row):
  *
  *   The warp is cut into GROUPS of consecutive lanes (lane 0 first); each group costs its degree,
@@ -68,11 +68,12 @@
  * conflicting addresses (the table's conflicted packing loads are "bcast-*-samebank", 2 to 4 words
  * of one bank, and "active-even"); a warp where some pairs are half-inactive and the others agree
  * (the table has all odd lanes inactive, or fully active warps); 4-byte loads, where packing could
- * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe.sh
+ * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe/bank_probe.sh
  * there and replay).
  *
- * TENSOR-CORE KINDS (tests/data/bank_probe_tc_h100.csv: 155 patterns of bench/bank_patterns_tc.txt,
- * NVIDIA H100 / sm_90, Nsight Compute, 2026-11-23; smk_bank_replay_kind):
+ * TENSOR-CORE KINDS (tests/data/bank_probe_tc_h100.csv: 155 patterns of
+ * bench/bank_probe/bank_patterns_tc.txt, NVIDIA H100 / sm_90, Nsight Compute, 2026-11-23;
+ * smk_bank_replay_kind):
  *
  *   ldmatrix .x1 / .x2 / .x4 (plain and .trans alike): the wavefronts are counted in
  *     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld (and smsp__sass_..._op_ldsm), instructions in
@@ -96,7 +97,7 @@
  *     smk_bank_replay_ldgsts takes the sources too.
  *
  *   LDGSTS RULE (smk_bank_replay_ldgsts), fitted to ncu's per-instruction counts of the GEMM's own
- *     cp.async (H100, 2026-11-23, Source Counters; bench/GEMM16_NOTES.md).  Two SASS forms: plain
+ *     cp.async (H100, 2026-11-23, Source Counters; docs/GEMM16_NOTES.md).  Two SASS forms: plain
  *     LDGSTS (cp.async of 16 bytes) and LDGSTS.ZFILL (cp.async with a src-size operand), which costs
  *     exactly one more wavefront per active quarter-warp.  Each quarter-warp (8 lanes) with an active
  *     lane costs
@@ -111,7 +112,7 @@
  *     and the bank row (pad's 144-byte rows in shared memory, or a 1000-element global pitch; r = 0..7
  *     in turn over eight rows) 1 + 3 + 3 + 3 + 2 + 3 + 3 + 3 = 21 per eight quarters: 10.5 / 14.5.
  *     Known miss: 64-byte tile rows (32-wide k-tiles, variants 2 / 3 / 5), measured 16 per ZFILL
- *     instruction where the rule says 12.  The isolated probe rows (bench/bank_patterns_tc.txt,
+ *     instruction where the rule says 12.  The isolated probe rows (bench/bank_probe/bank_patterns_tc.txt,
  *     sources 16 bytes off their lines, one instruction per launch) are not reproduced either.
  *
  * SUB-WORD LDS/STS, widths 1 and 2 (LDS.U8 / .U16, STS.U8 / .U16; issue #30).  MEASURED:
@@ -176,8 +177,8 @@
  * counters), tests/data/bank_probe_subword_h100.csv and tests/data/bank_probe_stsm_h100.csv (the same
  * script with --subword, on an H100).  Built as in tests/c/test_bank_model.c's header,
  * `/tmp/tbm tests/data/bank_probe_h200.csv tests/data/bank_probe_subword_h100.csv
- * tests/data/bank_probe_stsm_h100.csv` replays every row through this model, prints each row where model != measured and a per-width/kind tally,
- * and fails on any disagreement.  For another GPU, measure its table the same way; if rows disagree,
+ * tests/data/bank_probe_stsm_h100.csv` replays every row through this model, prints each row where
+ * model != measured and a per-kind/width tally, and fails on any disagreement.  For another GPU, measure its table the same way; if rows disagree,
  * adjust RULES below or the packing test in packs(), and say here which hypothesis the data chose.
  * ---------------------------------------------------------------------------------------------
  */
