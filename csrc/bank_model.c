@@ -127,8 +127,8 @@
  *   number of lanes, and on a store merges the lanes' bytes into it (several bytes of one word, or the
  *   same byte from several lanes, take one wavefront).
  *
- *   Evidence (names as in the pattern file; every value below is the same for 1 and 2 bytes and for
- *   ld and st -- ld and st agree on all 204 address shapes):
+ *   Evidence (names as in the pattern file; each value holds for ld and st -- they agree on all 204
+ *   address shapes -- and for 1 and 2 bytes unless two are given):
  *     lanes sharing a word are free:   consec 1, one-word-all-elems 1, bank0-1word-two-lanes 1,
  *                                      bcast-0 (32 lanes, one byte; also a store) 1, perm-within-words 1
  *     same bank, other word conflicts: two-words-samebank 2, kway{2,4,8,16}-words 2/4/8/16,
@@ -151,8 +151,9 @@
  *   NVIDIA H100 / sm_90, Nsight Compute, 2026-11-25; the model reproduces every row.
  *   COUNTERS: STSM's wavefronts are in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st (STS's
  *   counter; its description lists STSM) and, equal on every row, in
- *   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm; l1tex__data_bank_conflicts_pipe_lsu_
- *   mem_shared_op_st = wavefronts - matrices on every row (ncu's ideal: one wavefront per matrix).  Its
+ *   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm (the SASS ..._op_st reads 0);
+ *   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st = wavefronts - matrices on every row (ncu's
+ *   ideal: one wavefront per matrix, as smk_bank_ideal).  Its
  *   instructions are NOT in smsp__inst_executed_op_shared_st nor smsp__sass_inst_executed_op_shared_st
  *   (0 on every row); ncu lists smsp__inst_executed_op_shared_stsm ("warp instructions executed: STSM"),
  *   which this run did not ask for (the probe named it wrongly; fixed), so the table's instructions
