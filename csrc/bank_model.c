@@ -11,7 +11,7 @@
  *   degree(lanes) = max over slots of #distinct rows requested in that slot by the active lanes
  *                 = the classic "k-way bank conflict" of those lanes (1 = conflict-free, 0 = none active)
  *
- * RULES AS MEASURED (tests/data/bank_probe_h200.csv: 454 patterns of bench/gen_bank_patterns.py,
+ * RULES AS MEASURED (tests/data/bank_probe_h200.csv: 454 patterns of bench/bank_probe/gen_bank_patterns.py,
  * NVIDIA H200 / sm_90, Nsight Compute, 2026-11-22; the model reproduces every row):
  *
  *   The warp is cut into GROUPS of consecutive lanes (lane 0 first); each group costs its degree,
@@ -68,11 +68,12 @@
  * conflicting addresses (the table's conflicted packing loads are "bcast-*-samebank", 2 to 4 words
  * of one bank, and "active-even"); a warp where some pairs are half-inactive and the others agree
  * (the table has all odd lanes inactive, or fully active warps); 4-byte loads, where packing could
- * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe.sh
+ * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe/bank_probe.sh
  * there and replay).
  *
- * TENSOR-CORE KINDS (tests/data/bank_probe_tc_h100.csv: 155 patterns of bench/bank_patterns_tc.txt,
- * NVIDIA H100 / sm_90, Nsight Compute, 2026-11-23; smk_bank_replay_kind):
+ * TENSOR-CORE KINDS (tests/data/bank_probe_tc_h100.csv: 155 patterns of
+ * bench/bank_probe/bank_patterns_tc.txt, NVIDIA H100 / sm_90, Nsight Compute, 2026-11-23;
+ * smk_bank_replay_kind):
  *
  *   ldmatrix .x1 / .x2 / .x4 (plain and .trans alike): the wavefronts are counted in
  *     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld (and smsp__sass_..._op_ldsm), instructions in
@@ -111,29 +112,74 @@
  *     and the bank row (pad's 144-byte rows in shared memory, or a 1000-element global pitch; r = 0..7
  *     in turn over eight rows) 1 + 3 + 3 + 3 + 2 + 3 + 3 + 3 = 21 per eight quarters: 10.5 / 14.5.
  *     Known miss: 64-byte tile rows (32-wide k-tiles, variants 2 / 3 / 5), measured 16 per ZFILL
- *     instruction where the rule says 12.  The isolated probe rows (bench/bank_patterns_tc.txt,
+ *     instruction where the rule says 12.  The isolated probe rows (bench/bank_probe/bank_patterns_tc.txt,
  *     sources 16 bytes off their lines, one instruction per launch) are not reproduced either.
  *
- * SUB-WORD LDS/STS, widths 1 and 2 (LDS.U8 / .U16, STS.U8 / .U16; issue #30) -- PRIOR RULE, not yet
- *   measured (bench/bank_patterns_subword.txt, bench/SUBWORD_PLAN.md; table to come:
- *   tests/data/bank_probe_subword_h200.csv).  Each lane is replayed as the 4-byte word holding its
- *   byte(s): one 32-lane group costing the degree of those words -- max over banks of the distinct
- *   words (rows) asked of the bank -- so lanes reading different bytes of one word share it (as the
- *   CUDA guide says for sm_5x+ loads and stores), lanes in one bank but different words conflict,
- *   an element broadcast is one wavefront, and a full warp of consecutive bytes / half-words costs 1.
- *   Stores get the same rule (several bytes of one word written by one wavefront, the same byte from
- *   several lanes written once).  Hopper may count otherwise: the table decides.
+ * SUB-WORD LDS/STS, widths 1 and 2 (LDS.U8 / .U16, STS.U8 / .U16; issue #30).  MEASURED:
+ *   tests/data/bank_probe_subword_h100.csv, 408 patterns of bench/bank_probe/bank_patterns_subword.txt
+ *   (102 shapes x 1 / 2 bytes x ld / st), NVIDIA H100 / sm_90, Nsight Compute, 2026-11-25 (the same
+ *   two counters as the 4/8/16-byte table; one instruction per launch).  The model reproduces every row.
  *
- * STMATRIX x1 / x2 / x4 (.trans alike; SMK_BANK_KIND_STSM_*) -- PRIOR RULE, not yet measured
- *   (bench/bank_patterns_stsm.txt; tests/data/bank_probe_stsm_h200.csv to come): ldmatrix's, one
- *   group per 8x8 matrix (lanes 8q..8q+7 = its 8 row addresses), each costing its degree over
- *   16-byte slots, duplicates inside a matrix free, no merging across matrices.
+ *   RULE: a sub-word lane is replayed as the 4-byte word holding its byte(s); the instruction is one
+ *   32-lane group costing the degree of those words -- max over banks of the distinct words (bank
+ *   rows) asked of the bank; inactive lanes cost nothing.  I.e. exactly the 4-byte rule applied to
+ *   (offset & ~3).  Loads and stores alike: the bank serves one word per wavefront, whole, to any
+ *   number of lanes, and on a store merges the lanes' bytes into it (several bytes of one word, or the
+ *   same byte from several lanes, take one wavefront).
+ *
+ *   Evidence (names as in the pattern file; each value holds for ld and st -- they agree on all 204
+ *   address shapes -- and for 1 and 2 bytes unless two are given):
+ *     lanes sharing a word are free:   consec 1, one-word-all-elems 1, bank0-1word-two-lanes 1,
+ *                                      bcast-0 (32 lanes, one byte; also a store) 1, perm-within-words 1
+ *     same bank, other word conflicts: two-words-samebank 2, kway{2,4,8,16}-words 2/4/8/16,
+ *                                      bank0-32words-diff-elem 32, stride128 32, 2-byte stride64 32
+ *     the byte lane inside the word does not matter: kway{k}-elems = kway{k}-words for every k,
+ *                                      bcast-last-elem-of-word 1, consec-base1/3/127 1
+ *     the whole warp is one group (no half-warp phases): consec 1 (half-warps would say 2),
+ *                                      bank5-3words-lanes-0-16-31 3, even-consec-odd-samebank 17
+ *     strides (1 byte / 2 bytes): 2 -> 1/1, 3 -> 1/2, 4 -> 1/2, 5 -> 2/2, 8 -> 2/4, 16 -> 4/8,
+ *                                      32 -> 8/16, 33 -> 1/1, 64 -> 16/32, 65 -> 2/2, 128 -> 32/32,
+ *                                      129 -> 4/2 (all = the word degree)
+ *     inactive lanes: active-none 0, active-lane17 1, active-odd-stride128 16, mask-r*-rand256 2.
+ *   Ruled out (rows of 408 that contradict): distinct BYTE addresses per bank (254: consec would be
+ *   4 / 2), 16-lane phases (318), 8-lane phases (342), every lane its own bank access (284),
+ *   8-byte banks (44: stride33, stride65, rand1024), one wavefront per 128-byte line touched (80).
+ *   This is what the CUDA guide describes for sm_5x and later; Hopper's counter agrees.
+ *
+ * STMATRIX x1 / x2 / x4 (STSM.16.M88[.2|.4], .trans = STSM.16.MT88[.2|.4]; SMK_BANK_KIND_STSM_*).
+ *   MEASURED: tests/data/bank_probe_stsm_h100.csv, 204 patterns of bench/bank_probe/bank_patterns_stsm.txt,
+ *   NVIDIA H100 / sm_90, Nsight Compute, 2026-11-25; the model reproduces every row.
+ *   COUNTERS: STSM's wavefronts are in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st (STS's
+ *   counter; its description lists STSM) and, equal on every row, in
+ *   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm (the SASS ..._op_st reads 0);
+ *   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st = wavefronts - matrices on every row (ncu's
+ *   ideal: one wavefront per matrix, as smk_bank_ideal).  Its
+ *   instructions are NOT in smsp__inst_executed_op_shared_st nor smsp__sass_inst_executed_op_shared_st
+ *   (0 on every row); ncu lists smsp__inst_executed_op_shared_stsm ("warp instructions executed: STSM"),
+ *   which this run did not ask for (the probe named it wrongly; fixed), so the table's instructions
+ *   column is empty.  (l1tex__data_pipe_lsu_wavefronts_mem_shared, all ops, reads the op_st count + 1
+ *   on every row, whatever the pattern: a fixed wavefront of the launch outside LDS/STS/STSM.)
+ *
+ *   RULE: ldmatrix's.  One group per 8x8 matrix (lanes 8q..8q+7 give its 8 row addresses), each
+ *   costing its degree over 16-byte slots (distinct bank rows asked of one slot; duplicates inside a
+ *   matrix are free); no merging across matrices; lanes past 8 * matrices are ignored; .trans costs
+ *   the same (it permutes elements between registers, not the rows written).
+ *   Evidence: plain and .trans agree on all 102 address shapes; consecutive rows 1 / 2 / 4; a k-way
+ *   conflict in every matrix (stsm-phase-{2,4,8}way) k / 2k / 4k; one 8-way matrix + free ones 8 / 9 / 11;
+ *   every lane one address 1 / 2 / 4 and four matrices on the same 8 rows 2 / 4 (no merging: one group
+ *   over the used lanes would say 1 -- 60 rows contradict it; 16-lane groups: 44); x1 / x2 with lanes
+ *   8..31 on conflicting rows cost as their matrices alone (STS.128's quarter-warp rule over all 32
+ *   lanes: 128 rows contradict); rows shared by two lanes of a matrix free (stsm-pairs-share 1 / 2 / 4);
+ *   the epilogue's C tiles: naive 8 / 16 / 32, pad and automatic swizzle 1 / 2 / 4, Swizzle<3,4,3>
+ *   2 / 4 / 8, <2,3,2> 4 / 8 / 16.
  *
  * ---------------------------------------------------------------------------------------------
- * MEASURED TABLE: tests/data/bank_probe_h200.csv (bench/bank_probe.sh on an H200, ncu counters).
- * Built as in tests/c/test_bank_model.c's header, `/tmp/tbm tests/data/bank_probe_h200.csv` replays
- * every row through this model, prints each row where model != measured and a per-width/kind tally,
- * and fails on any disagreement.  For another GPU, measure its table the same way; if rows disagree,
+ * MEASURED TABLES: tests/data/bank_probe_h200.csv (bench/bank_probe/bank_probe.sh on an H200, ncu
+ * counters), tests/data/bank_probe_subword_h100.csv and tests/data/bank_probe_stsm_h100.csv (the same
+ * script with --subword, on an H100).  Built as in tests/c/test_bank_model.c's header,
+ * `/tmp/tbm tests/data/bank_probe_h200.csv tests/data/bank_probe_subword_h100.csv
+ * tests/data/bank_probe_stsm_h100.csv` replays every row through this model, prints each row where
+ * model != measured and a per-kind/width tally, and fails on any disagreement.  For another GPU, measure its table the same way; if rows disagree,
  * adjust RULES below or the packing test in packs(), and say here which hypothesis the data chose.
  * ---------------------------------------------------------------------------------------------
  */
@@ -145,8 +191,8 @@
 
 /* RULES[is_store][log2(width)] = {pass_lanes, phase_lanes}: the group size of a packing load and of
  * everything else (the table in the header comment).  Stores never pack, so their pass_lanes equals
- * phase_lanes.  Widths 1 and 2 are replayed as the 4-byte words they touch (SUB-WORD, header), so
- * their rule is width 4's: one 32-lane group.  Adjust here when refitting. */
+ * phase_lanes.  Widths 1 and 2 are replayed as the 4-byte words they touch (SUB-WORD, header, as
+ * measured on an H100), so their rule is width 4's: one 32-lane group.  Adjust here when refitting. */
 static const smk_bank_rule RULES[2][5] = {
     /* load  */ {{32, 32}, {32, 32}, {32, 32}, {32, 16}, {16, 8}},
     /* store */ {{32, 32}, {32, 32}, {32, 32}, {16, 16}, {8, 8}},
@@ -415,8 +461,8 @@ long long smk_bank_replay(const long long *byte_addr, long long n_instr, int wid
                        bad_index, err);
 }
 
-/* ---- tensor-core kinds: ldmatrix and the shared side of cp.async ------------------------------
- * RULES AS MEASURED: see the "TENSOR-CORE KINDS" paragraph in the header comment. */
+/* ---- tensor-core kinds: ldmatrix, stmatrix and the shared side of cp.async ---------------------
+ * RULES AS MEASURED: see the "TENSOR-CORE KINDS" and "STMATRIX" paragraphs in the header comment. */
 static const smk_bank_kind_rule KIND_RULES[SMK_BANK_NUM_KINDS] = {
     /* LDST: not used (smk_bank_get_rule) */ {32, 32},
     /* LDSM_X1 */ {8, 8},
@@ -424,9 +470,9 @@ static const smk_bank_kind_rule KIND_RULES[SMK_BANK_NUM_KINDS] = {
     /* LDSM_X4 */ {32, 8},
     /* CPASYNC */ {32, 8},
     /* CPASYNC_ZFILL */ {32, 8},
-    /* STSM_X1 (prior, = LDSM_X1) */ {8, 8},
-    /* STSM_X2 (prior, = LDSM_X2) */ {16, 8},
-    /* STSM_X4 (prior, = LDSM_X4) */ {32, 8},
+    /* STSM_X1 (measured: = LDSM_X1) */ {8, 8},
+    /* STSM_X2 (measured: = LDSM_X2) */ {16, 8},
+    /* STSM_X4 (measured: = LDSM_X4) */ {32, 8},
 };
 
 int smk_bank_get_kind_rule(int kind, smk_bank_kind_rule *rule)

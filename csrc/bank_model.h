@@ -97,8 +97,8 @@ int smk_bank_get_rule(int width, int is_store, smk_bank_rule *rule);
  *   SMK_BANK_KIND_CPASYNC_ZFILL  the same with a src-size operand (LDGSTS.ZFILL): costs one more
  *            wavefront per active quarter-warp (smk_bank_replay_ldgsts); without sources as CPASYNC.
  *   SMK_BANK_KIND_STSM_X1/X2/X4   stmatrix.m8n8.x1/.x2/.x4 (.trans alike), sm_90: the lanes give
- *            row addresses exactly as for ldmatrix; width 16, is_store 1.  PRIOR rule (ldmatrix's,
- *            not yet measured: bench/SUBWORD_PLAN.md); runtime.h has no SMK_ACC_* for it yet.
+ *            row addresses exactly as for ldmatrix; width 16, is_store 1.  Measured on an H100
+ *            (tests/data/bank_probe_stsm_h100.csv): ldmatrix's rule; runtime.h has no SMK_ACC_* for it yet.
  * The measured rules are in bank_model.c's header (smk_bank_get_kind_rule returns them).
  */
 enum {

@@ -1,7 +1,8 @@
 """The CPU bank-conflict model: how many shared-memory wavefronts a warp's access costs.
 
 Runs csrc/bank_model.c (no GPU needed).  Its rules reproduce Nsight Compute's counts measured with
-the probe in bench/bank_probe/bank_probe.cu (table in tests/data/); the addresses it replays for the project's
+the probe in bench/bank_probe/bank_probe.cu (tables in tests/data/: 4/8/16-byte LDS/STS on an H200;
+ldmatrix, 1-/2-byte LDS/STS and stmatrix on an H100); the addresses it replays for the project's
 kernels come from csrc/layout.h, the same maps the kernels use.
 """
 from __future__ import annotations
@@ -14,16 +15,16 @@ import numpy.typing as npt
 from . import _C
 
 #: Bytes per lane of an LDS / STS: 1 and 2 are LDS.U8 / .U16 and STS.U8 / .U16 (a uint8 or one
-#: __half / __nv_bfloat16 element), replayed as the 4-byte words they lie in (csrc/bank_model.c,
-#: SUB-WORD: a prior rule until bench/bank_probe/SUBWORD_PLAN.md's measurement lands).
+#: __half / __nv_bfloat16 element), costed as the 4-byte words they lie in (csrc/bank_model.c,
+#: SUB-WORD; measured on an H100: tests/data/bank_probe_subword_h100.csv).
 WIDTHS = (1, 2, 4, 8, 16)
 #: "load" / "store": LDS / STS of `width` bytes.  The tensor-core GEMM's instructions, measured with
 #: the probe on Hopper (csrc/bank_model.c): "ldmatrix" (= "ldmatrix.x4"), "ldmatrix.x1", "ldmatrix.x2"
 #: -- lane 8q + i gives the 16-byte address of row i of matrix q; .trans reads the same addresses --
 #: and "cp.async", the shared-memory write of a 16-byte cp.async ("cp.async.zfill": with a src-size
 #: operand, SASS LDGSTS.ZFILL).  "stmatrix" (= "stmatrix.x4"), "stmatrix.x1", "stmatrix.x2" (sm_90's
-#: STSM, the accumulator epilogue's shared-memory write): lanes as for ldmatrix; a prior rule
-#: (ldmatrix's, csrc/bank_model.c STMATRIX) until measured.  Every ld/stmatrix name also takes a
+#: STSM, the accumulator epilogue's shared-memory write): lanes as for ldmatrix, and ldmatrix's rule,
+#: as measured on an H100 (csrc/bank_model.c STMATRIX).  Every ld/stmatrix name also takes a
 #: ".trans" suffix ("stmatrix.x4.trans"): the transpose moves elements between registers, not the
 #: row addresses.  All of them move 16-byte rows: width is 16 for them (the default 4 is read as 16).
 _INSTR = {"ldmatrix": ("load", "ldmatrix.x4"), "ldmatrix.x1": ("load", "ldmatrix.x1"),
@@ -146,13 +147,21 @@ def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
         inactive lane; every other entry must be in [0, 232448) -- 227 KiB, the most shared memory
         a block can have (Hopper) -- and a multiple of ``width``.
     width : 1, 2, 4, 8 or 16 -- bytes per lane (LDS/STS .U8, .U16, .32, .64, .128).  Widths 1 and 2
-        cost the 4-byte words their lanes touch: lanes in one word share it, lanes in one bank but
-        different words conflict (a prior rule, not yet checked against Nsight Compute).
+        cost exactly what 4-byte accesses to the words holding their bytes cost: the whole warp is
+        one group, lanes in one word share it (loads, and stores: bytes of one word, or one byte
+        from many lanes, are written by one wavefront), lanes in one bank but different words
+        conflict; which byte of the word a lane names does not matter.  Measured with Nsight Compute
+        on an H100 (408 patterns, loads and stores, tests/data/bank_probe_subword_h100.csv).
     kind : "load" or "store" (LDS / STS), or one of the tensor-core GEMM's instructions:
         "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
-        addresses), "stmatrix" (.x4), "stmatrix.x1", "stmatrix.x2" (the same lanes, a store; prior
-        rule: ldmatrix's), any of those with ".trans", or "cp.async" / "cp.async.zfill" (its
-        shared-memory write, without / with a src-size operand; width 16).
+        addresses), "stmatrix" (.x4), "stmatrix.x1", "stmatrix.x2" (the same lanes, a store), any of
+        those with ".trans", or "cp.async" / "cp.async.zfill" (its shared-memory write, without /
+        with a src-size operand; width 16).  ld/stmatrix: each 8x8 matrix costs the bank-conflict
+        degree of its 8 row addresses (one wavefront if conflict-free, duplicates free), the
+        matrices add up (never merged, even on the same rows), lanes past 8 x matrices are ignored,
+        and .trans costs the same; measured on an H100 (stmatrix: 204 patterns,
+        tests/data/bank_probe_stsm_h100.csv; Nsight Compute counts its wavefronts in
+        ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum``).
     sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
         Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
         GEMM's own counts: one wavefront per quarter-warp copying a 128-byte global row to one bank

@@ -106,16 +106,24 @@ def test_c_unit_test(tmp_path):
     subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'csrc'}",
                     str(ROOT / "tests" / "c" / "test_bank_model.c"), str(ROOT / "csrc" / "bank_model.c"),
                     "-o", str(exe)], check=True)
-    p = subprocess.run([str(exe), str(TABLE)], capture_output=True, text=True, timeout=300)
+    p = subprocess.run([str(exe), str(TABLE), str(SUBWORD_TABLE), str(STSM_TABLE)], capture_output=True, text=True,
+                       timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
     assert " 0 failed" in p.stdout
+    for w in (1, 2):  # the C replay saw every sub-word and stmatrix row
+        for k in ("ld", "st"):
+            assert f"measured ld/st {k} width  {w}: 102 rows agree, 0 disagree" in p.stdout
+    assert "measured stsm.x1 st width 16: 56 rows agree" in p.stdout
+    assert "measured stsm.x4 st width 16: 76 rows agree, 0 disagree" in p.stdout
 
 
 # ---- issue #30: 1- and 2-byte LDS/STS and stmatrix --------------------------------------------------
-# The tables come from one GPU run (bench/bank_probe/SUBWORD_PLAN.md: bash bench/bank_probe/bank_probe.sh OUT --subword) and
-# are copied here; until then every row test fails (a missing table is not a pass).
-SUBWORD_TABLE = ROOT / "tests" / "data" / "bank_probe_subword_h200.csv"
-STSM_TABLE = ROOT / "tests" / "data" / "bank_probe_stsm_h200.csv"
+# The tables come from one GPU run on an H100, 2026-11-25 (bench/bank_probe/SUBWORD_PLAN.md:
+# bash bench/bank_probe/bank_probe.sh OUT --subword; tests/data/README.md); a missing table fails.
+SUBWORD_TABLE = ROOT / "tests" / "data" / "bank_probe_subword_h100.csv"
+STSM_TABLE = ROOT / "tests" / "data" / "bank_probe_stsm_h100.csv"
+STSM_WF_SASS = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum"
+STSM_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 STSM_KIND = {f"stsm{x}{t}": f"stmatrix.x{x}{'.trans' if t else ''}" for x in (1, 2, 4) for t in ("", "t")}
 
 
@@ -164,6 +172,11 @@ def test_stmatrix_model_reproduces_measured_row(row):
     got = bank_model.wavefronts(addr, 16, STSM_KIND[row["kind"]])
     assert row["wavefronts"] not in ("", None), f"{row['name']}: the table has no wavefront count"
     assert got == int(row["wavefronts"]), f"{row['kind']} {row['name']}: measured {row['wavefronts']}, model {got}"
+    # the same count in STSM's own SASS counter, and ncu's bank conflicts = wavefronts - the model's ideal
+    # (one wavefront per matrix)
+    assert row[STSM_WF_SASS] == row["wavefronts"]
+    assert int(row[STSM_CONFLICTS]) == got - bank_model.ideal(addr, 16, STSM_KIND[row["kind"]])
+    assert bank_model.ideal(addr, 16, STSM_KIND[row["kind"]]) == int(row["kind"][4])
 
 
 @pytest.mark.parametrize("table,patterns,kinds", [
@@ -179,10 +192,17 @@ def test_new_tables_cover_their_pattern_files(table, patterns, kinds):
     assert sorted((r["width"], r["kind"], r["addresses"]) for r in rows) == sorted(want)
     assert {(r["width"], r["kind"]) for r in rows} == kinds
     active = [r for r in rows if any(int(a) >= 0 for a in r["addresses"].split())]
-    assert all(r["instructions"] == "1" for r in active)
+    if table == SUBWORD_TABLE:
+        assert all(r["instructions"] == "1" for r in active)
+    else:
+        # STSM's instruction counter (smsp__inst_executed_op_shared_stsm) was not asked for in the H100
+        # run (the probe named it wrongly; _op_shared_st reads 0 for STSM): the column is empty, never
+        # a wrong number.  Where a later run fills it, it must be 1.
+        assert all(r["instructions"] in ("", "1") for r in active)
+        assert all(r["smsp__inst_executed_op_shared_st.sum"] == "0" for r in rows)
 
 
-def test_subword_prior_rule():
+def test_subword_rule():
     lanes = np.arange(32)
     for w in (1, 2):
         for kind in ("load", "store"):
@@ -194,9 +214,20 @@ def test_subword_prior_rule():
             assert bank_model.rule(w, kind) == (32, 32)
     wf, idl = bank_model.replay(np.stack([lanes, lanes * 128 + 1]), 1, "store")
     assert list(wf) == [1, 32] and list(idl) == [1, 1]
+    # the byte inside the word does not matter: 4 words of bank 0, each lane another byte of its word
+    assert bank_model.wavefronts((lanes % 4) * 128 + lanes // 8, 1, "store") == 4
+    # equal to the 4-byte rule on the words (offset & ~3), for random accesses of both widths
+    rng = np.random.default_rng(25)
+    for w in (1, 2):
+        a = rng.integers(0, 4096 // w, size=(300, 32)) * w
+        a[rng.random(a.shape) < 0.1] = -1
+        for kind in ("load", "store"):
+            wf, _ = bank_model.replay(a, w, kind)
+            words = np.where(a < 0, -1, a & ~3)
+            assert (wf == bank_model.replay(words, 4, kind)[0]).all()
 
 
-def test_stmatrix_prior_rule_is_ldmatrix_rule():
+def test_stmatrix_rule_is_ldmatrix_rule():
     rng = np.random.default_rng(30)
     for _ in range(50):
         addr = rng.integers(0, 256, size=32) * 16
@@ -207,6 +238,10 @@ def test_stmatrix_prior_rule_is_ldmatrix_rule():
     eight_way = (np.arange(32) % 8) * 128 + (np.arange(32) // 8) * 16
     assert [bank_model.wavefronts(eight_way, 16, f"stmatrix.x{x}") for x in (1, 2, 4)] == [8, 16, 32]
     assert bank_model.wavefronts(np.arange(32) * 16, kind="stmatrix") == 4  # width 4 (default) read as 16
+    # lanes past the matrices are not addresses: x1 with lanes 8..31 on rows 1..3 of the same slots
+    assert bank_model.wavefronts(np.arange(32) * 16, 16, "stmatrix.x1") == 1
+    # one row for every lane: a wavefront per matrix, never merged
+    assert [bank_model.wavefronts(np.full(32, 384), 16, f"stmatrix.x{x}") for x in (1, 2, 4)] == [1, 2, 4]
 
 
 @pytest.mark.parametrize("args,exc", [

@@ -2,7 +2,7 @@
 # bank_probe.sh -- measure wavefronts per shared-memory instruction for every pattern in
 # bench/bank_probe/bank_patterns.txt with Nsight Compute, and write the table bank_model.c is checked against.
 #
-#   bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]
+#   bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | --subword [SUBWORD_FILE [STSM_FILE]] | PATTERN_FILE]
 #
 # OUTDIR gets: bank_probe (binary), bank_probe.sass + sass_check.txt, device.txt, manifest.tsv,
 # ncu.csv (raw ncu output), ncu.log (ncu/probe stderr), bank_probe_<gpu>.csv (the table: width,
@@ -13,17 +13,18 @@
 # (stmatrix x1/x2/x4[.trans], ~200) into bank_probe_stsm_<gpu>.csv (bank_probe_parse.py stsmtable:
 # the same columns, then every counter ncu reported; the stmatrix candidates are asked only when
 # `ncu --query-metrics` lists them); ncu_subword.csv / ncu_stsm.csv, manifest_*.tsv beside them.
+# SUBWORD_FILE / STSM_FILE replace the two pattern files (a subset: tests/test_probe_gpu.py).
 # Env: NVCC, NCU, CUOBJDUMP override the tools; BANK_PROBE_BIN uses a prebuilt probe instead of
 # compiling; BANK_PROBE_ARCH (default sm_90).
 set -euo pipefail
 
-OUT=${1:?usage: bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | --subword | PATTERN_FILE]}
+OUT=${1:?usage: bash bench/bank_probe/bank_probe.sh OUTDIR [--quick | --subword [SUBWORD_FILE [STSM_FILE]] | PATTERN_FILE]}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$(dirname "$HERE")")  # bench/bank_probe/ -> the repository
 PAT=$HERE/bank_patterns.txt
 SUBWORD=0
 if [ "${2:-}" = "--quick" ]; then PAT=$HERE/bank_patterns_quick.txt
-elif [ "${2:-}" = "--subword" ]; then SUBWORD=1; PAT=$HERE/bank_patterns_subword.txt
+elif [ "${2:-}" = "--subword" ]; then SUBWORD=1; PAT=${3:-$HERE/bank_patterns_subword.txt}
 elif [ -n "${2:-}" ]; then PAT=$2; fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -85,12 +86,12 @@ if [ "$SUBWORD" = 1 ]; then
     python3 "$HERE/bank_probe_parse.py" table "$OUT/ncu_subword.csv" "$OUT/manifest_subword.tsv" \
         -o "$OUT/bank_probe_subword_$GPU.csv" || rc=1
     # 4b. stmatrix: which counters move is part of the question, so ask every candidate this ncu has
-    SPAT=$HERE/bank_patterns_stsm.txt
+    SPAT=${4:-$HERE/bank_patterns_stsm.txt}
     "$OUT/bank_probe" "$SPAT" --manifest "$OUT/manifest_stsm.tsv"
     "$NCU" --devices 0 --query-metrics > "$OUT/ncu_query_metrics.txt" 2>&1 || true
     STSM_METRICS=$BASE_METRICS
     for m in l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
-             smsp__inst_executed_op_stsm.sum smsp__sass_inst_executed_op_stsm.sum \
+             smsp__inst_executed_op_shared_stsm.sum smsp__sass_inst_executed_op_shared_stsm.sum \
              smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum \
              smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum \
              smsp__sass_inst_executed_op_shared_st.sum \

@@ -16,10 +16,13 @@
         reported, one column each, so the counters that move for LDSM / LDGSTS can be found.
     bank_probe_parse.py stsmtable NCU_CSV MANIFEST_TSV -o OUT_CSV
         stmatrix (stsm*, bench/bank_probe/bank_patterns_stsm.txt): the columns of `table` first --
-        wavefronts = l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum, instructions = the first
-        of smsp__inst_executed_op_stsm.sum / smsp__sass_inst_executed_op_stsm.sum /
-        smsp__inst_executed_op_shared_st.sum that ncu reported -- then every metric ncu reported,
-        so a counter that moves elsewhere is still in the table.
+        wavefronts = l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum (STSM's wavefronts are
+        counted there and, equally, in smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum:
+        H100, 2026-11-25), instructions = smsp__inst_executed_op_shared_stsm.sum, else
+        smsp__sass_inst_executed_op_shared_stsm.sum, else empty (not measured) --
+        smsp__inst_executed_op_shared_st.sum does NOT count STSM (0 on every row) -- then every metric
+        ncu reported.  Exit 1 when a pattern has no result, the two wavefront counters disagree, or a
+        measured instruction count is not 1; a missing instruction counter is reported, not fatal.
     bank_probe_parse.py sass SASS_TXT
         SASS_TXT: `cuobjdump --dump-sass bank_probe`.  Exit 1 unless every smk_bank_probe_<kind><W>
         kernel has exactly one shared-memory instruction, of the right opcode and width, predicated,
@@ -185,8 +188,10 @@ def cmd_tctable(args):
 
 
 STSM_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
-STSM_INST = ("smsp__inst_executed_op_stsm.sum", "smsp__sass_inst_executed_op_stsm.sum",
-             "smsp__inst_executed_op_shared_st.sum")
+STSM_WF_SASS = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum"
+# STSM's warp-instruction counters (ncu --query-metrics on an H100: "# of warp instructions executed:
+# STSM").  Not ..._op_shared_st / ..._sass_..._op_shared_st: those read 0 for STSM.
+STSM_INST = ("smsp__inst_executed_op_shared_stsm.sum", "smsp__sass_inst_executed_op_shared_stsm.sum")
 
 
 def cmd_stsmtable(args):
@@ -209,6 +214,16 @@ def cmd_stsmtable(args):
     problems = [f"pattern {i} ({pats[i]['name']}): no ncu result" for i in sorted(pats) if i not in got]
     if STSM_WF not in names:
         problems.append(f"{STSM_WF} not reported: wavefronts column left empty")
+    warnings = []
+    if inst is None:
+        warnings.append(f"no STSM instruction counter ({' / '.join(STSM_INST)}) reported: instructions left empty")
+    for i in sorted(got):
+        mets, name = got[i], pats[i]["name"]
+        wf, sass = mets.get(STSM_WF), mets.get(STSM_WF_SASS)
+        if wf is not None and sass is not None and wf != sass:
+            problems.append(f"pattern {i} ({name}): {STSM_WF} = {wf} but {STSM_WF_SASS} = {sass}")
+        if inst is not None and mets.get(inst) != 1:
+            problems.append(f"pattern {i} ({name}): {inst} = {mets.get(inst)}, expected 1")
     with open(args.output, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["width", "kind", "addresses", "wavefronts", "instructions", "name"] + cols)
@@ -219,7 +234,7 @@ def cmd_stsmtable(args):
                         p["name"]] + ["" if mets.get(c) is None else mets[c] for c in cols])
     print(f"{args.output}: {len(got)} of {len(pats)} patterns, {len(cols)} metrics, instructions from {inst}",
           file=sys.stderr)
-    for msg in problems:
+    for msg in warnings + problems:
         print("bank_probe_parse: " + msg, file=sys.stderr)
     return 1 if problems else 0
 

@@ -3,9 +3,11 @@
  *
  * Build and run (from the repository root):
  *   gcc -std=c99 -Wall -Wextra -Werror -Icsrc tests/c/test_bank_model.c csrc/bank_model.c -o /tmp/tbm && /tmp/tbm
- * Against the measured table (bench/bank_probe/bank_probe.sh on a GPU, copied to tests/data/):
- *   /tmp/tbm tests/data/bank_probe_h200.csv
- * which replays every measured row through the model and fails on any disagreement.
+ * Against the measured tables (bench/bank_probe/bank_probe.sh on a GPU, copied to tests/data/):
+ *   /tmp/tbm tests/data/bank_probe_h200.csv tests/data/bank_probe_subword_h100.csv tests/data/bank_probe_stsm_h100.csv
+ * which replays every measured row through the model and fails on any disagreement.  Kinds: ld, st
+ * (any width), ldsm1/2/4[t] and stsm1/2/4[t] (width 16); any other kind fails (cpasync needs its
+ * sources: tests/test_bank_model.py).
  *
  * Addresses of the tile cases come from layout.h's smk_tile_offset, like the kernels'.  Prints one
  * line per failed check and a closing "N passed, N failed"; exit status 0 iff nothing failed.
@@ -268,7 +270,7 @@ static void test_validation(void)
         CHECK_EQ(smk_bank_get_rule(32, 0, &r), SMK_BANK_E_WIDTH, "rule width 32");
     }
     {
-        /* sub-word accesses (prior rule: the 4-byte words they lie in) */
+        /* sub-word accesses (measured on an H100: the 4-byte words they lie in, one 32-lane group) */
         int l;
         for (l = 0; l < SMK_WARP_LANES; l++)
             a[l] = l;
@@ -281,9 +283,18 @@ static void test_validation(void)
             a[l] = (long long)l * 128 + 2 * (l % 2); /* 32 words of bank 0 */
         CHECK_EQ(wf(a, 2, 0), 32, "half-words of 32 rows of bank 0");
         CHECK_EQ(smk_bank_ideal(a, 2, 0), 1, "ideal of a sub-word access");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = 2 * (l % 16) + 512 * (l / 16); /* halves: 8 words of row 0, then of row 4 */
+        CHECK_EQ(wf(a, 2, 1), 2, "two half-warps on the same banks, other rows: one 32-lane group, 2-way");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = l;
+        CHECK_EQ(wf(a, 1, 1), 1, "32 consecutive bytes stored: one group (half-warp phases would say 2)");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = 256 + 3; /* one byte from all 32 lanes */
+        CHECK_EQ(wf(a, 1, 1), 1, "32 lanes store one byte");
     }
     {
-        /* stmatrix (prior rule: ldmatrix's) */
+        /* stmatrix (measured on an H100: ldmatrix's rule) */
         int l, err = 0;
         for (l = 0; l < SMK_WARP_LANES; l++)
             a[l] = (long long)(l % 8) * 128 + (l / 8) * 16; /* each matrix: 8 rows of one slot */
@@ -295,6 +306,12 @@ static void test_validation(void)
             a[l] = 16LL * l;
         CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X4, 16, 1, &err), 4, "stmatrix.x4 consecutive");
         CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X2, 8, 1, &err), -1, "stmatrix width 8");
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X1, 16, 1, &err), 1,
+                 "stmatrix.x1: lanes 8..31 (rows 1..3 of the same slots) are not its addresses");
+        for (l = 0; l < SMK_WARP_LANES; l++)
+            a[l] = 384; /* every lane one row */
+        CHECK_EQ(smk_bank_wavefronts_kind(a, SMK_BANK_KIND_STSM_X4, 16, 1, &err), 4,
+                 "stmatrix.x4 on one row: a wavefront per matrix, no merging");
     }
 }
 
@@ -365,13 +382,36 @@ static void test_replay_and_speed(void)
 
 /*
  * MEASURED TABLE: replay tests/data/bank_probe_<gpu>.csv (bench/bank_probe/bank_probe.sh) through the model.
- * Columns: width,kind,addresses,wavefronts,instructions,name.  Every disagreement is printed.
+ * Columns: width,kind,addresses,wavefronts,instructions,name[,more counters].  Every disagreement is
+ * printed, with a tally per kind and width.
  */
+
+/* "ld" / "st" -> LDST; "ldsm1".."ldsm4t" / "stsm1".."stsm4t" -> their kind (.trans costs the same); -1 else */
+static int table_kind(const char *k, int *is_store)
+{
+    int x;
+    *is_store = k[0] == 's';
+    if (!strcmp(k, "ld") || !strcmp(k, "st"))
+        return SMK_BANK_KIND_LDST;
+    if (strncmp(k, "ldsm", 4) && strncmp(k, "stsm", 4))
+        return -1;
+    x = k[4] - '0';
+    if ((x != 1 && x != 2 && x != 4) || (k[5] && strcmp(k + 5, "t")))
+        return -1;
+    if (k[0] == 'l')
+        return x == 1 ? SMK_BANK_KIND_LDSM_X1 : x == 2 ? SMK_BANK_KIND_LDSM_X2 : SMK_BANK_KIND_LDSM_X4;
+    return x == 1 ? SMK_BANK_KIND_STSM_X1 : x == 2 ? SMK_BANK_KIND_STSM_X2 : SMK_BANK_KIND_STSM_X4;
+}
+
 static void test_measured(const char *path)
 {
     FILE *f = fopen(path, "r");
-    char line[4096];
-    int rows = 0, bad = 0, per[2][5][2] = {{{0}}}; /* [kind][width][ok, bad] */
+    char line[8192];
+    /* [kind][is_store][width index][ok, bad] */
+    int rows = 0, bad = 0, per[SMK_BANK_NUM_KINDS][2][5][2];
+    static const char *KNAME[SMK_BANK_NUM_KINDS] = {"ld/st", "ldsm.x1", "ldsm.x2", "ldsm.x4", "cpasync",
+                                                    "cpasync.zfill", "stsm.x1", "stsm.x2", "stsm.x4"};
+    memset(per, 0, sizeof per);
     if (!f) {
         printf("FAIL: cannot open %s\n", path);
         n_fail++;
@@ -379,7 +419,7 @@ static void test_measured(const char *path)
     }
     while (fgets(line, sizeof line, f)) {
         char *fld[6] = {0}, *p = line;
-        int nf = 0, width, is_store, l, model, measured;
+        int nf = 0, width, is_store, kind, wi, l, model, measured, err = 0;
         long long a[SMK_WARP_LANES];
         char *end;
         if (!strncmp(line, "width,", 6))
@@ -401,36 +441,42 @@ static void test_measured(const char *path)
             *p++ = 0;
         }
         if (p && *p)
-            *p = 0; /* the newline after the last field */
+            *p = 0; /* the newline (or the comma before more counters) after the last field read */
         if (nf < 5 || !*fld[3])
             continue; /* not measured */
         width = atoi(fld[0]);
-        is_store = !strcmp(fld[1], "st");
+        kind = table_kind(fld[1], &is_store);
+        if (kind < 0) {
+            printf("FAIL: %s: unknown kind %s\n", path, fld[1]);
+            n_fail++;
+            continue;
+        }
         p = fld[2];
         for (l = 0; l < SMK_WARP_LANES; l++) {
             a[l] = strtoll(p, &end, 10);
             p = end;
         }
         measured = atoi(fld[3]);
-        model = smk_bank_wavefronts(a, width, is_store, NULL);
+        model = smk_bank_wavefronts_kind(a, kind, width, is_store, &err);
         rows++;
-        if (width == 1 || width == 2 || width == 4 || width == 8 || width == 16)
-            per[is_store][width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : width == 8 ? 3 : 4][model != measured]++;
+        wi = width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : width == 8 ? 3 : width == 16 ? 4 : -1;
+        if (wi >= 0)
+            per[kind][is_store][wi][model != measured]++;
         if (model != measured) {
             bad++;
-            printf("MISMATCH %2d %s %-36s measured %2d model %2d ideal %d  [%s]\n", width,
-                   is_store ? "st" : "ld", nf > 5 ? fld[5] : "", measured, model,
-                   smk_bank_ideal(a, width, is_store), fld[2]);
+            printf("MISMATCH %2d %-6s %-36s measured %2d model %2d (err %d)  [%s]\n", width, fld[1],
+                   nf > 5 ? fld[5] : "", measured, model, err, fld[2]);
         }
     }
     fclose(f);
     {
-        int k, w;
-        for (k = 0; k < 2; k++)
-            for (w = 0; w < 5; w++)
-                if (per[k][w][0] + per[k][w][1])
-                    printf("measured %s width %2d: %d rows agree, %d disagree\n", k ? "st" : "ld",
-                           1 << w, per[k][w][0], per[k][w][1]);
+        int k, s, w;
+        for (k = 0; k < SMK_BANK_NUM_KINDS; k++)
+            for (s = 0; s < 2; s++)
+                for (w = 0; w < 5; w++)
+                    if (per[k][s][w][0] + per[k][s][w][1])
+                        printf("measured %s %s width %2d: %d rows agree, %d disagree\n", KNAME[k],
+                               s ? "st" : "ld", w < 2 ? w + 1 : 4 << (w - 2), per[k][s][w][0], per[k][s][w][1]);
     }
     CHECK_EQ(rows > 0, 1, "%s has measured rows", path);
     CHECK_EQ(bad, 0, "rows of %s where the model disagrees", path);
@@ -441,9 +487,11 @@ int main(int argc, char **argv)
     test_tiles();
     test_basics();
     test_validation();
-    if (argc > 1)
-        test_measured(argv[1]);
-    else
+    if (argc > 1) {
+        int i;
+        for (i = 1; i < argc; i++)
+            test_measured(argv[i]);
+    } else
         test_replay_and_speed();
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
