@@ -3,185 +3,34 @@
  *
  * Shared memory is 32 banks x 4 bytes; byte b lives in bank (b/4) % 32 at "row" b/128 (layout.h's
  * smk_bank).  One wavefront reads or writes at most one row per bank.  Every access of an
- * instruction has the same width w in {4, 8, 16} and is w-aligned, so lane l covers the w/4 banks of
- * one "slot" s = (b % 128) / w of row r = b / 128, and two lanes collide iff they name the same slot
- * in different rows; lanes naming the same (slot, row) are the same address (multicast on a load,
- * one write on a store).
+ * instruction has the same width w and is w-aligned, so lane l covers the w/4 banks of one "slot"
+ * s = (b % 128) / w of row r = b / 128, and two lanes collide iff they name the same slot in
+ * different rows; lanes naming the same (slot, row) are the same address (multicast on a load, one
+ * write on a store).
  *
  *   degree(lanes) = max over slots of #distinct rows requested in that slot by the active lanes
  *                 = the classic "k-way bank conflict" of those lanes (1 = conflict-free, 0 = none active)
  *
- * RULES AS MEASURED (tests/data/bank_probe_h200.csv: 454 patterns of bench/bank_probe/gen_bank_patterns.py,
- * NVIDIA H200 / sm_90, Nsight Compute, 2026-11-22; the model reproduces every row):
+ * THE RULES (each reproduces every row of its Nsight Compute table; the evidence, the hypotheses each
+ * table ruled out and what the tables do not cover are in docs/BANK_MODEL.md):
  *
- *   The warp is cut into GROUPS of consecutive lanes (lane 0 first); each group costs its degree,
- *   and the instruction costs the sum (groups with no active lane cost 0).  A group is
+ *   LDS/STS of 4, 8, 16 bytes: the warp is cut into GROUPS of consecutive lanes, each costing its
+ *     degree, summed.  A group is 128 / w lanes (one 32-bit register of all 32 lanes per wavefront)
+ *     for stores and for loads that do not pack; 256 / w lanes (capped at 32) for a load that PACKS:
+ *     every active lane pair (n, n^1) reads one address, or every active pair (n, n^2) does (the
+ *     return path then delivers each word to both lanes).  RULES[][] below.
+ *   LDS/STS of 1 and 2 bytes: each lane is replayed as the 4-byte word holding its byte(s), and the
+ *     4-byte rule applies to those words (the bank serves one word per wavefront to any number of
+ *     lanes, and merges several lanes' bytes of one word on a store).
+ *   ldmatrix / stmatrix .x1/.x2/.x4 (.trans alike): one group per 8x8 matrix (lanes 8q..8q+7 give its
+ *     8 row addresses of 16 bytes), each costing its degree; no merging across matrices.
+ *   cp.async (LDGSTS): its count depends on the global side too; smk_bank_replay_ldgsts takes the
+ *     sources (the LDGSTS rule, a fit to the GEMM's own launches: see docs/BANK_MODEL.md); the kind
+ *     without sources keeps STS.128's shared-address rule, labelled as such.
  *
- *     phase_lanes = 128 / w lanes (32 / 16 / 8 for width 4 / 8 / 16): at most 128 bytes of register
- *         data per wavefront, i.e. one 32-bit register for all 32 lanes.  Stores always; loads
- *         unless they pack:
- *     pass_lanes = 256 / w lanes (capped at 32) for a load that PACKS: every lane pair (n, n^1) with
- *         both lanes active reads one address, or every pair (n, n^2) with both lanes active does.
- *         Such a group holds at most 128 / w distinct addresses, and the return path delivers its
- *         data twice as densely (the same word serves both lanes of each pair).
- *
- *                  packing load   otherwise (and every store)
- *     width 4      32             32                the textbook 32-bank rule
- *     width 8      32             16 (half-warps)
- *     width 16     16 (halves)     8 (quarter-warps)
- *
- *   Consequences: a full warp of consecutive words costs 1 / 2 / 4 (one register per wavefront); an
- *   8-byte broadcast load costs 1 and a 16-byte one 2 (packing halves the register count, but only
- *   once: 16-byte "share-quads", where n^1 and n^2 both hold, is still 2); a broadcast store costs
- *   2 / 4.  The packing test is over the whole warp: one non-packing pair anywhere unpacks every
- *   group (16-byte "half-conflictfree-half-bcast" = 4, not 1 + 1 + 1).  A lane whose partner is
- *   inactive never blocks packing (8-byte "active-even-compact" = 1, 16-byte = 2).  Duplicate
- *   addresses are free only inside a group: 8-byte "share-halves" (lanes l and l+16 read one of 16
- *   conflict-free words) = 2.  This matches NVIDIA's description for sm_70..75 (developer forum,
- *   "Unexpected shared memory bank conflict", forums.developer.nvidia.com/t/77228): the return
- *   bandwidth is 128 B = one register per cycle, and uniform pairs Tn==Tn^1 or Tn==Tn^2 pack the
- *   return registers 2x.
- *
- * HYPOTHESES THE MEASUREMENT RULED OUT (rows that contradict each; names are the generator's):
- *   H1  (this file before the measurement) a load pass of 256 / w lanes costs 1 whenever all its
- *       active lanes fit one wavefront, else the sum of its 128 / w-lane phases: 18 rows, e.g.
- *       8-byte ld "share-halves" measured 2 (H1 1), "bcast-alt-samebank" (0,128,0,128..) 2 (H1 4),
- *       16-byte ld "quarters-AABB" 4 (H1 2).  Fitting is not the merge criterion; lane pairing is.
- *   H1b phases merge only when they ask for the same address set: "share-pairs" 8-byte ld = 1.
- *   H2  any phases with identical address sets merge: 16-byte ld "quarters-ABBA" = 4 (H2 2),
- *       "active-q0q3-same" = 2 (H2 1).
- *   H3  a phase costs the 128-byte lines it touches: "consec-base64" = 1 / 2 / 4 (H3 2 / 4 / 8).
- *   H4  a conflicted pass is split by address over the whole pass: 8-byte ld "interleave-rows" and
- *       "perm-r0..2" = 4 (H4 2).
- *   H5  stores merge like loads: 8-byte st "bcast-0" = 2, "share-pairs" = 2; packing stores
- *       disagrees on 21 rows.
- *   U   a load costs the degree of its UNIQUE addresses over the whole warp, at least one wavefront
- *       per active 128 / w-lane group unless the whole warp reads one address: 47 rows (the 8-byte
- *       permutations measure 4, U says 2).
- *   and variants of the rule above: packing on n^1 only (4 rows: "bcast-alt-*"), on n^2 only
- *   (6 rows: "share-pairs", "quarters-disjoint-fit", "active-even-compact"), also on n^4 / n^8
- *   (10 rows: "share-quarters", "bcast-lane4-*", "quarters-AABB"...), requiring both lanes of each
- *   pair active (2 rows: "active-even-compact"), deciding packing per 256 / w-lane group (2 rows:
- *   16-byte "half-conflictfree-half-bcast*").
- *
- * NOT COVERED by the table (the rule extrapolates there): packing loads with many distinct
- * conflicting addresses (the table's conflicted packing loads are "bcast-*-samebank", 2 to 4 words
- * of one bank, and "active-even"); a warp where some pairs are half-inactive and the others agree
- * (the table has all odd lanes inactive, or fully active warps); 4-byte loads, where packing could
- * not go below one wavefront per warp and is not modelled; other GPUs (re-run bench/bank_probe/bank_probe.sh
- * there and replay).
- *
- * TENSOR-CORE KINDS (tests/data/bank_probe_tc_h100.csv: 155 patterns of
- * bench/bank_probe/bank_patterns_tc.txt, NVIDIA H100 / sm_90, Nsight Compute, 2026-11-23;
- * smk_bank_replay_kind):
- *
- *   ldmatrix .x1 / .x2 / .x4 (plain and .trans alike): the wavefronts are counted in
- *     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld (and smsp__sass_..._op_ldsm), instructions in
- *     smsp__inst_executed_op_ldsm (not in ..._op_shared_ld).  RULE: one group per matrix (lanes
- *     8q..8q+7 = its 8 row addresses), each costing its degree (distinct bank rows asked of one
- *     16-byte slot); duplicates inside a matrix are free; no merging across matrices.  Every ldsm row
- *     of the table agrees: consecutive rows 1 / 2 / 4, k-way per phase k / 2k / 4k, one 8-way
- *     matrix + three free = 8 + 1 + 1 + 1 = 11, all lanes one address 1 / 2 / 4 (a broadcast still
- *     costs one wavefront per matrix), four matrices on the same 8 rows 4 (no merging), and the
- *     GEMM's own fragments: A BK=32 naive 16, A BK=64 / B naive 32, <2,3,2> 8 / 16, <2,3,3> 4 / 8,
- *     pad / automatic swizzle / <3,3,3> 4.
- *
- *   cp.async 16 bytes (LDGSTS): its shared-memory writes do NOT appear in ..._op_st (0 in every row)
- *     nor in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld; the counter that moves is
- *     smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts (instructions:
- *     smsp__sass_inst_executed_op_ldgsts).  ncu's own ideal for it is one wavefront per 64 bytes (8
- *     for a full warp).  The count depends on the GLOBAL side as well as the shared one: the same
- *     destinations cost 12 in the one-instruction probe (sources 16 bytes off a 128-byte line) and 8
- *     in the GEMM (sources on 128-byte lines), so the kind without sources (SMK_BANK_KIND_CPASYNC)
- *     keeps the STS.128 shared-address rule -- labelled, not the counter -- and
- *     smk_bank_replay_ldgsts takes the sources too.
- *
- *   LDGSTS RULE (smk_bank_replay_ldgsts), fitted to ncu's per-instruction counts of the GEMM's own
- *     cp.async (H100, 2026-11-23, Source Counters; docs/GEMM16_NOTES.md).  Two SASS forms: plain
- *     LDGSTS (cp.async of 16 bytes) and LDGSTS.ZFILL (cp.async with a src-size operand), which costs
- *     exactly one more wavefront per active quarter-warp.  Each quarter-warp (8 lanes) with an active
- *     lane costs
- *         max(1, P - 1 + mixed + crossed) + zfill
- *       P        the distinct (64-byte global block, 64-byte shared block) pairs its chunks move between
- *                (a 128-byte global row copied to one 128-byte bank row: 2)
- *       mixed    1 if the chunks' 16-byte position parity (shared slot ^ global chunk, bit 0) is kept by
- *                some and flipped by others (Swizzle<2,3,2> on 128-byte rows XORs the halves differently)
- *       crossed  1 if P is 2 and the run crosses a global line or a shared bank row (a 64-byte rotation)
- *     Measured and reproduced, per instruction, plain / ZFILL: 128-byte rows copied whole (naive,
- *     Swizzle<3,3,3>, <2,3,3>) 4 / 8; <2,3,2> 8 / 12; a 16-byte rotation r between the global row
- *     and the bank row (pad's 144-byte rows in shared memory, or a 1000-element global pitch; r = 0..7
- *     in turn over eight rows) 1 + 3 + 3 + 3 + 2 + 3 + 3 + 3 = 21 per eight quarters: 10.5 / 14.5.
- *     Known miss: 64-byte tile rows (32-wide k-tiles, variants 2 / 3 / 5), measured 16 per ZFILL
- *     instruction where the rule says 12.  The isolated probe rows (bench/bank_probe/bank_patterns_tc.txt,
- *     sources 16 bytes off their lines, one instruction per launch) are not reproduced either.
- *
- * SUB-WORD LDS/STS, widths 1 and 2 (LDS.U8 / .U16, STS.U8 / .U16; issue #30).  MEASURED:
- *   tests/data/bank_probe_subword_h100.csv, 408 patterns of bench/bank_probe/bank_patterns_subword.txt
- *   (102 shapes x 1 / 2 bytes x ld / st), NVIDIA H100 / sm_90, Nsight Compute, 2026-11-25 (the same
- *   two counters as the 4/8/16-byte table; one instruction per launch).  The model reproduces every row.
- *
- *   RULE: a sub-word lane is replayed as the 4-byte word holding its byte(s); the instruction is one
- *   32-lane group costing the degree of those words -- max over banks of the distinct words (bank
- *   rows) asked of the bank; inactive lanes cost nothing.  I.e. exactly the 4-byte rule applied to
- *   (offset & ~3).  Loads and stores alike: the bank serves one word per wavefront, whole, to any
- *   number of lanes, and on a store merges the lanes' bytes into it (several bytes of one word, or the
- *   same byte from several lanes, take one wavefront).
- *
- *   Evidence (names as in the pattern file; each value holds for ld and st -- they agree on all 204
- *   address shapes -- and for 1 and 2 bytes unless two are given):
- *     lanes sharing a word are free:   consec 1, one-word-all-elems 1, bank0-1word-two-lanes 1,
- *                                      bcast-0 (32 lanes, one byte; also a store) 1, perm-within-words 1
- *     same bank, other word conflicts: two-words-samebank 2, kway{2,4,8,16}-words 2/4/8/16,
- *                                      bank0-32words-diff-elem 32, stride128 32, 2-byte stride64 32
- *     the byte lane inside the word does not matter: kway{k}-elems = kway{k}-words for every k,
- *                                      bcast-last-elem-of-word 1, consec-base1/3/127 1
- *     the whole warp is one group (no half-warp phases): consec 1 (half-warps would say 2),
- *                                      bank5-3words-lanes-0-16-31 3, even-consec-odd-samebank 17
- *     strides (1 byte / 2 bytes): 2 -> 1/1, 3 -> 1/2, 4 -> 1/2, 5 -> 2/2, 8 -> 2/4, 16 -> 4/8,
- *                                      32 -> 8/16, 33 -> 1/1, 64 -> 16/32, 65 -> 2/2, 128 -> 32/32,
- *                                      129 -> 4/2 (all = the word degree)
- *     inactive lanes: active-none 0, active-lane17 1, active-odd-stride128 16, mask-r*-rand256 2.
- *   Ruled out (rows of 408 that contradict): distinct BYTE addresses per bank (254: consec would be
- *   4 / 2), 16-lane phases (318), 8-lane phases (342), every lane its own bank access (284),
- *   8-byte banks (44: stride33, stride65, rand1024), one wavefront per 128-byte line touched (80).
- *   This is what the CUDA guide describes for sm_5x and later; Hopper's counter agrees.
- *
- * STMATRIX x1 / x2 / x4 (STSM.16.M88[.2|.4], .trans = STSM.16.MT88[.2|.4]; SMK_BANK_KIND_STSM_*).
- *   MEASURED: tests/data/bank_probe_stsm_h100.csv, 204 patterns of bench/bank_probe/bank_patterns_stsm.txt,
- *   NVIDIA H100 / sm_90, Nsight Compute, 2026-11-25; the model reproduces every row.
- *   COUNTERS: STSM's wavefronts are in l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st (STS's
- *   counter; its description lists STSM) and, equal on every row, in
- *   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm (the SASS ..._op_st reads 0);
- *   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st = wavefronts - matrices on every row (ncu's
- *   ideal: one wavefront per matrix, as smk_bank_ideal).  Its
- *   instructions are NOT in smsp__inst_executed_op_shared_st nor smsp__sass_inst_executed_op_shared_st
- *   (0 on every row); ncu lists smsp__inst_executed_op_shared_stsm ("warp instructions executed: STSM"),
- *   which this run did not ask for (the probe named it wrongly; fixed), so the table's instructions
- *   column is empty.  (l1tex__data_pipe_lsu_wavefronts_mem_shared, all ops, reads the op_st count + 1
- *   on every row, whatever the pattern: a fixed wavefront of the launch outside LDS/STS/STSM.)
- *
- *   RULE: ldmatrix's.  One group per 8x8 matrix (lanes 8q..8q+7 give its 8 row addresses), each
- *   costing its degree over 16-byte slots (distinct bank rows asked of one slot; duplicates inside a
- *   matrix are free); no merging across matrices; lanes past 8 * matrices are ignored; .trans costs
- *   the same (it permutes elements between registers, not the rows written).
- *   Evidence: plain and .trans agree on all 102 address shapes; consecutive rows 1 / 2 / 4; a k-way
- *   conflict in every matrix (stsm-phase-{2,4,8}way) k / 2k / 4k; one 8-way matrix + free ones 8 / 9 / 11;
- *   every lane one address 1 / 2 / 4 and four matrices on the same 8 rows 2 / 4 (no merging: one group
- *   over the used lanes would say 1 -- 60 rows contradict it; 16-lane groups: 44); x1 / x2 with lanes
- *   8..31 on conflicting rows cost as their matrices alone (STS.128's quarter-warp rule over all 32
- *   lanes: 128 rows contradict); rows shared by two lanes of a matrix free (stsm-pairs-share 1 / 2 / 4);
- *   the epilogue's C tiles: naive 8 / 16 / 32, pad and automatic swizzle 1 / 2 / 4, Swizzle<3,4,3>
- *   2 / 4 / 8, <2,3,2> 4 / 8 / 16.
- *
- * ---------------------------------------------------------------------------------------------
- * MEASURED TABLES: tests/data/bank_probe_h200.csv (bench/bank_probe/bank_probe.sh on an H200, ncu
- * counters), tests/data/bank_probe_subword_h100.csv and tests/data/bank_probe_stsm_h100.csv (the same
- * script with --subword, on an H100).  Built as in tests/c/test_bank_model.c's header,
- * `/tmp/tbm tests/data/bank_probe_h200.csv tests/data/bank_probe_subword_h100.csv
- * tests/data/bank_probe_stsm_h100.csv` replays every row through this model, prints each row where
- * model != measured and a per-kind/width tally, and fails on any disagreement.  For another GPU, measure its table the same way; if rows disagree,
- * adjust RULES below or the packing test in packs(), and say here which hypothesis the data chose.
- * ---------------------------------------------------------------------------------------------
+ * For another GPU, measure its tables with bench/bank_probe/bank_probe.sh and replay them
+ * (tests/c/test_bank_model.c); if rows disagree, adjust RULES below or the packing test in packs(),
+ * and record in docs/BANK_MODEL.md which hypothesis the data chose.
  */
 #include "bank_model.h"
 #include "layout.h"

@@ -101,7 +101,7 @@ def test_model_reproduces_every_measured_ldmatrix_row(model):
 
 
 def test_cp_async_rows_are_listed_not_modelled(model):
-    """The LDGSTS shared-side counter depends on the global source too (bank_model.c header): the
+    """The LDGSTS shared-side counter depends on the global source too (docs/BANK_MODEL.md): the
     CPASYNC rule is the STS.128 shared-address rule.  Check only what the header states."""
     out = {name: (int(m), int(meas)) for k, m, meas, name in
            (line.split(" ", 3) for line in model("table", TABLE).splitlines()) if k == "cpasync"}

@@ -10,7 +10,7 @@ so loads vs stores and 4 vs 8 vs 16 bytes can be compared on the same lane->elem
 ``element * width`` unless the pattern is a layout.h tile (then they come from smk_tile_offset via
 bench/bank_probe/bank_layout_addrs.c, compiled here with cc, so they are the kernels' own maps).
 
-The names in quotes in csrc/bank_model.c's header comment (hypotheses H1..H4) are patterns here.
+The names in quotes in docs/BANK_MODEL.md (hypotheses H1..H4) are patterns here.
 Deterministic: a fixed seed, no dependence on the machine.  The quick file (the patterns marked
 quick) is for a fast ncu run: ``bash bench/bank_probe/bank_probe.sh OUT --quick``.
 """
