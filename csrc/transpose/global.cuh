@@ -40,8 +40,7 @@ struct Args {
 /* One block's place: its matrix and its tile.  Word k of unit j of thread (tx, ty) is input element row
  * r0 + (ty + j*ROWS)*E + k, columns c0 + tx*E + [0, E); it leaves as output row c0 + (ty + j*ROWS)*E + k,
  * columns r0 + tx*E + [0, E).  The tile's corner and the thread are derived where they are used, from
- * the tile indices and threadIdx, so every part sees what the kernel knows (r0, c0 multiples of TE,
- * tx, ty thread indices). */
+ * the tile indices and threadIdx. */
 template <int TE>
 struct Block {
     const unsigned char *in; // this matrix's input

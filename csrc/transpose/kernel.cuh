@@ -18,11 +18,12 @@
  * Grid: x = tile of the matrix, y + 65535 z = matrix of the batch.
  *
  * Why part 0 and the two odd-pitch paths are written out here rather than called: nvcc optimises a
- * __forceinline__ callee on its own before inlining it, so address arithmetic moved into a callee is
- * associated differently.  For the whole / edge paths and the shared tile that changes nothing (same
- * SASS, instruction for instruction); for these three it did (more instructions and registers in every
- * 1- and 2-byte kernel, measured against the SASS of the single-function kernel), so they stay in the
- * kernel's body, which keeps its SASS identical to the kernel's before the split.
+ * __forceinline__ callee on its own before inlining it, so address arithmetic moved into a callee can
+ * come out associated differently.  For the whole / edge paths and the shared tile that changes
+ * nothing (the same SASS, instruction for instruction, as the single-function kernel had); part 0 in a
+ * callee changed the SASS of every kernel tried, either odd path in one that of the 1- and 2-byte
+ * kernels (more instructions, up to 5 more registers).  Written out, the SASS of every instance is
+ * the single-function kernel's.
  *
  * ODD PITCHES.  A warp's 32 lanes touch 128 consecutive bytes of one row, lane i the 4 bytes at p + 4i
  * (its unit's word).  When p is not a multiple of 4 (s = p mod 4 != 0: a row pitch, matrix stride or

@@ -23,7 +23,8 @@ cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 {
     constexpr int bytes = tile_bytes<ESZ, TILE>(L);
     static_assert(bytes <= 227 * 1024, "the tile must fit one SM's shared memory");
-    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS>>(bytes); // 64-tile 1- and 16-byte planes
+    // over 48 KB: the 64-unit tiles of 1 and 16 bytes (64 KB of planes and more)
+    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS>>(bytes);
     if (e != 0)
         return (cudaError_t)e;
     transpose_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
