@@ -19,7 +19,7 @@ static pthread_mutex_t g_register_lock = PTHREAD_MUTEX_INITIALIZER;
 #define SMK_PIPELINE_MIN_BYTES ((size_t)16 << 20)
 #define SMK_PIPELINE_STREAMS 3
 /* Automatic mode stages copies of at least this many bytes through the pinned pool (below it the
- * driver's own pageable path is as fast: bench/bench_host.py; docs/RESULTS.md, "Host-side costs"). */
+ * driver's own pageable path is as fast: bench/timing/bench_host.py; docs/RESULTS.md, "Host-side costs"). */
 #define SMK_STAGE_MIN_BYTES ((size_t)1 << 20)
 
 int smk_host_set_mode(int mode)

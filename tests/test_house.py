@@ -14,9 +14,17 @@ ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 80
+# Functions allowed past MAX_FUNCTION_LINES, each with the reason and its own cap.  Only where moving a part
+# out into an inlined helper changed the SASS (measured with the SASS comparison of issue 25): nvcc optimises
+# a __forceinline__ helper before inlining it, which can change a kernel's address arithmetic.
+LONG_FUNCTIONS = {
+    ("csrc/transpose/kernel.cuh", "transpose_kernel"): (
+        105, "block setup and the odd-pitch paths as helpers changed the 1- and 2-byte kernels' SASS "
+             "(up to 5 more registers); kernel.cuh's header comment says so"),
+}
 
 # Files whose size rules are not met yet (their owners are restructuring them).  Empty it file by file.
-PENDING = {"csrc/gemm16.cu", "csrc/sgemm.cu", "csrc/transpose.cu", "csrc/sgemm_skinny.cuh"}
+PENDING = {"csrc/gemm16.cu", "csrc/sgemm.cu", "csrc/sgemm_skinny.cuh"}
 
 
 def sources(*patterns):
@@ -214,5 +222,5 @@ def test_file_length(path):
 @pytest.mark.parametrize("path", [pytest.param(rel(p), marks=pending(rel(p))) for p in sources("*.c", "*.cu", "*.cuh")])
 def test_function_length(path):
     long = [f"{name} (line {start}, {count} lines)" for name, start, count, _ in functions(ROOT / path)
-            if count > MAX_FUNCTION_LINES]
+            if count > LONG_FUNCTIONS.get((path, name), (MAX_FUNCTION_LINES,))[0]]
     assert not long, f"{path}: functions over {MAX_FUNCTION_LINES} lines: {', '.join(long)}"

@@ -1,11 +1,11 @@
 """1- and 2-byte transposes whose rows do not start on a 4-byte boundary, on the GPU.
 
 Odd row pitches (input, output or both), odd matrix strides in batches, and device views at odd byte
-offsets send the interior tiles down the kernel's re-aligning whole-word path (csrc/transpose.cu,
-"odd pitches": aligned words, a shuffle and a funnel shift per word; partial words at the ends of a
-warp's bytes stored piecewise).  Every result is compared bit for bit (NaN payloads included) on
-outputs poisoned with 0xFF bytes.  The element-wise path it replaced stays reachable through the knob
-transpose_odd_path=0 and is checked against the same references.
+offsets send the interior tiles down the kernel's re-aligning whole-word path
+(csrc/transpose/kernel.cuh, "ODD PITCHES": aligned words, a shuffle and a funnel shift per word; partial
+words at the ends of a warp's bytes stored piecewise).  Every result is compared bit for bit (NaN
+payloads included) on outputs poisoned with 0xFF bytes.  The element-wise path it replaced stays
+reachable through the knob transpose_odd_path=0 and is checked against the same references.
 """
 import numpy as np
 import pytest

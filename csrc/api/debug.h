@@ -1,5 +1,5 @@
 /*
- * api/debug.h -- the testing aid of debug.cu: a kernel that faults on purpose, so the tests can see a
+ * api/debug.h -- the testing aid of common/debug.cu: a kernel that faults on purpose, so the tests can see a
  * sticky error poison the context (smemkit._C._debug_fault, run in a subprocess).
  */
 #ifndef SMK_API_DEBUG_H

@@ -46,11 +46,14 @@ inline int device_facts(int *sms, int *cc_major)
     return 0;
 }
 
-/* Opt `kernel` in to `bytes` of dynamic shared memory where that is over the 48 KB default.  The
- * static mask is per template instantiation, i.e. per kernel (bit d: done on device d; a benign race,
- * every writer sets the same bit).  Devices past the mask's 64 bits opt in on every launch. */
-template <class Kernel>
-inline int smem_optin(Kernel kernel, size_t bytes)
+/* Opt Kernel in to `bytes` of dynamic shared memory where that is over the 48 KB default:
+ * smk::smem_optin<my_kernel<...>>(bytes).  The kernel is a template argument, not a function argument,
+ * so the static mask is per kernel (bit d: done on device d; a benign race, every writer sets the same
+ * bit): keyed on the kernel's type instead, every kernel of one signature would share one mask and all
+ * but the first to launch would skip their opt-in.  Devices past the mask's 64 bits opt in on every
+ * launch. */
+template <auto Kernel>
+inline int smem_optin(size_t bytes)
 {
     if (bytes <= 48 * 1024) return 0;
     static unsigned long long opted;
@@ -59,7 +62,7 @@ inline int smem_optin(Kernel kernel, size_t bytes)
     if (e != cudaSuccess) return (int)e;
     const unsigned long long bit = dev >= 0 && dev < kMaxCachedDevices ? 1ull << dev : 0;
     if (bit && (opted & bit)) return 0;
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != cudaSuccess) return (int)e;
     opted |= bit;
     return 0;

@@ -1,7 +1,7 @@
 /*
- * debug.cu -- a kernel that faults on purpose, so the tests can check that a sticky CUDA error
- * (an illegal address) poisons smemkit for the rest of the process instead of being "recovered".
- * Reached only through smemkit._C._debug_fault(); nothing else calls it.
+ * common/debug.cu -- the runtime's test hook: a kernel that faults on purpose, so the tests can check
+ * that a sticky CUDA error (an illegal address) poisons smemkit for the rest of the process instead of
+ * being "recovered".  Belongs to no kernel family; reached only through smemkit._C._debug_fault().
  */
 #include <cuda_runtime.h>
 

@@ -1,0 +1,165 @@
+/*
+ * transpose/launch.cu -- the transpose family's launcher: the C launch API (smk_transpose_*, declared in
+ * runtime.h), argument preparation (alignment and odd-pitch tests, grid), and the dispatch table of every
+ * (config, layout, width) kernel, generated from configs.h.  Returns cudaError_t, never exits, allocates
+ * nothing.
+ */
+#include <cstdint>
+#include <utility>
+#include <cuda_runtime.h>
+
+#include "common/launch.h"
+#include "api/transpose.h"
+#include "transpose/configs.h"
+#include "transpose/kernel.cuh"
+
+namespace {
+
+/* One signature for every (config, layout, width) instance: one table drives the dispatch. */
+typedef cudaError_t (*launch_fn)(dim3 grid, cudaStream_t stream, const Args &a);
+
+template <int L, int ESZ, int TILE, int ROWS>
+cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
+{
+    constexpr int bytes = tile_bytes<ESZ, TILE>(L);
+    static_assert(bytes <= 227 * 1024, "the tile must fit one SM's shared memory");
+    // over 48 KB: the 64-unit tiles of 1 and 16 bytes (64 KB of planes and more)
+    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS>>(bytes);
+    if (e != 0)
+        return (cudaError_t)e;
+    transpose_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+    return cudaGetLastError();
+}
+
+/* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */
+template <int C, int L, int W>
+cudaError_t launch_config(dim3 grid, cudaStream_t stream, const Args &a)
+{
+    constexpr Config c = kConfigs[C];
+    static_assert(c.kind == kTiled, "a new kernel kind needs its launch here");
+    return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
+}
+
+/* kLaunch.fn[config][layout][width]: every instance, from the two tables of configs.h. */
+struct LaunchTable {
+    launch_fn fn[kNumConfigs][SMK_NUM_LAYOUTS][kNumWidths];
+};
+
+template <int C, int L, int... W>
+constexpr void fill_widths(LaunchTable &t, std::integer_sequence<int, W...>)
+{
+    ((t.fn[C][L][W] = launch_config<C, L, W>), ...);
+}
+
+template <int C, int... L>
+constexpr void fill_layouts(LaunchTable &t, std::integer_sequence<int, L...>)
+{
+    (fill_widths<C, L>(t, std::make_integer_sequence<int, kNumWidths>{}), ...);
+}
+
+template <int... C>
+constexpr LaunchTable make_launch_table(std::integer_sequence<int, C...>)
+{
+    LaunchTable t{};
+    (fill_layouts<C>(t, std::make_integer_sequence<int, SMK_NUM_LAYOUTS>{}), ...);
+    return t;
+}
+
+constexpr LaunchTable kLaunch = make_launch_table(std::make_integer_sequence<int, kNumConfigs>{});
+
+/* Benchmarks and tests: 0 sends odd-pitch sub-word tiles down the element-wise path (the behaviour
+ * before the re-aligning path), for a before/after in one run. */
+volatile int g_odd_path = 1;
+
+/* The grid of a launch: x = tile of a matrix, y + 65535 z = matrix.  cudaErrorInvalidConfiguration
+ * when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
+cudaError_t grid_of(const smk_transpose_params *p, const Config *v, int64_t batch, int64_t *tiles_x, dim3 *grid)
+{
+    const int64_t te = (int64_t)v->tile * unit_edge(p->esz);
+    const int64_t tx = (p->cols + te - 1) / te, ty = (p->rows + te - 1) / te;
+    const int64_t gz = (batch + kMaxGridYZ - 1) / kMaxGridYZ;
+    if (tx > INT32_MAX / ty || gz > kMaxGridYZ)
+        return cudaErrorInvalidConfiguration; /* more blocks than the grid holds */
+    *tiles_x = tx;
+    *grid = dim3((unsigned)(tx * ty), (unsigned)(batch < kMaxGridYZ ? batch : kMaxGridYZ), (unsigned)gz);
+    return cudaSuccess;
+}
+
+/* The kernel's arguments: pointers, sizes, strides, and which global paths the pointers allow. */
+Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
+{
+    Args a;
+    a.in = static_cast<const unsigned char *>(p->in);
+    a.out = static_cast<unsigned char *>(p->out);
+    a.rows = p->rows;
+    a.cols = p->cols;
+    a.in_rs = p->in_rs;
+    a.in_cs = p->in_cs;
+    a.in_bs = batch > 1 ? p->in_bs : 0;
+    a.batch = batch;
+    a.tiles_x = tiles_x;
+    /* Whole-word access needs every word aligned: the base, and (sub-word) every row and matrix
+     * start, with unit column stride.  Element alignment needs the base only (strides are in elements). */
+    const uintptr_t ib = (uintptr_t)p->in, ob = (uintptr_t)p->out;
+    const int64_t esz = p->esz;
+    if (p->esz < 4) {
+        a.in_vec = p->in_cs == 1 && ib % 4 == 0 && (p->in_rs * esz) % 4 == 0 && (a.in_bs * esz) % 4 == 0;
+        a.out_vec = ob % 4 == 0 && (p->rows * esz) % 4 == 0; /* then rows*cols*esz is too */
+    } else {
+        a.in_vec = ib % p->esz == 0;
+        a.out_vec = ob % p->esz == 0;
+    }
+    /* Sub-word rows that do not start on a word: whole words re-aligned in registers (any base, pitch
+     * and matrix stride; the input's columns must be contiguous). */
+    a.in_odd = p->esz < 4 && p->in_cs == 1 && !a.in_vec && g_odd_path;
+    a.out_odd = p->esz < 4 && !a.out_vec && g_odd_path;
+    a.in_al = ib % p->esz == 0;
+    a.out_al = ob % p->esz == 0;
+    return a;
+}
+
+} // namespace
+
+extern "C" void smk_transpose_set_odd_path(int on) { g_odd_path = on != 0; }
+
+extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
+
+extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream)
+{
+    if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
+        return cudaErrorInvalidValue;
+    const int wi = width_index(p->esz);
+    const Config *v = resolve(variant, wi);
+    if (!v)
+        return cudaErrorInvalidValue;
+    const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */
+    if (p->rows == 0 || p->cols == 0)
+        return cudaSuccess;
+    int64_t tiles_x = 0;
+    dim3 grid;
+    const cudaError_t e = grid_of(p, v, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    return kLaunch.fn[v - kConfigs][p->layout][wi](grid, stream, args_of(p, batch, tiles_x));
+}
+
+extern "C" int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream)
+{
+    return smk_transpose_launch_variant(p, 0, stream);
+}
+
+extern "C" int smk_transpose_num_variants(void) { return kNumConfigs; }
+
+extern "C" void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows)
+{
+    smk_transpose_variant_geometry_esz(variant, 4, tile, block_rows);
+}
+
+extern "C" void smk_transpose_variant_geometry_esz(int variant, int esz, int *tile, int *block_rows)
+{
+    const Config *v = resolve(variant, width_index(esz));
+    if (!v)
+        v = resolve(0, width_index(4));
+    *tile = v->tile;
+    *block_rows = v->rows;
+}
