@@ -14,7 +14,7 @@ SMS = [1, 108, 132]
 CONFIGS = _C._configs("sgemm")
 
 
-# (BM, BN, BK) of the memory-bound configs, whose names are not their tile (csrc/sgemm_skinny.cuh)
+# (BM, BN, BK) of the memory-bound configs, whose names are not their tile (csrc/sgemm/configs.h: the skinny-m / skinny-n rows)
 SKINNY_GEOM = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256)}
 
 

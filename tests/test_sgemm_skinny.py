@@ -1,4 +1,4 @@
-"""The skinny SGEMM configs (csrc/sgemm_skinny.cuh): "skinny-m" (small M: B streamed from global memory,
+"""The skinny SGEMM configs (csrc/sgemm/skinny_m.cuh, skinny_n.cuh): "skinny-m" (small M: B streamed from global memory,
 A's slice in shared memory read as broadcasts) and "skinny-n" (small N: A streamed, B's slice stored
 transposed, a shuffle reduce-scatter).  CPU: the plans explain() replays, per layout, against the
 kernels' own instruction counts and the bank arithmetic of the header comment.  GPU: every layout,
@@ -16,7 +16,7 @@ from test_sgemm import check, odd_pitch_view
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")
 SKINNY = ["skinny-m", "skinny-n"]
-# the kernels' geometry (csrc/sgemm_skinny.cuh: SkinnyM = <MS 8, BK 64, U 8, 128 threads>,
+# the kernels' geometry (csrc/sgemm/configs.h: SkinnyM = <MS 8, BK 64, U 8, 128 threads>,
 # SkinnyN = <NS 8, R 4, BK 256, 128 threads>)
 GEOM = {"skinny-m": dict(tile_m=8, tile_n=512, bk=64, warps=4),
         "skinny-n": dict(tile_m=16, tile_n=8, bk=256, warps=4)}

@@ -1,4 +1,4 @@
-"""Time the skinny SGEMM configs (csrc/sgemm_skinny.cuh) against what ships ("auto") and cuBLAS, on the
+"""Time the skinny SGEMM configs (csrc/sgemm/skinny_m.cuh, skinny_n.cuh) against what ships ("auto") and cuBLAS, on the
 matrix-vector-like shapes of issue 11, over forced K splits.  One line per (shape, config, splits):
 median ms, TFLOP/s, share of cuBLAS (BenchResult.ratio), the B (or A) stream in TB/s.
 

@@ -1,4 +1,4 @@
-"""Fit the SGEMM chooser's cost model (sgemm_cost_ns, csrc/sgemm.cu) to a tile grid, and replay its picks.
+"""Fit the SGEMM chooser's cost model (sgemm_cost_ns, csrc/sgemm/choose.cu) to a tile grid, and replay its picks.
 
     python bench/timing/fit_sgemm_model.py GRID.jsonl   (GRID from bench/timing/sgemm_grid.py; no GPU, ~30 s)
     python bench/timing/fit_sgemm_model.py bench/data/sgemm_grid_h100.jsonl.gz
@@ -24,8 +24,8 @@ import json
 import math
 import sys
 
-CONFIGS = ["128x128x8", "64x64x8", "128x256x8", "64x64x16", "128x64x8", "64x128x8",  # kConfigs 1..6
-           "64x128x8/minb4"]  # kConfigs 9 (7, 8: the skinny kernels)
+CONFIGS = ["128x128x8", "64x64x8", "128x256x8", "64x64x16", "128x64x8", "64x128x8",  # config rows 1..6 (csrc/sgemm/configs.h)
+           "64x128x8/minb4"]  # row 9 (7, 8: the skinny kernels)
 MINBLOCKS = {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
              "64x128x8/minb4": 4}
 SKINNY = {(1, 4096, 4096), (4096, 1, 4096), (8, 4096, 4096), (32, 4096, 4096), (4096, 16, 4096), (16, 4096, 4096)}
@@ -165,11 +165,11 @@ def main():
         sys.exit(__doc__)
     rows, data = load(sys.argv[1])
     P, g = fit(data)
-    print("kConfigs cost {fma_per_ns, k0, beta, 0} (csrc/sgemm.cu):")
+    print("COST column (fma_per_ns, k0, beta, 0) of csrc/sgemm/configs.h:")
     for c in CONFIGS:
         F, beta, k0 = P[c]
-        print(f'    "{c}": {{{F / 1e9:.1f}, {k0}, {beta}, 0}}')
-    print(f"kLaunchNs = {g[0] * 1e9:.0f}, kSplitNs = {g[1] * 1e9:.0f}, kSplitBytesPerNs = {g[2] / 1e9:.0f}")
+        print(f'    "{c}": ({F / 1e9:.1f}, {k0}, {beta}, 0)')
+    print(f"csrc/sgemm/choose.cu: kLaunchNs = {g[0] * 1e9:.0f}, kSplitNs = {g[1] * 1e9:.0f}, kSplitBytesPerNs = {g[2] / 1e9:.0f}")
     replay(rows, P, g)
     replay_shipped(rows)
 

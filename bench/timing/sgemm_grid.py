@@ -1,5 +1,5 @@
 """Time every compiled SGEMM tile config x a ladder of K splits, against cuBLAS fp32 in the same call:
-the data the chooser's cost model (sgemm_cost_ns in csrc/sgemm.cu) is fitted to.  GPU only.
+the data the chooser's cost model (sgemm_cost_ns in csrc/sgemm/choose.cu) is fitted to.  GPU only.
 
     python bench/timing/sgemm_grid.py OUT.jsonl        (about 4 minutes on an H100; one JSON line per timing)
     python bench/timing/fit_sgemm_model.py OUT.jsonl   (no GPU: the fit, and the model's picks replayed)
@@ -28,10 +28,10 @@ EXTRA = [("mid", 1536, 1536, 1536), ("mid", 768, 768, 768), ("mid", 3072, 3072, 
          ("skinny", 32, 4096, 4096), ("skinny", 4096, 16, 4096), ("mid", 2048, 2048, 8192),
          ("skinny", 96, 96, 4096), ("mid", 1024, 256, 4096), ("mid", 6144, 6144, 6144)]
 
-# blocks per SM each config is built for (its __launch_bounds__ MINBLOCKS; csrc/sgemm.cu)
+# blocks per SM each config is built for (its __launch_bounds__ MINBLOCKS; csrc/sgemm/configs.h)
 MINBLOCKS = {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
              "64x128x8/minb4": 4, "skinny-m": 4, "skinny-n": 3, "128x128x16": 1, "128x128x8/128thr": 2}
-# the skinny kernels' block tiles, BM x BN x BK (csrc/sgemm_skinny.cuh: SkinnyM, SkinnyN)
+# the skinny kernels' block tiles, BM x BN x BK (csrc/sgemm/configs.h: the skinny-m / skinny-n rows)
 SKINNY_TILES = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256)}
 
 

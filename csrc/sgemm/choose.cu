@@ -1,0 +1,225 @@
+/*
+ * sgemm/choose.cu -- the SGEMM chooser: a cost model of every tile config of configs.h and the choice
+ * of config and K split (split-K) it makes.  Host code only, no CUDA call, no state: the same answer
+ * on any machine for the same (M, N, K, SM count).  launch.cu runs the choice, plan.cu replays it.
+ *
+ * The model (fitted to an H100 tile sweep, every config x K split: bench/data/sgemm_grid_h100.jsonl.gz
+ * timed by bench/timing/sgemm_grid.py, constants printed by bench/timing/fit_sgemm_model.py, each shape weighted
+ * alike; docs/SGEMM_NOTES.md, "Tile configs and the cost model"):
+ *
+ *   compute-bound rows (fma_per_ns > 0): a block of a BM x BN tile over a k_chunk-deep slice costs
+ *     BM*BN*(k_chunk + k0) FMA at fma_per_ns per SM (with minblocks blocks resident per SM: a wave of
+ *     sms*minblocks blocks takes minblocks times one block's work); a last, partial wave of
+ *     r < minblocks blocks per SM takes (r/minblocks)^beta of a full one.
+ *   memory-bound rows (skinny-m / skinny-n; fma_per_ns == 0): the streamed operand's bytes (each
+ *     output tile streams its max(BM, BN) x K slice of B or A once) at bytes_per_ns x
+ *     min(1, blocks / (sms * minblocks))^beta, each tile along the small side after the first adding
+ *     k0 of the operand again (L2 serves the rest); fitted to the H100 runs of docs/SKINNY_RESULTS.md.
+ *   every launch costs kLaunchNs; a split launch adds its reduction kernel and its workspace traffic.
+ */
+#include <math.h>
+#include <stddef.h>
+
+#include "api/sgemm.h"
+#include "sgemm/choose.h"
+#include "sgemm/configs.h"
+
+namespace smk {
+
+/* The cost model's table: one entry per row of configs.h, in its order ("auto" first). */
+#define SMK_SGEMM_COST_ROW(NAME, KIND, ARGS, COST)                                                      \
+    {NAME, SMK_SGEMM_CFG(KIND, ARGS)::TILE_M, SMK_SGEMM_CFG(KIND, ARGS)::TILE_N,                      \
+     SMK_SGEMM_CFG(KIND, ARGS)::BK, SMK_SGEMM_CFG(KIND, ARGS)::MINBLOCKS, {SMK_SGEMM_UNPAREN COST}},
+#define SMK_SGEMM_UNPAREN(...) __VA_ARGS__
+extern const SgemmConfigEntry kConfigs[kNumConfigs] = {
+    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}},
+    SMK_SGEMM_CONFIGS(SMK_SGEMM_COST_ROW)
+};
+#undef SMK_SGEMM_COST_ROW
+
+constexpr int kMaxSplits = 65535; /* gridDim.y */
+
+/* Launch-level costs of the model, in ns: every launch; a split launch's reduction kernel and its
+ * workspace traffic (the partial tiles written by the GEMM and read back, D written). */
+constexpr double kLaunchNs = 3000.0, kSplitNs = 6000.0, kSplitBytesPerNs = 6000.0;
+
+/* The shallowest K slice the automatic choice makes (a forced split may go down to one k-tile).  The
+ * model's per-block overhead (k0) under-prices very shallow slices (64x64x16384 in 64x64x8 tiles ran
+ * 0.75 of cuBLAS in 32-deep slices, 0.88 in 68-deep ones); replaying the model's picks over the
+ * measured grid with floors 0..96, 48 did best (docs/SGEMM_NOTES.md, "Tile configs and the cost
+ * model"). */
+constexpr int64_t kMinSliceK = 48;
+
+/* `splits` slices made exact for a K of k-tiles `bk` deep: every slice k_chunk deep (a multiple of
+ * bk) but the last, none empty; 1 <= *s <= max(1, ceil(K / bk)) and <= kMaxSplits. */
+static void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s, int64_t *k_chunk)
+{
+    const int64_t ktiles = (K + bk - 1) / bk;
+    int64_t w = splits > ktiles ? ktiles : splits;
+    w = w > kMaxSplits ? kMaxSplits : w;
+    *s = 1;
+    *k_chunk = K;
+    if (w <= 1) return;
+    const int64_t chunk = ((K + w - 1) / w + bk - 1) / bk * bk; /* ceil(K / w), up to a whole k-tile */
+    const int64_t n = (K + chunk - 1) / chunk;
+    if (n > 1) {
+        *s = n;
+        *k_chunk = chunk;
+    }
+}
+
+/* A memory-bound row's time (ns) over s exact slices, without the launch-level terms; a huge value
+ * where the output is not matrix-vector-like: at most 4 tiles along its small side (beyond that the
+ * kernel re-streams its operand from L2 per tile and is no longer DRAM-bound; the runs behind the
+ * rates went to 2 tiles). */
+static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
+                              long long tiles, int64_t s)
+{
+    const int64_t small = c.bm < c.bn ? M : N, tile = c.bm < c.bn ? c.bm : c.bn;
+    if (small > 4 * tile) return 1e300;
+    const double fill = (double)tiles * s / ((double)sms * c.minblocks);
+    /* tiles along the small side re-stream the operand, L2 serving part of it (k0: the share each
+     * extra one costs) */
+    const double bytes = (double)(tiles / ((small + tile - 1) / tile)) * (double)K * (c.bm > c.bn ? c.bm : c.bn) *
+                         4.0 * (1.0 + c.cost.k0 * (double)((small + tile - 1) / tile - 1));
+    /* and below half a wave the blocks, not the rate, are what is missing: a linear share */
+    const double share = pow(fill < 1.0 ? fill : 1.0, c.cost.beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
+    return bytes / (c.cost.bytes_per_ns * share);
+}
+
+/* The model's time (ns) of config c over `splits` K slices (made exact), or a huge value when c cannot
+ * run the shape (its grid does not fit). */
+static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
+{
+    const long long tiles = c.blocks(M, N);
+    if (tiles <= 0 || (c.cost.fma_per_ns <= 0 && c.cost.bytes_per_ns <= 0)) return 1e300;
+    int64_t s = 1, chunk = K;
+    sgemm_exact_split(K, c.bk, splits, &s, &chunk);
+    const double split_ns =
+        s > 1 ? kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+    if (c.cost.fma_per_ns <= 0) { /* memory-bound: the streamed operand at a rate that needs a full wave */
+        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s);
+        return t >= 1e300 ? t : kLaunchNs + split_ns + t;
+    }
+    const double depth = (double)((chunk + c.bk - 1) / c.bk * c.bk) + c.cost.k0;
+    const double block_ns = (double)c.bm * c.bn * depth / c.cost.fma_per_ns; /* one block alone on an SM */
+    const long long per_wave = (long long)sms * c.minblocks, blocks = tiles * s;
+    const long long full = blocks / per_wave, rest = blocks % per_wave;
+    double t = kLaunchNs + (double)full * c.minblocks * block_ns;
+    if (rest > 0) {
+        const long long r = (rest + sms - 1) / sms; /* blocks per SM in the last wave, <= minblocks */
+        t += c.minblocks * block_ns * pow((double)r / c.minblocks, c.cost.beta);
+    }
+    return t + split_ns;
+}
+
+/* The most K slices whose (exact) slices are none shallower than kMinSliceK but the last: the largest S
+ * with sgemm_exact_split's k_chunk >= kMinSliceK (whole k-tiles: K = 256 in 16-deep k-tiles gives 6
+ * slices of 48, where K / kMinSliceK would say 5), at least 1. */
+static int64_t sgemm_deepest(int64_t K, int64_t bk)
+{
+    const int64_t c0 = (kMinSliceK + bk - 1) / bk * bk;
+    int64_t s = (K + c0 - 1) / c0, n = 1, chunk = K;
+    for (; s > 1; --s) {
+        sgemm_exact_split(K, bk, s, &n, &chunk);
+        if (chunk >= kMinSliceK) return s;
+    }
+    return 1;
+}
+
+/* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
+ * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
+ * one to four full waves, at most sgemm_deepest.  Ties keep the earlier config / smaller S: the same
+ * answer on every call. */
+static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, int64_t *splits_out)
+{
+    double best = 1e301;
+    *cfg_out = 1;
+    *splits_out = 1;
+    for (int c = 1; c < kNumConfigs; c++) {
+        const SgemmConfigEntry &e = kConfigs[c];
+        const long long tiles = e.blocks(M, N);
+        if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
+        const long long per_wave = (long long)sms * e.minblocks;
+        int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+        int n = 1;
+        const int64_t deepest = sgemm_deepest(K, e.bk); /* no slice shallower than kMinSliceK */
+        if (tiles < 2 * per_wave && K > e.bk)
+            for (int j = 1; j <= 4; j++) {
+                int64_t s = (j * per_wave + tiles - 1) / tiles; /* tiles * s >= j waves */
+                s = s < deepest ? s : deepest;
+                cand[n++] = s;
+                cand[n++] = s - 1 > 1 ? s - 1 : 1;
+            }
+        for (int i = 0; i < n; i++) {
+            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i]);
+            if (t < best) {
+                best = t;
+                *cfg_out = c;
+                *splits_out = cand[i];
+            }
+        }
+    }
+}
+
+/* The best split for a forced config: the model's among 1 and the one-to-four-wave splits; a
+ * candidate (no cost) fills one wave of one block per SM. */
+static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int cfg)
+{
+    double best = 1e301;
+    const SgemmConfigEntry &e = kConfigs[cfg];
+    const long long tiles = e.blocks(M, N);
+    int64_t s = 1;
+    if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
+        const long long per_wave = (long long)sms * e.minblocks;
+        const int64_t deepest = sgemm_deepest(K, e.bk);
+        for (int j = 0; j <= 4; j++) {
+            int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
+            c = c < deepest ? c : deepest;
+            const double t = sgemm_cost_ns(e, M, N, K, sms, c);
+            if (t < best) {
+                best = t;
+                s = c;
+            }
+        }
+    } else if (tiles > 0 && tiles < sms) {
+        s = sms / tiles;
+    }
+    return s;
+}
+
+/* A forced config with splits 0 gets the model's best split for that config; a forced split is
+ * clamped to [1, ceil(K / BK)] and made exact (sgemm_exact_split). */
+void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch)
+{
+    int cfg = config;
+    int64_t s = splits;
+    if (config <= 0) {
+        int64_t auto_s = 1;
+        sgemm_auto(M, N, K, sms, &cfg, &auto_s);
+        if (splits <= 0) s = auto_s;
+    } else if (splits <= 0) {
+        s = sgemm_forced_split(M, N, K, sms, cfg);
+    }
+    int64_t es = 1, chunk = K;
+    sgemm_exact_split(K, kConfigs[cfg].bk, s, &es, &chunk);
+    ch->config = cfg;
+    ch->splits = (int)es;
+    ch->k_chunk = chunk;
+}
+
+} /* namespace smk */
+
+extern "C" int smk_sgemm_num_configs(void) { return smk::kNumConfigs; }
+
+extern "C" const char *smk_sgemm_config_name(int config)
+{
+    return config >= 0 && config < smk::kNumConfigs ? smk::kConfigs[config].name : NULL;
+}
+
+extern "C" int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice)
+{
+    if (!choice || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
+    smk::sgemm_resolve(M, N, K, sms, 0, 0, choice);
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* sgemm/choose.h -- the SGEMM chooser (choose.cu): which tile config and how many K slices a launch
+ * uses.  Pure host functions of (M, N, K, SM count, forced config / split): launch.cu runs the
+ * answer, plan.cu replays it for explain(). */
+#ifndef SMK_SGEMM_CHOOSE_H
+#define SMK_SGEMM_CHOOSE_H
+
+#include <stdint.h>
+
+#include "runtime.h"
+#include "sgemm/configs.h"
+
+namespace smk {
+
+/* The chooser's cost model of one config: the COST column of configs.h (choose.cu says what each
+ * constant means).  fma_per_ns == 0 and bytes_per_ns == 0: a candidate, not chosen automatically. */
+struct SgemmCost {
+    double fma_per_ns, k0, beta, bytes_per_ns;
+};
+
+/* One row of the config table as the cost model and the plan see it. */
+struct SgemmConfigEntry {
+    const char *name;
+    int bm, bn, bk; /* the output tile of one block and the k-tile depth */
+    int minblocks;  /* blocks per SM the config is built for (its __launch_bounds__) */
+    SgemmCost cost;
+    /* Blocks in the grid for an M x N output (0 if it does not fit a 1-D grid). */
+    long long blocks(int64_t M, int64_t N) const { return bm > 0 ? sgemm_grid_blocks(bm, bn, M, N) : 0; }
+};
+
+extern const SgemmConfigEntry kConfigs[kNumConfigs];
+
+/* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
+ * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model. */
+void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch);
+
+} /* namespace smk */
+
+#endif

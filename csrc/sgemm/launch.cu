@@ -1,0 +1,159 @@
+/*
+ * sgemm/launch.cu -- smk_sgemm_launch: argument preparation, the choice (choose.cu), the launch table of
+ * every config of configs.h, and split-K's workspace and reduction (reduce.cuh).
+ *
+ * Rules: the launcher validates params (cudaErrorInvalidValue), returns the first CUDA error, checks
+ * cudaGetLastError after every launch, never exits; the only allocation is split-K's stream-ordered
+ * workspace (smk_rt_alloc_on), freed on the same stream behind the kernels.
+ */
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/gemm_args.h"
+#include "common/launch.h"
+#include "api/sgemm.h"
+#include "runtime.h"
+#include "sgemm/choose.h"
+#include "sgemm/configs.h"
+#include "sgemm/launch.h"
+#include "sgemm/reduce.cuh"
+
+namespace smk {
+
+typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
+
+/* The layout / VEC dispatch of one config: the instantiations live in tile_<layout>.cu / skinny.cu. */
+template <class Cfg, int LAYOUT, bool VEC>
+int launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
+{
+    if constexpr (Cfg::KIND == SGEMM_TILE)
+        return tile_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
+    else
+        return skinny_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
+}
+
+template <class Cfg, bool VEC>
+int launch_layout(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
+{
+    switch (q.layout) {
+    case SMK_NAIVE: return launch_cfg<Cfg, SMK_NAIVE, VEC>(q, slice, splits, stream);
+    case SMK_PAD: return launch_cfg<Cfg, SMK_PAD, VEC>(q, slice, splits, stream);
+    case SMK_SWIZZLE: return launch_cfg<Cfg, SMK_SWIZZLE, VEC>(q, slice, splits, stream);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+template <class Cfg>
+int launch_any(const smk_sgemm_params &q, bool vec, const SgemmSlice &slice, int splits, cudaStream_t stream)
+{
+    return vec ? launch_layout<Cfg, true>(q, slice, splits, stream) : launch_layout<Cfg, false>(q, slice, splits, stream);
+}
+
+/* The launch table: one entry per row of configs.h, in its order ("auto" first). */
+#define SMK_SGEMM_LAUNCH_ROW(NAME, KIND, ARGS, COST) launch_any<SMK_SGEMM_CFG(KIND, ARGS)>,
+const cfg_launch_fn kLaunch[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_LAUNCH_ROW)};
+#undef SMK_SGEMM_LAUNCH_ROW
+
+/* Every pointer the kernel touches 16-byte aligned and every leading dimension a multiple of 4. */
+static bool sgemm_vec(const smk_sgemm_params &q)
+{
+    bool v = aligned16(q.D) && q.ldd % 4 == 0;
+    if (q.K > 0) v = v && aligned16(q.A) && q.lda % 4 == 0 && aligned16(q.B) && q.ldb % 4 == 0;
+    if (q.beta != 0.f) v = v && aligned16(q.C) && q.ldc % 4 == 0;
+    return v;
+}
+
+/* Validate p into q: 0 = launch q, 1 = nothing to do, negative = invalid (common/gemm_args.h: alpha == 0
+ * -> K = 0, K == 0 -> alpha = 0, beta == 0 -> C = NULL).  The SGEMM's own limits: a layout, splits
+ * >= 0, and sizes whose in-kernel indices fit an int with a tile to spare. */
+static int sgemm_prepare(const smk_sgemm_params *p, smk_sgemm_params *q, bool *vec)
+{
+    if (!p) return -1;
+    *q = *p;
+    if (q->layout < 0 || q->layout >= SMK_NUM_LAYOUTS || q->splits < 0) return -1;
+    const int64_t lim = (int64_t)INT_MAX - 256; /* in-kernel indices are int; + a tile stays < 2^31 */
+    if (q->M > lim || q->N > lim || q->K > lim) return -1;
+    const int st = gemm_normalise(q);
+    if (st != 0) return st;
+    *vec = sgemm_vec(*q);
+    return 0;
+}
+
+/* The reduction's grid: a warp per G float4 groups, capped at 32 blocks per SM (a grid-stride loop
+ * covers the rest). */
+static unsigned reduce_blocks(int64_t M, int64_t ldw, int G, int sms)
+{
+    const int64_t warps = (M * (ldw / 4) + G - 1) / G, per_block = kReduceThreads / 32;
+    const int64_t blocks = (warps + per_block - 1) / per_block, cap = (int64_t)sms * 32;
+    return (unsigned)(blocks < cap ? blocks : cap);
+}
+
+/* The reduction of S partial tiles at ws into q's D, a programmatic dependent launch where the device
+ * has them (pdl: sm_90 and later; the GEMM kernels call pdl_allow_dependents). */
+static int launch_reduce(const smk_sgemm_params &q, const float *ws, int64_t stride, int64_t ldw, int S, int sms,
+                         bool pdl, cudaStream_t stream)
+{
+    smk_sgemm_params r = q; /* the reduction reads only W and C, writes D */
+    r.K = 0;
+    const int G = reduce_groups_per_warp(S);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(reduce_blocks(q.M, ldw, G, sms));
+    lc.blockDim = dim3(kReduceThreads);
+    lc.dynamicSmemBytes = 0;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = pdl ? 1 : 0;
+    int e = (int)(sgemm_vec(r) ? cudaLaunchKernelEx(&lc, sgemm_reduce_kernel<true>, ws, stride, ldw, S, G, q)
+                               : cudaLaunchKernelEx(&lc, sgemm_reduce_kernel<false>, ws, stride, ldw, S, G, q));
+    if (e == cudaSuccess) e = (int)cudaGetLastError();
+    return e;
+}
+
+/* Split-K: S partial tiles into a stream-ordered fp32 workspace on `stream`, then the reduction
+ * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation). */
+static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, bool pdl,
+                        cudaStream_t stream)
+{
+    const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
+    void *ws = NULL;
+    const smk_status st = smk_rt_alloc_on(&ws, (size_t)ch.splits * (size_t)stride * sizeof(float), stream);
+    if (st.code != SMK_OK) return st.cuda ? st.cuda : (int)cudaErrorMemoryAllocation;
+    smk_sgemm_params w = q; /* the partial tiles: D = 1 * A[:, slice] @ B[slice, :], C not read */
+    w.D = (float *)ws;
+    w.ldd = ldw;
+    w.C = NULL;
+    w.alpha = 1.f;
+    w.beta = 0.f;
+    const SgemmSlice slice = {(int)ch.k_chunk, stride};
+    int e = kLaunch[ch.config](w, sgemm_vec(w), slice, ch.splits, stream);
+    if (e == cudaSuccess) e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, sms, pdl, stream);
+    smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
+    return e;
+}
+
+} /* namespace smk */
+
+/* Enqueue D = alpha*A@B + beta*C on `stream` with the config and K split smk::sgemm_resolve gives. */
+extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
+{
+    smk_sgemm_params q;
+    bool vec = false;
+    const int st = smk::sgemm_prepare(p, &q, &vec);
+    if (st < 0 || q.config < 0 || q.config >= smk::kNumConfigs) return (int)cudaErrorInvalidValue;
+    if (st > 0) return (int)cudaSuccess;
+    /* The SM count sizes the choice, the compute capability says whether the split's reduction can be
+     * a dependent launch; both cached per device (common/launch.h: a launch is on the per-call path). */
+    int sms = 0, major = 0;
+    const int e = smk::device_facts(&sms, &major);
+    if (e != 0) return e;
+    smk_sgemm_choice ch;
+    smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch);
+    if (ch.splits > 1) return smk::launch_split(q, ch, sms, major >= 9, stream);
+    const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
+    return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
+}

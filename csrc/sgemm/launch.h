@@ -1,0 +1,34 @@
+/* sgemm/launch.h -- what crosses from the SGEMM launcher (launch.cu) to the translation units that
+ * hold the kernels (tile_naive.cu, tile_pad.cu, tile_swizzle.cu, skinny.cu): the K range of a launch and
+ * one launch function per kernel instantiation, explicitly instantiated there for every row of the
+ * config table (configs.h).  Host C++; kernels include it for SgemmSlice. */
+#ifndef SMK_SGEMM_LAUNCH_H
+#define SMK_SGEMM_LAUNCH_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "api/sgemm.h"
+
+namespace smk {
+
+/* The K range of a launch (split-K is a launch-level choice): block (x, z) with z = blockIdx.y
+ * multiplies k in [z * k_chunk, min(K, (z + 1) * k_chunk)) and writes its tile to D + z * d_stride.
+ * One slice: k_chunk >= K, d_stride 0 (the plain GEMM).  Several: D is the fp32 workspace, alpha 1,
+ * beta 0, and sgemm_reduce_kernel finishes the job.  k_chunk is a multiple of BK, so a slice's
+ * k-tiles are the GEMM's own k-tiles and only the last slice has a ragged end. */
+struct SgemmSlice {
+    int k_chunk;
+    int64_t d_stride;
+};
+
+/* Launch one kernel instantiation on a validated, normalised q (M, N > 0) over `splits` K slices
+ * (grid (tiles, splits)); returns a cudaError_t.  Defined in tile.cuh / skinny.cu. */
+template <class Cfg, int LAYOUT, bool VEC>
+int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
+template <class Cfg, int LAYOUT, bool VEC>
+int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
+
+} /* namespace smk */
+
+#endif

@@ -1,0 +1,236 @@
+/*
+ * sgemm/plan.cu -- smk_sgemm_plan: the host replay of one block's shared-memory instructions of the
+ * config a launch would run (choose.cu), for the bank model and explain() (runtime.h).  Every address
+ * comes from the kernels' own thread maps (maps.h) and smk_tile_offset, so the replay is the kernel's.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "layout.h"
+#include "api/sgemm.h"
+#include "sgemm/choose.h"
+#include "sgemm/configs.h"
+#include "sgemm/maps.h"
+
+namespace smk {
+
+static void plan_access(smk_access *acc, const char *name, int width, int is_store, int n_instr)
+{
+    acc->name = name;
+    acc->width = width;
+    acc->is_store = is_store;
+    acc->kind = SMK_ACC_LDST;
+    acc->n_instr = n_instr;
+}
+
+/* The tile kernel's fragment loads of rows k < rows of one thread, lane-major from out (i-th access
+ * at out[i * 32]): A (operand 0) or B (operand 1), in the kernel's order. */
+template <class Cfg>
+static void tile_frag_addrs(smk_tile TA, smk_tile TB, int a_elems, int operand, int rows, int tid, long long *out)
+{
+    int i = 0;
+    for (int k = 0; k < rows; k++)
+        if (operand == 0) {
+            for (int f = 0; f < Cfg::WMITER; f++)
+                for (int t = 0; t < Cfg::TM; t += 4, i++)
+                    out[i * 32] = 4LL * smk_tile_offset(TA, k, SgemmMap<Cfg>::a_col(tid) + f * Cfg::WSUBM + t);
+        } else {
+            for (int f = 0; f < Cfg::WNITER; f++)
+                for (int t = 0; t < Cfg::TN; t += 4, i++)
+                    out[i * 32] = 4LL * (a_elems + smk_tile_offset(TB, k, SgemmMap<Cfg>::b_col(tid) + f * Cfg::WSUBN + t));
+        }
+}
+
+/* The tile kernel's stores of one thread: access 0 the transposed A store, 1 the B store. */
+template <class Cfg>
+static void tile_store_addrs(smk_tile TA, smk_tile TB, int a_elems, int a, int tid, long long *out)
+{
+    int i = 0;
+    if (a == 0) {
+        for (int j = 0; j < Cfg::A_LOADS; j++) {
+            int row = 0, kc = 0;
+            SgemmMap<Cfg>::a_load(j, tid, &row, &kc);
+            for (int e = 0; e < 4; e++, i++)
+                out[i * 32] = 4LL * smk_tile_offset(TA, kc + e, row);
+        }
+    } else {
+        for (int j = 0; j < Cfg::B_LOADS; j++, i++) {
+            int row = 0, col = 0;
+            SgemmMap<Cfg>::b_load(j, tid, &row, &col);
+            out[i * 32] = 4LL * (a_elems + smk_tile_offset(TB, row, col));
+        }
+    }
+}
+
+/* One block of the tile kernel.  Per k-tile: the stores of the next tile and BK fragment rows.  Once
+ * per block and K slice (the last two, the row's once_accesses): the fragment row 0 the main loop
+ * loads from the other stage after its last k-tile (the cross-barrier prefetch, unconditional). */
+template <class Cfg>
+static int tile_block_plan(int layout, smk_plan *plan)
+{
+    const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
+    const int a_elems = smk_tile_elems(TA, Cfg::BK);
+    const int warps = Cfg::THREADS / 32;
+    /* Stage 1 sits stage_elems floats after stage 0; when that is a whole number of bank rows both
+     * stages see the same banks and one stage stands for all k-tiles. */
+    if ((a_elems + smk_tile_elems(TB, Cfg::BK)) % 32 != 0)
+        return -1;
+    const int n_a_frag = Cfg::WMITER * (Cfg::TM / 4), n_b_frag = Cfg::WNITER * (Cfg::TN / 4);
+    const struct { const char *name; int width, is_store, per_warp; } kinds[6] = {
+        {"A-tile store (transposed, 4 x STS.32 per float4)", 4, 1, Cfg::A_LOADS * 4},
+        {"B-tile store (STS.128)", 16, 1, Cfg::B_LOADS},
+        {"A fragment load (LDS.128)", 16, 0, Cfg::BK * n_a_frag},
+        {"B fragment load (LDS.128)", 16, 0, Cfg::BK * n_b_frag},
+        {"A fragment load after the last k-tile (LDS.128, row 0, unused)", 16, 0, n_a_frag},
+        {"B fragment load after the last k-tile (LDS.128, row 0, unused)", 16, 0, n_b_frag},
+    };
+    for (int a = 0; a < 6; a++) {
+        smk_access *acc = &plan->acc[a];
+        acc->name = kinds[a].name;
+        acc->width = kinds[a].width;
+        acc->is_store = kinds[a].is_store;
+        acc->n_instr = warps * kinds[a].per_warp;
+        if (!acc->addr)
+            continue;
+        for (int tid = 0; tid < Cfg::THREADS; tid++) {
+            long long *out = acc->addr + (long long)(tid / 32) * kinds[a].per_warp * 32 + tid % 32;
+            if (a < 2)
+                tile_store_addrs<Cfg>(TA, TB, a_elems, a, tid, out);
+            else
+                tile_frag_addrs<Cfg>(TA, TB, a_elems, a % 2, a < 4 ? Cfg::BK : 1, tid, out);
+        }
+    }
+    plan->n = 6;
+    plan->threads = Cfg::THREADS;
+    plan->smem_bytes = (int)sgemm_smem_bytes<Cfg, SMK_NAIVE>();
+    if (layout == SMK_PAD)
+        plan->smem_bytes = (int)sgemm_smem_bytes<Cfg, SMK_PAD>();
+    snprintf(plan->config, sizeof plan->config, "%dx%dx%d block tile, %d threads, %dx%d per thread",
+             Cfg::BM, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::WMITER * Cfg::TM, Cfg::WNITER * Cfg::TN);
+    return 0;
+}
+
+/* One block of skinny-m per k-tile: the A-slice store and the broadcast A reads. */
+template <class Cfg>
+static int skinny_m_block_plan(int layout, smk_plan *plan)
+{
+    const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BK);
+    const int a_elems = smk_tile_elems(TA, Cfg::MS), warps = Cfg::THREADS / 32;
+    if (a_elems % 32 != 0) /* stage 1 on the same banks as stage 0: one stage stands for both */
+        return -1;
+    const int reads = (Cfg::BK / 4) * Cfg::MS; /* LDS.128 per warp per k-tile */
+    plan_access(&plan->acc[0], "A-slice store (STS.128, As[m][k] untransposed)", 16, 1, warps * Cfg::A_LOADS);
+    plan_access(&plan->acc[1], "A broadcast load (LDS.128, one address per warp)", 16, 0, warps * reads);
+    if (plan->acc[0].addr && plan->acc[1].addr)
+        for (int tid = 0; tid < Cfg::THREADS; tid++) {
+            const int w = tid / 32, lane = tid % 32;
+            long long *st = plan->acc[0].addr + (long long)w * Cfg::A_LOADS * 32 + lane;
+            for (int j = 0; j < Cfg::A_LOADS; j++) {
+                int m = 0, kc = 0;
+                SkinnyMMap<Cfg>::a_load(j, tid, &m, &kc);
+                st[j * 32] = 4LL * smk_tile_offset(TA, m, kc);
+            }
+            /* The kernel's order: batches of U k, groups of 4 k, rows m. */
+            long long *ld = plan->acc[1].addr + (long long)w * reads * 32 + lane;
+            int i = 0;
+            for (int kb = 0; kb < Cfg::BK; kb += Cfg::U)
+                for (int k4 = 0; k4 < Cfg::U; k4 += 4)
+                    for (int m = 0; m < Cfg::MS; m++, i++)
+                        ld[i * 32] = 4LL * smk_tile_offset(TA, m, kb + k4);
+        }
+    plan->n = 2;
+    plan->threads = Cfg::THREADS;
+    plan->smem_bytes = Cfg::STAGES * a_elems * (int)sizeof(float);
+    snprintf(plan->config, sizeof plan->config, "skinny-M %dx%dx%d block tile, %d threads, %dx4 per thread",
+             Cfg::MS, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::MS);
+    return 0;
+}
+
+/* One block of skinny-n per k-tile: the transposed B-slice store and the B reads. */
+template <class Cfg>
+static int skinny_n_block_plan(int layout, smk_plan *plan)
+{
+    const smk_tile TB = smk_sgemm_tile(layout, Cfg::LOG2_BK);
+    const int b_elems = smk_tile_elems(TB, Cfg::NS), warps = Cfg::THREADS / 32;
+    if (b_elems % 32 != 0)
+        return -1;
+    const int stores = Cfg::B_LOADS * 4, reads = Cfg::STEPS * Cfg::NS; /* per warp per k-tile */
+    plan_access(&plan->acc[0], "B-slice store (transposed, 4 x STS.32 per float4)", 4, 1, warps * stores);
+    plan_access(&plan->acc[1], "B load (LDS.128, Bs[n][k..k+3])", 16, 0, warps * reads);
+    if (plan->acc[0].addr && plan->acc[1].addr)
+        for (int tid = 0; tid < Cfg::THREADS; tid++) {
+            const int w = tid / 32, lane = tid % 32;
+            long long *st = plan->acc[0].addr + (long long)w * stores * 32 + lane;
+            for (int j = 0, i = 0; j < Cfg::B_LOADS; j++) {
+                int k = 0, n = 0;
+                SkinnyNMap<Cfg>::b_load(j, tid, &k, &n);
+                for (int e = 0; e < 4; e++, i++)
+                    st[i * 32] = 4LL * smk_tile_offset(TB, n + e, k);
+            }
+            long long *ld = plan->acc[1].addr + (long long)w * reads * 32 + lane;
+            for (int s = 0, i = 0; s < Cfg::STEPS; s++)
+                for (int n = 0; n < Cfg::NS; n++, i++)
+                    ld[i * 32] = 4LL * smk_tile_offset(TB, n, SkinnyNMap<Cfg>::a_k(lane, s));
+        }
+    plan->n = 2;
+    plan->threads = Cfg::THREADS;
+    plan->smem_bytes = Cfg::STAGES * b_elems * (int)sizeof(float);
+    snprintf(plan->config, sizeof plan->config, "skinny-N %dx%dx%d block tile, %d threads, %d rows per warp",
+             Cfg::BM, Cfg::NS, Cfg::BK, Cfg::THREADS, Cfg::R);
+    return 0;
+}
+
+/* A row's block plan and how its accesses repeat.  store_after_last: each block of each K slice
+ * stores one shared group after its last k-tile (every kernel's main loop); once_accesses: the block
+ * plan's last accesses run once per block and K slice, not per k-tile (the tile kernel's fragment row
+ * loaded after its last k-tile). */
+struct SgemmPlanEntry {
+    int (*plan)(int layout, smk_plan *plan);
+    int store_after_last, once_accesses;
+};
+#define SMK_SGEMM_PLAN_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_PLAN_ROW_(KIND, ARGS)
+#define SMK_SGEMM_PLAN_ROW_(KIND, ARGS) {SMK_SGEMM_PLAN_FN_##KIND ARGS, 1, SMK_SGEMM_PLAN_ONCE_##KIND},
+#define SMK_SGEMM_PLAN_FN_TILE(...) tile_block_plan<SgemmCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_FN_SKINNY_M(...) skinny_m_block_plan<SkinnyMCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_FN_SKINNY_N(...) skinny_n_block_plan<SkinnyNCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_ONCE_TILE 2
+#define SMK_SGEMM_PLAN_ONCE_SKINNY_M 0
+#define SMK_SGEMM_PLAN_ONCE_SKINNY_N 0
+static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
+
+} /* namespace smk */
+
+extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, int splits,
+                              smk_plan *plan)
+{
+    if (!plan || M < 0 || N < 0 || K < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX || layout < 0 ||
+        layout >= SMK_NUM_LAYOUTS || sms < 1 || config < 0 || config >= smk::kNumConfigs || splits < 0)
+        return -1;
+    smk_sgemm_choice ch;
+    smk::sgemm_resolve(M, N, K, sms, config, splits, &ch); /* as the launch */
+    const smk::SgemmConfigEntry &c = smk::kConfigs[ch.config];
+    const smk::SgemmPlanEntry &pe = smk::kPlans[ch.config];
+    const int rc = pe.plan(layout, plan);
+    if (rc != 0)
+        return rc;
+    /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
+     * The split-K reduction uses no shared memory, so this is the launch's whole shared traffic. */
+    const long long tiles = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
+    const long long full = (long long)(ch.splits - 1), last_k = K - full * ch.k_chunk;
+    const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;
+    plan->blocks = tiles * ch.splits;
+    /* Loads: every k-tile.  Stores: every k-tile plus one (store_after_last).  The last
+     * once_accesses: once per block and K slice. */
+    const long long slices = K > 0 ? ch.splits : 0;
+    for (int a = 0; a < plan->n; a++) {
+        const smk_access &x = plan->acc[a];
+        plan->acc[a].repeats = a >= plan->n - pe.once_accesses
+                                   ? tiles * slices
+                                   : tiles * (ktiles + (pe.store_after_last && x.is_store ? slices : 0));
+    }
+    const size_t used = strlen(plan->config);
+    snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
+    return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * sgemm/reduce.cuh -- the split-K reduction kernel: D = alpha * (sum over z of W[z]) + beta * C, W the S
+ * partial tiles (M x ldw floats each, ldw = N rounded up to 4, 16-byte aligned: the workspace is
+ * launch.cu's).  The GEMM writes columns < N only, so a row's last group, when N % 4 != 0, reads its
+ * N % 4 columns one by one, never the unwritten pad (compute-sanitizer initcheck).
+ *
+ * A warp owns G consecutive float4 groups of a row-major walk of W (lane % G) and splits the slices
+ * 32/G ways (lane / G sums slices z = lane / G, + 32/G, ...): G = 2 when S >= 16 (each lane pair reads
+ * one whole 32-byte sector, 16 loads in flight per group), 4 when S >= 8, else 8 (whole 128-byte
+ * lines).  The 32/G lane sums are combined by XOR shuffles: a fixed tree for a given S, so the result
+ * never depends on timing (and every lane of a group holds the same value: + commutes).  No shared
+ * memory: explain()'s plan of the GEMM kernel is the whole launch's shared-memory traffic.  C is read
+ * only when beta != 0 (NaN in C does not leak) and with plain loads (C may alias D; each element is
+ * read, then written, by one thread).  Launched as a programmatic dependent launch where the device
+ * has them: it waits for the GEMM grid in pdl_wait_prerequisites (common/ptx_load.cuh).
+ */
+#ifndef SMK_SGEMM_REDUCE_CUH
+#define SMK_SGEMM_REDUCE_CUH
+
+#include <stdint.h>
+
+#include "api/sgemm.h"
+#include "sgemm/parts.cuh"
+
+namespace smk {
+
+constexpr int kReduceThreads = 64;
+
+inline int reduce_groups_per_warp(int S) { return S >= 16 ? 2 : (S >= 8 ? 4 : 8); }
+
+template <bool VEC>
+__global__ void __launch_bounds__(kReduceThreads)
+    sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S, int G,
+                        const smk_sgemm_params p)
+{
+    pdl_wait_prerequisites(); /* the GEMM grid's partial tiles are complete and visible */
+    const int lane = threadIdx.x & 31, tx = lane & (G - 1), ty = lane / G, L = 32 / G;
+    const int64_t per_row = ldw / 4, groups = p.M * per_row;
+    const int64_t warp = ((int64_t)blockIdx.x * kReduceThreads + threadIdx.x) >> 5;
+    const int64_t warps = ((int64_t)gridDim.x * kReduceThreads) >> 5;
+    const float alpha = p.alpha, beta = p.beta;
+    for (int64_t g0 = warp * G; g0 < groups; g0 += warps * G) { /* uniform per warp: shuffles below */
+        const int64_t g = g0 + tx;
+        const bool ok = g < groups;
+        const int64_t m = ok ? g / per_row : 0, n = ok ? (g % per_row) * 4 : 0;
+        float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (ok) {
+            const float *w = W + m * ldw + n;
+            if (n + 4 <= p.N) {
+#pragma unroll 4
+                for (int z = ty; z < S; z += L) {
+                    const float4 v = __ldcg(reinterpret_cast<const float4 *>(w + z * slice_stride));
+                    s.x += v.x;
+                    s.y += v.y;
+                    s.z += v.z;
+                    s.w += v.w;
+                }
+            } else { /* a row's last group when N % 4 != 0: only its written columns (never the pad) */
+                const int nv = (int)(p.N - n); /* 1..3 */
+                for (int z = ty; z < S; z += L) {
+                    const float *wz = w + z * slice_stride;
+                    s.x += __ldcg(wz);
+                    if (nv > 1) s.y += __ldcg(wz + 1);
+                    if (nv > 2) s.z += __ldcg(wz + 2);
+                }
+            }
+        }
+        for (int o = G; o < 32; o <<= 1) {
+            s.x += __shfl_xor_sync(0xffffffffu, s.x, o);
+            s.y += __shfl_xor_sync(0xffffffffu, s.y, o);
+            s.z += __shfl_xor_sync(0xffffffffu, s.z, o);
+            s.w += __shfl_xor_sync(0xffffffffu, s.w, o);
+        }
+        if (!ok || ty != 0 || n >= p.N) continue;
+        /* C formed only; read only if beta != 0 */
+        store4<VEC>(p.D + m * p.ldd + n, p.C + m * p.ldc + n, s, alpha, beta, (int)(p.N - n));
+    }
+}
+
+} /* namespace smk */
+
+#endif /* SMK_SGEMM_REDUCE_CUH */
