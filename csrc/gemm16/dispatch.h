@@ -1,9 +1,8 @@
 /* The tensor-core GEMM's host-side pieces, declared for the translation units that share them:
  *   launch_dt       one configuration x layout x swizzle, both dtypes and load paths; defined for every
  *                   row of SMK_G16_CONFIGS by the kernel translation units (gemm16_k_*.cu, instantiate.cuh)
- *   prepare, launch_aligned                     gemm16_launch.cu
- *   pad_mask, pad_bytes, launch_padded          gemm16_padcopy.cu (variant 0's padded temporaries)
- *   small_grid                                  here: variant 0's tile choice, launcher and plan alike */
+ *   pad_mask, pad_bytes, pad_operands, free_padded: gemm16_padcopy.cu (variant 0's padded temporaries)
+ *   small_grid      here: variant 0's tile choice, launcher and plan alike */
 #ifndef SMK_GEMM16_DISPATCH_H
 #define SMK_GEMM16_DISPATCH_H
 
@@ -20,17 +19,14 @@ namespace g16 {
 template <class C, int LAYOUT, int SID>
 int launch_dt(const smk_gemm16_params &q, bool vec, cudaStream_t s);
 
-/* Validate p into q: 0 = launch q, 1 = nothing to do, negative = invalid; *sid the swizzle id, *vec
- * whether A's and B's rows are 16-byte aligned (or unread). */
-int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, bool *vec);
-/* Variant 0 on aligned rows: VSmall or VAligned by the grid. */
-int launch_aligned(const smk_gemm16_params &q, int sid, int sms, cudaStream_t stream);
 
 /* Which of A (bit 0) and B (bit 1) variant 0 copies for q (after prepare), and the bytes that takes. */
 int pad_mask(const smk_gemm16_params &q, bool vec);
 size_t pad_bytes(const smk_gemm16_params &q, int mask);
-/* Variant 0 with unaligned rows: the operands in mask copied padded, then launch_aligned on them. */
-int launch_padded(smk_gemm16_params q, int sid, int mask, int sms, cudaStream_t stream);
+/* Variant 0 with unaligned rows: the operands in mask copied into padded temporaries (tmp), q pointed
+ * at them; free_padded(tmp) on the same stream behind the kernel, even after a failure. */
+int pad_operands(smk_gemm16_params *q, int mask, void *tmp[2], cudaStream_t stream);
+void free_padded(void *tmp[2], cudaStream_t stream);
 
 /* Variant 0's tiles: VSmall when VAligned's grid is under half a wave of `sms` multiprocessors. */
 inline bool small_grid(int64_t M, int64_t N, int sms)

@@ -42,16 +42,31 @@ int launch_layout(const smk_gemm16_params &q, int sid, bool vec, cudaStream_t s)
     }
 }
 
-int launch_aligned(const smk_gemm16_params &q, int sid, int sms, cudaStream_t stream)
+/* Variant 0 on aligned rows: VSmall or VAligned by the grid. */
+static int launch_aligned(const smk_gemm16_params &q, int sid, int sms, cudaStream_t stream)
 {
     return small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, stream)
                                      : launch_layout<VAligned>(q, sid, true, stream);
 }
 
-/* The family's limits, then the BLAS rules (common/gemm_args.h).  M and N up to 64 * INT_MAX keep
+/* Variant 0 with unaligned rows: A and / or B (mask) copied padded, the aligned kernel on the copies,
+ * the temporaries freed on `stream` behind it (no synchronisation). */
+static int launch_padded(smk_gemm16_params q, int sid, int mask, int sms, cudaStream_t stream)
+{
+    void *tmp[2] = {NULL, NULL};
+    int e = pad_operands(&q, mask, tmp, stream);
+    if (e == (int)cudaSuccess)
+        e = launch_aligned(q, sid, sms, stream);
+    free_padded(tmp, stream);
+    return e;
+}
+
+/* Validate p into q: 0 = launch q, 1 = nothing to do, negative = invalid; *sid the swizzle id, *vec
+ * whether A's and B's rows are 16-byte aligned (or unread).  The family's limits, then the BLAS rules
+ * (common/gemm_args.h).  M and N up to 64 * INT_MAX keep
  * the grid's block count and the kernel's int row / column arithmetic in range, K up to 16 * INT_MAX
  * the int k-tile count. */
-int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, bool *vec)
+static int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, bool *vec)
 {
     if (!p)
         return -1;

@@ -83,32 +83,34 @@ static int pad_copy(const void *src, int64_t spitch, void *dst, int64_t dpitch, 
     return (int)cudaGetLastError();
 }
 
-/* A and / or B (mask) copied into padded stream-ordered temporaries, the aligned kernel on them, the
- * temporaries freed on `stream` behind it (no synchronisation). */
-int launch_padded(smk_gemm16_params q, int sid, int mask, int sms, cudaStream_t stream)
+/* A and / or B (mask) copied on `stream` into padded stream-ordered temporaries (tmp[0] for A, tmp[1]
+ * for B, NULL where not copied), q pointed at them; the caller launches on q, then free_padded(tmp)
+ * on `stream` whatever happened (stream-ordered: after the kernel that reads them). */
+int pad_operands(smk_gemm16_params *q, int mask, void *tmp[2], cudaStream_t stream)
 {
-    void *tmp[2] = {NULL, NULL};
     int e = (int)cudaSuccess;
     for (int i = 0; i < 2 && e == (int)cudaSuccess; i++) {
         if (!(mask & (1 << i)))
             continue;
-        const int64_t rows = i ? q.K : q.M, cols = i ? q.N : q.K, ld = pad8(cols);
+        const int64_t rows = i ? q->K : q->M, cols = i ? q->N : q->K, ld = pad8(cols);
         const smk_status s = smk_rt_alloc_on(&tmp[i], mul_sat(rows, 2 * ld), stream);
         if (s.code != SMK_OK) {
             e = s.cuda ? s.cuda : (int)cudaErrorMemoryAllocation;
             break;
         }
-        e = pad_copy(i ? q.B : q.A, i ? q.ldb : q.lda, tmp[i], ld, rows, cols, stream);
+        e = pad_copy(i ? q->B : q->A, i ? q->ldb : q->lda, tmp[i], ld, rows, cols, stream);
         if (i)
-            q.B = tmp[i], q.ldb = ld;
+            q->B = tmp[i], q->ldb = ld;
         else
-            q.A = tmp[i], q.lda = ld;
+            q->A = tmp[i], q->lda = ld;
     }
-    if (e == (int)cudaSuccess)
-        e = launch_aligned(q, sid, sms, stream);
-    smk_rt_free_on(tmp[0], stream); /* stream-ordered: after the kernel that reads them, even on failure */
-    smk_rt_free_on(tmp[1], stream);
     return e;
+}
+
+void free_padded(void *tmp[2], cudaStream_t stream)
+{
+    smk_rt_free_on(tmp[0], stream);
+    smk_rt_free_on(tmp[1], stream);
 }
 
 } /* namespace g16 */
