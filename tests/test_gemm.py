@@ -1,4 +1,4 @@
-"""smemkit.gemm: the tensor-core GEMM (csrc/gemm16.cu) on float16 / bfloat16, every layout, against
+"""smemkit.gemm: the tensor-core GEMM (csrc/gemm16/) on float16 / bfloat16, every layout, against
 a float64 reference.
 
 Bound, elementwise (CONVENTIONS.md, fp16/bf16 GEMM):
@@ -158,8 +158,8 @@ def test_gemm_rejects_mismatched_dtypes_and_shapes():
 
 
 # ---- device operands whose rows are not 16-byte aligned: the padded copies of variant 0 --------------
-# (csrc/gemm16.cu smk_gemm16_launch: A and / or B copied into stream-ordered temporaries with rows
-# padded to 16 bytes; C and D are used in place).  Each case slices a larger device array, so the base
+# (csrc/gemm16/gemm16_padcopy.cu, from smk_gemm16_launch: A and / or B copied into stream-ordered
+# temporaries with rows padded to 16 bytes; C and D are used in place).  Each case slices a larger device array, so the base
 # is off 16 bytes and / or the row pitch is not a multiple of 8 elements; the output starts as NaN.
 
 def _to_torch(x, torch):

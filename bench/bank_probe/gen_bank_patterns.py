@@ -221,7 +221,7 @@ def tc_generic_patterns():
 
 
 def tc_tile_patterns(maps):
-    """The tensor-core GEMM's own instructions (csrc/gemm16.cu, warp 0): A ldmatrix.x4 (m = l & 15,
+    """The tensor-core GEMM's own instructions (csrc/gemm16/smem.cuh, warp 0): A ldmatrix.x4 (m = l & 15,
     k = 8 (l >> 4)), B ldmatrix.x4.trans on a 64-column panel (k = l & 15, n = 8 (l >> 4)), A and B
     cp.async (thread l's first chunk).  Automatic swizzles through layout.h; explicit ones here."""
     P = []

@@ -6,7 +6,7 @@
  *                                   smk_bank_wavefronts_kind; one line per row: "kind model measured name"
  *   gemm16_model swizzle C V E      smk_tile_swizzle of a tile with 2^C columns, 2^V-element vectors,
  *                                   2^E-byte elements: "b m s"
- *   gemm16_model frag LAYOUT C B M S T   wavefronts of the GEMM's fragment ldmatrix.x4 (csrc/gemm16.cu
+ *   gemm16_model frag LAYOUT C B M S T   wavefronts of the GEMM's fragment ldmatrix.x4 (csrc/gemm16/smem.cuh
  *                                   Map::a_ldsm / b_ldsm, lane l -> row l & 15, column 8 (l >> 4)) on a
  *                                   tile of 2^C 2-byte columns, layout 0/1/2, explicit Swizzle<B,M,S>
  *                                   (0 0 0 = automatic), T rows down (0 or 16): "wavefronts ideal"

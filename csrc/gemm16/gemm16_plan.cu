@@ -1,0 +1,292 @@
+/* Host replay of one launch's shared-memory instructions for the bank model (runtime.h
+ * smk_gemm16_plan, smemkit's explain()): the kernel's own thread maps and tiles (smem.cuh), on the CPU.
+ *
+ * Fills depend on which rows / columns / k columns of a block are inside the matrix and on the path
+ * the block takes, so they come in classes of (block, k-tile) that issue the same pattern, each one
+ * access with its own repeats:
+ *   fast     interior blocks on whole k-tiles: plain cp.async, every warp, every lane;
+ *   general  the rest: a warp issues chunk j's cp.async.zfill only if one of its lanes copies (in
+ *            range and not wholly past K) and its zero st.shared if one of its lanes is in range
+ *            (the counts ncu reads on an H100: the compiler branches around them), lanes that do
+ *            not write are off;
+ *   A by block row (whole, or the last partial one), B by block column; k-tiles whole (split by
+ *   parity for 32-wide k-tiles, which move A's global rows by 64 bytes) or the last partial one.
+ * Global byte offsets (gaddr, cp.async only) are relative to a 128-byte-aligned block origin:
+ * operands from an aligned allocation with row pitches lda / ldb elements. */
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "layout.h"
+#include "api/gemm16.h"
+#include "smem.cuh"
+#include "tiles.h"
+
+namespace smk {
+namespace g16 {
+
+struct PlanFill {
+    const char *name;
+    int kind;        /* SMK_ACC_CPASYNC (fast), SMK_ACC_CPASYNC_ZFILL / SMK_ACC_LDST (general, staged) */
+    int operand;     /* 0: A, 1: B */
+    int valid;       /* A: rows of the block inside M; B: columns inside N */
+    int64_t k0;      /* the k-tile's first k */
+    int64_t kleft;   /* K - k0 */
+    int mode;        /* 0: fast cp.async, 1: general cp.async, 2: general zero st.shared, 3: staged st.shared */
+    long long repeats;
+};
+
+/* Fill names by [operand][last block row / column][fast, general, zeros, last k-tile, its zeros]. */
+static const char *const kFillNames[2][2][5] = {
+    {{"A-tile cp.async (16 B), interior blocks", "A-tile cp.async.zfill (16 B), edge blocks",
+      "A-tile zeros past K (st.shared.v4), predicated off", "A-tile cp.async.zfill, last k-tile",
+      "A-tile zeros past K (st.shared.v4), last k-tile"},
+     {"", "A-tile cp.async.zfill (16 B), last block row",
+      "A-tile zeros past K (st.shared.v4), last block row, predicated off",
+      "A-tile cp.async.zfill, last block row, last k-tile",
+      "A-tile zeros past K (st.shared.v4), last block row, last k-tile"}},
+    {{"B-tile cp.async (16 B), interior blocks", "B-tile cp.async.zfill (16 B), edge blocks",
+      "B-tile zeros past K (st.shared.v4), predicated off", "B-tile cp.async.zfill, last k-tile",
+      "B-tile zeros past K (st.shared.v4), last k-tile"},
+     {"", "B-tile cp.async.zfill (16 B), last block column",
+      "B-tile zeros past K (st.shared.v4), last block column, predicated off",
+      "B-tile cp.async.zfill, last block column, last k-tile",
+      "B-tile zeros past K (st.shared.v4), last block column, last k-tile"}}};
+
+/* Lane (w, lane) of chunk j under f: *on (it writes), *inrange (its warp issues the instruction if
+ * any lane is: decided by the caller), shared and global offsets. */
+template <class C, int LAYOUT, int SID>
+void fill_lane(const PlanFill &f, int64_t lda, int64_t ldb, int w, int lane, int j, bool *on, bool *inrange,
+               long long *off, long long *g)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    using MP = Map<C>;
+    const int tid = w * 32 + lane;
+    int r = 0, c = 0;
+    bool inside, past_k;
+    if (f.operand == 0) {
+        MP::a_chunk(j, tid, &r, &c); /* row r, k column c */
+        inside = r < f.valid;
+        past_k = c >= f.kleft;
+        *off = 2LL * S::a_off(r, c);
+        *g = 2LL * ((long long)r * lda + f.k0 + c);
+    } else {
+        MP::b_chunk(j, tid, &r, &c); /* k row r, column c */
+        inside = c < f.valid;
+        past_k = r >= f.kleft;
+        *off = 2LL * S::b_off(r, c);
+        *g = 2LL * ((f.k0 + r) * ldb + c);
+    }
+    *inrange = f.mode == 2 ? inside : (inside && !past_k) || f.mode == 0 || f.mode == 3;
+    *on = f.mode == 3 || f.mode == 0 || (f.mode == 1 && inside && !past_k) || (f.mode == 2 && inside && past_k);
+}
+
+/* The warp instructions of f (those some warp issues), written lane-major into acc when acc->addr is
+ * set; returns how many. */
+template <class C, int LAYOUT, int SID>
+int fill_addresses(const PlanFill &f, int64_t lda, int64_t ldb, smk_access *acc)
+{
+    const int warps = C::THREADS / 32, per = f.operand ? C::B_CHUNKS : C::A_CHUNKS;
+    int n = 0;
+    for (int w = 0; w < warps; w++)
+        for (int j = 0; j < per; j++) {
+            bool issue = false, on = false, inr = false;
+            long long off = 0, g = 0;
+            for (int lane = 0; lane < 32 && !issue; lane++) {
+                fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                issue = inr;
+            }
+            if (!issue)
+                continue;
+            if (acc && acc->addr)
+                for (int lane = 0; lane < 32; lane++) {
+                    fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                    acc->addr[(long long)n * 32 + lane] = on ? off : -1;
+                    if (acc->gaddr)
+                        acc->gaddr[(long long)n * 32 + lane] = on ? g : -1;
+                }
+            n++;
+        }
+    return n;
+}
+
+/* The fill classes of a launch of C on M x N x K into f; returns how many. */
+template <class C>
+int fill_classes(int64_t M, int64_t N, int64_t K, bool staged, PlanFill *f)
+{
+    const long long gm = (M + C::BM - 1) / C::BM, gn = (N + C::BN - 1) / C::BN, blocks = gm * gn;
+    const long long kt_all = (K + C::BK - 1) / C::BK, kt_full = K / C::BK, kt_part = kt_all - kt_full;
+    const long long rows_whole = M / C::BM, cols_whole = N / C::BN;
+    const int rows_last = (int)(M % C::BM), cols_last = (int)(N % C::BN);
+    const long long interior = C::FAST ? rows_whole * cols_whole : 0; /* blocks on the fast path */
+    int n = 0;
+    auto add = [&](const char *name, int kind, int operand, int valid, int64_t k0, int mode, long long repeats) {
+        if (repeats > 0 && n < SMK_PLAN_MAX - 3)
+            f[n++] = PlanFill{name, kind, operand, valid, k0, K - k0, mode, repeats};
+    };
+    if (blocks <= 0 || kt_all <= 0)
+        return 0;
+    if (staged) {
+        add("A-tile st.shared.v4 (16 B, register-staged)", SMK_ACC_LDST, 0, C::BM, 0, 3, blocks * kt_all);
+        add("B-tile st.shared.v4 (16 B, register-staged)", SMK_ACC_LDST, 1, C::BN, 0, 3, blocks * kt_all);
+        return n;
+    }
+    const bool split = C::BK == 32; /* 32-wide k-tiles: A's global offset alternates by 64 bytes */
+    const long long kcount[2] = {split ? (kt_full + 1) / 2 : kt_full, split ? kt_full / 2 : 0};
+    const int64_t klast = kt_full * C::BK;
+    for (int op = 0; op < 2; op++)
+        for (int last = 0; last < 2; last++) {
+            /* blocks of this row (A) / column (B) class, and how many of them are interior */
+            const long long nb = op == 0 ? (last ? (rows_last ? gn : 0) : rows_whole * gn)
+                                         : (last ? (cols_last ? gm : 0) : cols_whole * gm);
+            const long long nfast = last ? 0 : interior, ngen = nb - nfast;
+            const int valid = op == 0 ? (last ? rows_last : C::BM) : (last ? cols_last : C::BN);
+            const char *const *nm = kFillNames[op][last];
+            for (int par = 0; par < (op == 0 && split ? 2 : 1); par++) {
+                const int64_t k0 = par * C::BK;
+                add(nm[0], SMK_ACC_CPASYNC, op, valid, k0, 0, nfast * kcount[par]);
+                add(nm[1], SMK_ACC_CPASYNC_ZFILL, op, valid, k0, 1, ngen * kcount[par]);
+                add(nm[2], SMK_ACC_LDST, op, valid, k0, 2, ngen * kcount[par]);
+            }
+            add(nm[3], SMK_ACC_CPASYNC_ZFILL, op, valid, klast, 1, nb * kt_part);
+            add(nm[4], SMK_ACC_LDST, op, valid, klast, 2, nb * kt_part);
+        }
+    return n;
+}
+
+/* Fragment loads: every k step of every k-tile; the cp.async kernel also prefetches the next tile's
+ * first fragments at the last k step of each tile, predicated off on the block's last tile (the
+ * instructions issue and count, with no lane active).  Appended to plan->acc from index a. */
+template <class C, int LAYOUT, int SID>
+int frag_accesses(long long blocks, long long kt_all, bool staged, smk_plan *plan, int a)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    using MP = Map<C>;
+    const int warps = C::THREADS / 32, ksteps = C::BK / 16;
+    const struct { const char *name; int per_warp; long long repeats; int what; } frags[3] = {
+        {"A fragment ldmatrix.x4", ksteps * C::MI, blocks * kt_all, 0},
+        {"B fragment ldmatrix.x4.trans", ksteps * (C::NI / 2), blocks * kt_all, 1},
+        {"next-tile fragment ldmatrix.x4 at the last k-tile (predicated off)", C::MI + C::NI / 2,
+         staged ? 0 : blocks * (kt_all > 0 ? 1 : 0), 2},
+    };
+    for (int q = 0; q < 3; q++) {
+        if (frags[q].repeats <= 0 && q == 2)
+            continue;
+        smk_access *acc = &plan->acc[a++];
+        acc->name = frags[q].name;
+        acc->width = 16;
+        acc->is_store = 0;
+        acc->kind = SMK_ACC_LDSM_X4;
+        acc->n_instr = warps * frags[q].per_warp;
+        acc->repeats = frags[q].repeats;
+        if (!acc->addr)
+            continue;
+        for (int w = 0; w < warps; w++)
+            for (int lane = 0; lane < 32; lane++) {
+                long long *out = acc->addr + (long long)w * frags[q].per_warp * 32 + lane;
+                int i = 0, r = 0, c = 0;
+                if (frags[q].what == 0) {
+                    for (int ks = 0; ks < ksteps; ks++)
+                        for (int mi = 0; mi < C::MI; mi++, i++) {
+                            MP::a_ldsm(w, lane, mi, ks, &r, &c);
+                            out[i * 32] = 2LL * S::a_off(r, c);
+                        }
+                } else if (frags[q].what == 1) {
+                    for (int ks = 0; ks < ksteps; ks++)
+                        for (int nj = 0; nj < C::NI / 2; nj++, i++) {
+                            MP::b_ldsm(w, lane, nj, ks, &r, &c);
+                            out[i * 32] = 2LL * S::b_off(r, c);
+                        }
+                } else {
+                    for (; i < frags[q].per_warp; i++)
+                        out[i * 32] = -1;
+                }
+            }
+    }
+    return a;
+}
+
+template <class C, int LAYOUT, int SID>
+int block_plan(int64_t M, int64_t N, int64_t K, bool staged, smk_plan *plan)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    const long long blocks = ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
+    const long long kt_all = (K + C::BK - 1) / C::BK;
+    const int64_t lda = staged ? K : (K + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8; /* variant 0 pads */
+    PlanFill f[SMK_PLAN_MAX];
+    const int n = fill_classes<C>(M, N, K, staged, f);
+    int a = 0;
+    for (int i = 0; i < n; i++) {
+        smk_access *acc = &plan->acc[a];
+        const int cnt = fill_addresses<C, LAYOUT, SID>(f[i], lda, ldb, acc->addr ? acc : NULL);
+        if (cnt == 0)
+            continue;
+        acc->name = f[i].name;
+        acc->width = 16;
+        acc->is_store = 1;
+        acc->kind = f[i].kind;
+        acc->n_instr = cnt;
+        acc->repeats = f[i].repeats;
+        a++;
+    }
+    plan->n = frag_accesses<C, LAYOUT, SID>(blocks, kt_all, staged, plan, a);
+    plan->blocks = blocks;
+    plan->threads = C::THREADS;
+    plan->smem_bytes = (int)S::BYTES;
+    const smk_swz za = smk_tile_swizzle(S::ta()), zb = smk_tile_swizzle(S::tb());
+    if (LAYOUT == SMK_SWIZZLE)
+        snprintf(plan->config, sizeof plan->config, "%dx%dx%d, %d stages; A Swizzle<%d,%d,%d>, B Swizzle<%d,%d,%d>",
+                 C::BM, C::BN, C::BK, C::STAGES, za.b, za.m, za.s, zb.b, zb.m, zb.s);
+    else
+        snprintf(plan->config, sizeof plan->config, "%dx%dx%d block tile, %d stages, 8 warps of %dx%d", C::BM,
+                 C::BN, C::BK, C::STAGES, C::WM, C::WN);
+    return 0;
+}
+
+template <class C>
+int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan)
+{
+    switch (layout) {
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, staged, plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, staged, plan);
+    default:
+        switch (sid) {
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, staged, plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, staged, plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, staged, plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, staged, plan);
+        }
+    }
+}
+
+} /* namespace g16 */
+} /* namespace smk */
+
+extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
+                               int variant, int sms, smk_plan *plan)
+{
+    using namespace smk::g16;
+    const int sid = swizzle_id(swz_b, swz_m, swz_s);
+    if (!plan || M < 0 || N < 0 || K < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS || sid < 0 ||
+        (sid > 0 && layout != SMK_SWIZZLE) || sms < 1)
+        return -1;
+    /* dense row-major operands from a 16-byte-aligned allocation (as smemkit.bench lays them out):
+     * rows are 16-byte aligned iff K and N are multiples of 8 */
+    const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
+    int rc = -1;
+    switch (variant) {
+    case 0: /* as smk_gemm16_launch: unaligned rows are padded first, so always the cp.async kernel */
+        rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan)
+                                   : plan_cfg<VAligned>(M, N, K, layout, sid, false, plan);
+        if (rc == 0 && staged) {
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, "; unaligned rows padded");
+        }
+        return rc;
+#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
+    default: return -1;
+    }
+}

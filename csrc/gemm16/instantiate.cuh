@@ -1,0 +1,46 @@
+/* One layout's kernels and launchers (SMK_G16_LAYOUT, SMK_G16_SID defined by the including
+ * gemm16_k_*.cu), for every configuration of tiles.h: one translation unit per layout and swizzle, so
+ * the 144 kernels compile in parallel. */
+#ifndef SMK_G16_LAYOUT
+#error "define SMK_G16_LAYOUT and SMK_G16_SID before including instantiate.cuh"
+#endif
+
+#include <limits.h>
+
+#include "common/launch.h"
+#include "dispatch.h"
+#include "kernel.cuh"
+
+namespace smk {
+namespace g16 {
+
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
+int launch_inst(const smk_gemm16_params &q, cudaStream_t stream)
+{
+    using S = Smem<C, LAYOUT, SID>;
+    const int64_t blocks = ((q.M + C::BM - 1) / C::BM) * ((q.N + C::BN - 1) / C::BN);
+    if (blocks <= 0 || blocks > INT_MAX)
+        return (int)cudaErrorInvalidValue;
+    auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC>;
+    const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC>>(S::BYTES);
+    if (e)
+        return e;
+    kern<<<(unsigned)blocks, C::THREADS, S::BYTES, stream>>>(q, q.variant == 5);
+    return (int)cudaGetLastError();
+}
+
+template <class C, int LAYOUT, int SID>
+int launch_dt(const smk_gemm16_params &q, bool vec, cudaStream_t s)
+{
+    if (q.dtype == 1)
+        return vec ? launch_inst<C, LAYOUT, SID, true, true>(q, s) : launch_inst<C, LAYOUT, SID, true, false>(q, s);
+    return vec ? launch_inst<C, LAYOUT, SID, false, true>(q, s) : launch_inst<C, LAYOUT, SID, false, false>(q, s);
+}
+
+#define SMK_G16_INSTANTIATE(V, ...) \
+    template int launch_dt<V, SMK_G16_LAYOUT, SMK_G16_SID>(const smk_gemm16_params &, bool, cudaStream_t);
+SMK_G16_CONFIGS(SMK_G16_INSTANTIATE)
+#undef SMK_G16_INSTANTIATE
+
+} /* namespace g16 */
+} /* namespace smk */
