@@ -237,3 +237,164 @@ def test_script_without_gpu(script, tmp_path):
     p = _run(script, "--random", "3", "--seed", "1", "--out", str(tmp_path / "x.jsonl"))
     assert p.returncode != 0 and "no usable CUDA GPU" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+# ---- the --random runs end to end on a stand-in device ---------------------------------------------
+# No GPU here: smemkit.bench / smemkit.timeit are replaced by fakes with known times (layout i takes
+# base * (1 + i / 4), the ceiling base), and torch by a shape-only stand-in, so what is checked is the
+# scripts' plumbing: the draws they time, the rows they write, the ratios they derive, the summary.
+
+
+def _fake_bench(calls):
+    from smemkit.bench import BenchResult
+    from smemkit.timing import Table
+
+    def bench(op, shape, *, layout=None, dtype=None, reps=None, **kw):
+        calls.append((op, tuple(shape), dtype, reps))
+        dtype = dtype or ("float16" if op == "gemm" else "float32")
+        layouts = list(smemkit.LAYOUTS if layout is None else layout)
+        esz = T_SIZES[dtype] if op == "transpose" else (4 if op == "sgemm" else 2)
+        work = (2 * math.prod(shape) * esz if op == "transpose" else 2 * math.prod(shape)) / 1e6
+        base = 0.01 + work / 2e6
+        out = Table()
+        for i, lay in enumerate(layouts):
+            med = base * (1 + i / 4)
+            name = lay if isinstance(lay, str) else repr(lay)
+            out.append(BenchResult(op, name, tuple(shape), dtype, reps, med, med, med, med, (med,) * reps, work / med,
+                                   "GB/s" if op == "transpose" else "GFLOP/s", "ceiling", work / base,
+                                   base / med, "fake", 0, 0))
+        return out
+    return bench
+
+
+class _FakeTorchTensor:
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def view(self, dtype):
+        return self
+
+    def random_(self):
+        return self
+
+    def dim(self):
+        return len(self.shape)
+
+    def t(self):
+        assert len(self.shape) == 2
+        return _FakeTorchTensor(self.shape[::-1])
+
+    @property
+    def mT(self):
+        return _FakeTorchTensor(self.shape[:-2] + self.shape[:-3:-1])
+
+    def contiguous(self):
+        return self
+
+    def copy_(self, other):
+        assert other.shape == self.shape
+        return self
+
+
+def _fake_torch():
+    import types
+    t = types.ModuleType("torch")
+    t.uint8, t.float16, t.float32, t.float64, t.complex128 = "uint8", "float16", "float32", "float64", "complex128"
+    t.empty = lambda shape, dtype=None, device=None: _FakeTorchTensor(shape)
+    t.empty_like = lambda x: _FakeTorchTensor(x.shape)
+    t.cuda = types.SimpleNamespace(is_available=lambda: True, empty_cache=lambda: None)
+    return t
+
+
+def _fake_timeit(fns, *, reps=None, nbytes=None, **kw):
+    from smemkit.timing import Table, Timing
+    out = Table()
+    for label, fn in fns.items():
+        fn()
+        med = {"torch": 2.0, "copy": 1.0}[label]  # torch's transpose at half its copy's speed
+        out.append(Timing.from_times(label, [med] * reps, "fake", nbytes, "GB/s"))
+    return out
+
+
+def _import_script(name):
+    import importlib
+    sys.modules.pop(name, None)
+    return importlib.import_module(name)
+
+
+@pytest.mark.parametrize("script, n", [("bench_widths", 40), ("bench_sgemm", 30), ("bench_gemm", 30)])
+@pytest.mark.parametrize("with_torch", [True, False])
+def test_random_run_faked(script, n, with_torch, monkeypatch, tmp_path, capsys):
+    if script != "bench_widths" and not with_torch:
+        pytest.skip("torch only matters to the transpose")
+    calls = []
+    monkeypatch.setattr(smemkit, "bench", _fake_bench(calls))
+    monkeypatch.setattr(smemkit, "timeit", _fake_timeit)
+    monkeypatch.setattr(smemkit, "is_available", lambda: True)
+    monkeypatch.setattr(smemkit, "device_name", lambda: "fake")
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch() if with_torch else None)
+    mod = _import_script(script)
+    if script == "bench_sgemm":
+        monkeypatch.setattr(mod, "device_info", lambda: {"sms": 132})
+    if script in ("bench_sgemm", "bench_gemm"):
+        monkeypatch.setattr(mod, "check", lambda *a: None)
+    out, md = tmp_path / "rows.jsonl", tmp_path / "out.md"
+    monkeypatch.setattr(sys, "argv", [script, "--random", str(n), "--seed", "5", "--out", str(out), "--md", str(md)])
+    mod.main()
+    cap = capsys.readouterr()
+    rows = D.read_jsonl(str(out))
+    law = {"bench_widths": "transpose", "bench_sgemm": "sgemm", "bench_gemm": "gemm"}[script]
+    want = D.SAMPLERS[law](n, 5)
+    assert [(r["op"], tuple(r["shape"]), r["dtype"]) for r in rows] == [(d.op, d.shape, d.dtype) for d in want]
+    assert [c[:3] for c in calls] == [(law, d.shape, d.dtype if law != "sgemm" else None) for d in want]
+    assert [c[3] for c in calls] == [r["reps"] for r in rows]
+    layouts = ["naive", "pad", "swizzle"] + (["Swizzle(2, 3, 2)"] if law == "gemm" else [])
+    for r in rows:
+        assert r["seed"] == 5 and r["classes"] == list(D.classes(law, r["shape"], r["dtype"])) and "error" not in r
+        assert list(r["ratio"]) == layouts
+        assert [r["ratio"][k] for k in layouts] == pytest.approx([1 / (1 + i / 4) for i in range(len(layouts))])
+        ceil = "copy" if law == "transpose" else "cublas"
+        assert r["median_ms"]["naive"] == pytest.approx(r["median_ms"][ceil])
+        if law == "sgemm":
+            assert r["choice"][1] >= 1
+        if law == "transpose":
+            moves = D.torch_moves_data(r["shape"])
+            assert r["torch_moves_data"] == moves
+            if with_torch and moves:
+                assert r["torch"]["share"] == pytest.approx(0.5)
+                assert r["vs_torch"]["pad"] == pytest.approx(0.8 / 0.5)
+            else:
+                assert r["torch"] is None and r["vs_torch"] is None
+    assert f"[20/{n}]" in cap.err and f"[{n}/{n}]" in cap.err
+    assert "| all | naive | %d | 1.000 |" % n in cap.out and md.read_text().strip() == cap.out.strip().split(
+        "torch with CUDA not found: the torch comparison is skipped\n")[-1].strip()
+    if law == "transpose":
+        assert ("smemkit over torch" in cap.out) == with_torch and "Targets (#26)" in cap.out
+        assert "best layout by geomean: naive" in cap.out
+
+
+def test_random_run_records_errors(monkeypatch, tmp_path, capsys):
+    """A draw that raises is written with its error and left out of the summary; three in a row stop."""
+    good = _fake_bench([])
+    seen = []
+
+    def flaky(op, shape, **kw):
+        seen.append(shape)
+        if len(seen) == 2 or len(seen) >= 5:
+            raise MemoryError(f"fake: {shape}")
+        return good(op, shape, **kw)
+
+    monkeypatch.setattr(smemkit, "bench", flaky)
+    monkeypatch.setattr(smemkit, "is_available", lambda: True)
+    monkeypatch.setattr(smemkit, "device_name", lambda: "fake")
+    mod = _import_script("bench_sgemm")
+    monkeypatch.setattr(mod, "device_info", lambda: {"sms": 132})
+    monkeypatch.setattr(mod, "check", lambda *a: None)
+    out = tmp_path / "rows.jsonl"
+    monkeypatch.setattr(sys, "argv", ["bench_sgemm", "--random", "20", "--out", str(out)])
+    with pytest.raises(SystemExit) as e:
+        mod.main()
+    assert e.value.code == 1
+    rows = D.read_jsonl(str(out))
+    assert len(rows) == 7 and [("error" in r) for r in rows] == [False, True, False, False, True, True, True]
+    assert "three draws in a row failed" in capsys.readouterr().err

@@ -93,6 +93,8 @@ def time_random(d, torch, reps=None):
     nlay = len(smemkit.LAYOUTS)
     reps = reps or D.reps_for(d, nlay + 1)
     res = smemkit.bench("transpose", d.shape, dtype=d.dtype, reps=reps)
+    if res[0].ceiling is None:
+        raise RuntimeError(f"bench gave no D2D copy time ({res[0].ceiling_name})")
     copy_ms = 2 * d.nbytes / 1e6 / res[0].ceiling  # bench's rates are (read + write) bytes per time
     row = {"reps": reps, "nbytes": d.nbytes, "ratio": {r.layout: r.ratio for r in res},
            "median_ms": {**{r.layout: r.median_ms for r in res}, "copy": copy_ms},

@@ -295,7 +295,7 @@ def summary_rows(rows: Sequence[Mapping[str, Any]], metric: str = "ratio",
         for lay in layouts:
             vals = [(r[metric][lay], r) for r in members
                     if (r.get(metric) or {}).get(lay) is not None and math.isfinite(r[metric][lay])]
-            s = summarize(v for v, _ in vals)
+            s: dict[str, Any] = dict(summarize(v for v, _ in vals))
             worst = min(vals, key=lambda t: t[0])[1] if vals else None
             s.update({"class": cls, "layout": lay,
                       "worst": None if worst is None else f"{shape_str(worst['shape'])} {worst['dtype']}"})
@@ -307,14 +307,15 @@ def shape_str(shape: Sequence[int]) -> str:
     return "x".join(str(int(s)) for s in shape)
 
 
-def _f(x: float, fmt: str = "{:.3f}") -> str:
+def _f(x: float | None, fmt: str = "{:.3f}") -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
 
 
 def md_summary(summary: Sequence[Mapping[str, Any]], title: str | None = None) -> str:
     """A markdown table of summary_rows(): class, layout, n, geomean, p10, median, min, worst shape."""
     lines = [title, ""] if title else []
-    lines += ["| class | layout | n | geomean | p10 | median | min | worst shape |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["| class | layout | n | geomean | p10 | median | min | worst shape |",
+              "|---|---|---|---|---|---|---|---|"]
     for s in summary:
         lines.append(f"| {s['class']} | {s['layout']} | {s['n']} | {_f(s['geomean'])} | {_f(s['p10'])} | "
                      f"{_f(s['median'])} | {_f(s['min'])} | {s['worst'] or ''} |")
@@ -327,9 +328,11 @@ def md_per_shape(rows: Sequence[Mapping[str, Any]], metric: str = "ratio", n: in
     layouts = list(next((r[metric] for r in rows if r.get(metric)), {}))
     pick = list(rows)
     if n is not None:
-        best = lambda r: max((v for v in (r.get(metric) or {}).values() if v is not None), default=math.inf)  # noqa: E731
+        def best(r: Mapping[str, Any]) -> float:
+            return max((v for v in (r.get(metric) or {}).values() if v is not None), default=math.inf)
         pick = sorted(pick, key=best)[:n]
-    lines = ["| # | shape | dtype | classes | " + " | ".join(layouts) + " |", "|---|---|---|---|" + "---|" * len(layouts)]
+    lines = ["| # | shape | dtype | classes | " + " | ".join(layouts) + " |",
+             "|---|---|---|---|" + "---|" * len(layouts)]
     for r in pick:
         vals = [(r.get(metric) or {}).get(k) for k in layouts]
         lines.append(f"| {r.get('index', '')} | {shape_str(r['shape'])} | {r['dtype']} | {', '.join(r['classes'])} | "
@@ -380,13 +383,15 @@ def report(rows: Sequence[Mapping[str, Any]], worst: int = 10) -> str:
     order = (["2-D", "batch", *TRANSPOSE_DTYPES, *TRANSPOSE_SHAPE_CLASSES] if op == "transpose"
              else [*GEMM_ITEMSIZE, *GEMM_SHAPE_CLASSES])
     ceiling = {"transpose": "the D2D copy of the same bytes over smemkit's time",
-               "sgemm": "cuBLAS fp32 (TF32 off) time over smemkit's", "gemm": "cuBLAS time (same precision) over smemkit's"}[op]
+               "sgemm": "cuBLAS fp32 (TF32 off) time over smemkit's",
+               "gemm": "cuBLAS time (same precision) over smemkit's"}[op]
     parts = [md_summary(summary_rows(rows, "ratio", order), f"Per-shape ratio = {ceiling} (> 1: smemkit faster)")]
     if op == "transpose":
         if any(r.get("vs_torch") for r in rows):
             parts.append(md_summary(summary_rows(rows, "vs_torch", order),
                                     "smemkit over torch's x.t().contiguous() / x.mT.contiguous() (> 1: smemkit "
-                                    "faster; each side over the D2D copy of its own run; draws where torch moves data)"))
+                                    "faster; each side over the D2D copy of its own run; draws where torch moves "
+                                    "data)"))
         parts.append("Targets (#26):\n\n" + "\n".join(f"- {t}" for t in transpose_targets(rows)))
     if worst:
         parts.append(f"The {min(worst, len(rows))} worst draws (by their best layout):\n\n"
