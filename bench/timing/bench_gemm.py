@@ -4,20 +4,29 @@ run.  Correctness against a float64 reference is checked first (small shape, eve
 
     python bench/timing/bench_gemm.py [--dtypes float16 bfloat16] [--shapes 4096,4096,4096 ...] [--ktiles]
                                [--configs 0 1 7] [--layouts swizzle] [--md out.md]
+    python bench/timing/bench_gemm.py --random 200 --seed 1 [--out rows.jsonl] [--md out.md]
 
 --ktiles also times the 64-wide (128-byte rows: naive 8-way) and 32-wide (64-byte rows: naive 4-way)
 K tiles explicitly, so both conflict degrees are visible.  --configs times the given variants
 (smemkit.bench_configs("gemm")) instead; --layouts restricts the layouts (swizzle232 = Swizzle(2, 3, 2)).
 On shapes whose rows are not 16-byte aligned (4097x4095x4093), config 0 is what a call runs (the padded
 copies included) and configs 1..8 read the rows in place through registers.
+
+--random N --seed S (issue #28): N shapes from the issue's law (bench/timing/draws.py: half float16, half
+bfloat16), each timed by smemkit.bench in every layout (--layouts restricts them) with config 0, what a
+call runs, beside cuBLAS GemmEx of the same precision in the same run; ratio = cuBLAS time / smemkit's,
+every kernel of both calls counted (the padded copies of unaligned shapes included).  Repetitions sized
+per shape (draws.reps_for; --reps fixes them).  One JSON line per draw to --out; the summary (geomean,
+p10, median, min by class and layout) to stdout and --md.
 """
 import argparse
 import sys
 
 import numpy as np
 
+import draws as D
 import smemkit
-from _common import emit, header, md_table
+from _common import emit, header, md_table, random_run, require_gpu, reps_arg
 
 LAYOUTS = ["naive", "pad", "swizzle", smemkit.Swizzle(2, 3, 2)]
 
@@ -35,22 +44,44 @@ def check(dtype):
             sys.exit(f"FAIL: gemm {dtype} {layout} outside the bound")
 
 
+def time_random(d, layouts, reps=None):
+    """One draw of #28: every layout beside cuBLAS of the same precision, one smemkit.bench run."""
+    reps = reps or D.reps_for(d, len(layouts) + 1)
+    res = smemkit.bench("gemm", d.shape, dtype=d.dtype, layout=layouts, reps=reps)
+    ceil = res[0].ceiling
+    return {"reps": reps, "ratio": {r.layout: r.ratio for r in res},
+            "median_ms": {**{r.layout: r.median_ms for r in res},
+                          "cublas": None if ceil is None else d.flops / 1e6 / ceil},
+            "bench": [r.to_dict() for r in res]}
+
+
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dtypes", nargs="+", default=["float16", "bfloat16"])
     ap.add_argument("--shapes", nargs="+", default=["1024,1024,1024", "2048,2048,2048", "4096,4096,4096",
                                                     "8192,8192,8192", "4097,4095,4093"])
     ap.add_argument("--ktiles", action="store_true", help="also time K-tile 64 and 32 explicitly")
     ap.add_argument("--configs", nargs="+", type=int, default=None, help="variants to time (default: 0)")
     ap.add_argument("--layouts", nargs="+", default=None, help="naive pad swizzle swizzle232 (default: all)")
+    ap.add_argument("--random", type=reps_arg, metavar="N", help="time N shapes drawn from #28's law")
+    ap.add_argument("--seed", type=int, default=1, help="the draws' seed (--random)")
+    ap.add_argument("--out", help="--random: write one JSON line per draw here")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--md")
     args = ap.parse_args()
+    require_gpu("bench_gemm.py")
     import ml_dtypes
     names = smemkit.bench_configs("gemm")
     configs = args.configs if args.configs is not None else [0] + ([1, 2] if args.ktiles else [])
     named = dict(zip(["naive", "pad", "swizzle", "swizzle232"], LAYOUTS))
     layouts = [named[x] for x in args.layouts] if args.layouts else LAYOUTS
+    if args.random:
+        for dt in ("float16", "bfloat16"):
+            check(np.dtype(ml_dtypes.bfloat16) if dt == "bfloat16" else np.dtype(dt))
+        random_run(D.gemm_draws(args.random, args.seed), lambda d: time_random(d, layouts, args.reps),
+                   seed=args.seed, out=args.out, md=args.md,
+                   title=f"Tensor-core GEMM vs cuBLAS (fp32 accumulation), {args.random} random shapes (#28's law)")
+        return
     results = []
     for dt in args.dtypes:
         check(np.dtype(ml_dtypes.bfloat16) if dt == "bfloat16" else np.dtype(dt))

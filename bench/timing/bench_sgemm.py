@@ -3,6 +3,7 @@ in the same run.  Correctness against a float64 reference is checked first, for 
 
     python bench/timing/bench_sgemm.py [--shapes 4096,4096,4096 8192,8192,8192] [--configs] [--md out.md]
     python bench/timing/bench_sgemm.py --sweep [--reps 20] [--md out.md]
+    python bench/timing/bench_sgemm.py --random 200 --seed 1 [--out rows.jsonl] [--md out.md]
 
 --configs also times every tile config compiled in (the shipped BIG / SMALL, and the candidates when the
 extension was built with SMEMKIT_SGEMM_CANDIDATES=1).
@@ -10,6 +11,11 @@ extension was built with SMEMKIT_SGEMM_CANDIDATES=1).
 every layout against cuBLAS with the shipped choice (smemkit._testing.sgemm_choose: tile config and K
 split), for the shapes the chooser splits also swizzle unsplit (splits=1, the kernel before split-K) and with twice the
 split, for tall / wide shapes also the other shipped tile; it prints the ratio to cuBLAS per shape, the geometric means and the worst shape.
+--random N --seed S (issue #27): N shapes from the issue's law (bench/timing/draws.py), each timed by
+smemkit.bench in every layout with the shipped choice beside cuBLAS fp32 (TF32 off) in the same run; ratio =
+cuBLAS time / smemkit's, every kernel of both calls counted (split-K's reduction included).  Repetitions
+sized per shape (draws.reps_for; --reps fixes them).  One JSON line per draw to --out (with the chooser's
+tile and K split); the summary (geomean, p10, median, min by class and layout) to stdout and --md.
 """
 import argparse
 import math
@@ -18,8 +24,9 @@ import time
 
 import numpy as np
 
+import draws as D
 import smemkit
-from _common import emit, header, md_table
+from _common import emit, header, md_table, random_run, require_gpu, reps_arg
 from smemkit._testing import device_info, knobs, sgemm_choose
 
 
@@ -114,19 +121,39 @@ def sweep(reps):
     return "\n".join(rows)
 
 
+def time_random(d, sms, reps=None):
+    """One draw of #27: every layout with the shipped choice beside cuBLAS fp32, one smemkit.bench run."""
+    reps = reps or D.reps_for(d, len(smemkit.LAYOUTS) + 1)
+    res = smemkit.bench("sgemm", d.shape, reps=reps)
+    ceil = res[0].ceiling
+    return {"reps": reps, "choice": list(sgemm_choose(*d.shape, sms)), "ratio": {r.layout: r.ratio for r in res},
+            "median_ms": {**{r.layout: r.median_ms for r in res},
+                          "cublas": None if ceil is None else d.flops / 1e6 / ceil},
+            "bench": [r.to_dict() for r in res]}
+
+
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shapes", nargs="+", default=["1024,1024,1024", "4096,4096,4096", "8192,8192,8192",
                                                     "4097,4095,4093"])
     ap.add_argument("--configs", action="store_true", help="time every compiled tile config")
     ap.add_argument("--sweep", action="store_true", help="issue 11's sweep of shapes (ignores --shapes)")
+    ap.add_argument("--random", type=reps_arg, metavar="N", help="time N shapes drawn from #27's law")
+    ap.add_argument("--seed", type=int, default=1, help="the draws' seed (--random)")
+    ap.add_argument("--out", help="--random: write one JSON line per draw here")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--md", help="append the markdown table to this file")
     args = ap.parse_args()
+    require_gpu("bench_sgemm.py")
     names = smemkit.bench_configs("sgemm")
     configs = range(len(names)) if args.configs else [0]
     for c in configs:
         check(c)
+    if args.random:
+        sms = device_info()["sms"]
+        random_run(D.sgemm_draws(args.random, args.seed), lambda d: time_random(d, sms, args.reps), seed=args.seed,
+                   out=args.out, md=args.md, title=f"SGEMM float32 vs cuBLAS fp32, {args.random} random shapes (#27's law)")
+        return
     if args.sweep:
         emit(header("SGEMM float32 vs cuBLAS fp32, sweep") + "\n\n" + sweep(args.reps or 20), args.md)
         return
