@@ -200,6 +200,25 @@ PyObject *smk_py_new_result(PyObject *module, PyObject *like_obj, const smk_oper
     return res;
 }
 
+/* The device guard of a call (torch's rule: a PyTorch tensor runs on its own device, as torch's ops do).
+ * The operands' device is made current for the call when some operand is a PyTorch tensor; CuPy
+ * arrays, __cuda_array_interface__ producers and NumPy arrays keep the current device (CuPy's rule:
+ * its current stream is the current device's).  The rules have already refused operands on different
+ * devices.  *prev: what smk_rt_leave_device puts back, -1 for nothing.  0, or -1 with an exception. */
+int smk_py_enter_device(PyObject *module, const smk_operand *const ops[], int n, int *prev)
+{
+    int i, dev = -1;
+    smk_status st;
+    *prev = -1;
+    for (i = 0; i < n && dev < 0; i++)
+        if (ops[i] && ops[i]->on_device && ops[i]->lib == SMK_LIB_TORCH)
+            dev = ops[i]->device;
+    if (dev < 0)
+        return 0;
+    st = smk_rt_enter_device(dev, prev);
+    return st.code != SMK_OK ? (smk_py_raise_status(module, st), -1) : 0;
+}
+
 /* Refuse what cannot fit, host first (no GPU needed), then device (for device arrays device_bytes is
  * the temporaries alone: their library allocates the result and reports its own out-of-memory).
  * 0, or -1 with an exception set. */

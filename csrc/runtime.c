@@ -18,10 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile int g_sticky = 0;  /* the first sticky cudaError_t, 0 while healthy */
-static volatile int g_ready = 0;   /* device found and context created */
-static volatile int g_pool_ok = 0; /* device supports stream-ordered allocation */
-static volatile int g_poison = 0;  /* tests: fill outputs with 0xFF before kernels */
+/* Per-device state: a sticky error kills one device's context, not the others' (each device has its
+ * own primary context), and each device has its own memory pool.  Indexed by the calling thread's
+ * current device; devices past SMK_RT_MAX_DEVICES share the last slot (correct, only less cached:
+ * ready is then never remembered for them). */
+#define SMK_RT_MAX_DEVICES 64
+static volatile int g_sticky[SMK_RT_MAX_DEVICES + 1];  /* the first sticky cudaError_t, 0 while healthy */
+static volatile int g_ready[SMK_RT_MAX_DEVICES + 1];   /* context created, pool configured */
+static volatile int g_pool_ok[SMK_RT_MAX_DEVICES + 1]; /* supports stream-ordered allocation */
+static volatile int g_poison = 0; /* tests: fill outputs with 0xFF before kernels (every device) */
+
+/* The state slot of the calling thread's current device (cudaGetDevice is a thread-local read). */
+static int slot(void)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dev = 0;
+    }
+    return dev >= 0 && dev < SMK_RT_MAX_DEVICES ? dev : SMK_RT_MAX_DEVICES;
+}
 
 /* Keep up to this much freed memory in the pool between calls (smk_rt_trim() releases it). */
 #define SMK_POOL_KEEP_BYTES ((uint64_t)1 << 30)
@@ -60,8 +76,9 @@ smk_status smk_rt_fail(int e, const char *where)
 {
     smk_status s = {SMK_E_CUDA, e, 0, where};
     if (smk_rt_is_sticky(e)) {
-        if (!g_sticky)
-            g_sticky = e;
+        const int d = slot();
+        if (!g_sticky[d])
+            g_sticky[d] = e;
     } else {
         (void)cudaGetLastError(); /* a non-sticky error must not leak into the next call */
     }
@@ -82,14 +99,15 @@ smk_status smk_rt_ready(void)
     smk_status s = ok();
     cudaError_t e;
     int n = 0, dev = 0, pools = 0;
+    const int d = slot();
 
-    if (g_sticky) {
+    if (g_sticky[d]) {
         s.code = SMK_E_POISONED;
-        s.cuda = g_sticky;
+        s.cuda = g_sticky[d];
         s.where = "an earlier call";
         return s;
     }
-    if (g_ready)
+    if (g_ready[d])
         return s;
     e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
@@ -123,9 +141,9 @@ smk_status smk_rt_ready(void)
             e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
         if (e != cudaSuccess)
             return smk_rt_fail(e, "configuring the memory pool");
-        g_pool_ok = 1;
+        g_pool_ok[d] = 1;
     }
-    g_ready = 1;
+    g_ready[d] = d < SMK_RT_MAX_DEVICES;
     return s;
 }
 
@@ -192,7 +210,7 @@ smk_status smk_rt_alloc_on(void **p, size_t bytes, cudaStream_t stream)
     *p = NULL;
     if (bytes == 0)
         return s;
-    e = g_pool_ok ? cudaMallocAsync(p, bytes, stream) : cudaMalloc(p, bytes);
+    e = g_pool_ok[slot()] ? cudaMallocAsync(p, bytes, stream) : cudaMalloc(p, bytes);
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
         *p = NULL;
@@ -216,7 +234,7 @@ void smk_rt_free_on(void *p, cudaStream_t stream)
     cudaError_t e;
     if (!p)
         return;
-    e = g_pool_ok ? cudaFreeAsync(p, stream) : cudaFree(p);
+    e = g_pool_ok[slot()] ? cudaFreeAsync(p, stream) : cudaFree(p);
     if (e != cudaSuccess)
         (void)smk_rt_fail(e, "freeing device memory");
 }
@@ -227,7 +245,7 @@ smk_status smk_rt_trim(void)
     int dev = 0;
     cudaError_t e;
     smk_status s = smk_rt_ready();
-    if (s.code != SMK_OK || !g_pool_ok)
+    if (s.code != SMK_OK || !g_pool_ok[slot()])
         return s;
     e = cudaStreamSynchronize(cudaStreamPerThread);
     if (e == cudaSuccess)
@@ -237,6 +255,55 @@ smk_status smk_rt_trim(void)
     if (e == cudaSuccess)
         e = cudaMemPoolTrimTo(pool, 0);
     return e == cudaSuccess ? s : smk_rt_fail(e, "trimming the memory pool");
+}
+
+/* empty_cache(): every device this process made ready, each under a device switch put back after (the
+ * first failure is returned; the other devices are still trimmed). */
+smk_status smk_rt_trim_all(void)
+{
+    smk_status s = ok(), t;
+    int prev = 0, d;
+    cudaError_t e = cudaGetDevice(&prev);
+    if (e != cudaSuccess)
+        return smk_rt_fail(e, "cudaGetDevice");
+    for (d = 0; d < SMK_RT_MAX_DEVICES; d++) {
+        if (!g_ready[d] || g_sticky[d])
+            continue;
+        if ((e = cudaSetDevice(d)) != cudaSuccess) {
+            t = smk_rt_fail(e, "cudaSetDevice");
+        } else {
+            t = smk_rt_trim();
+        }
+        if (s.code == SMK_OK)
+            s = t;
+    }
+    if ((e = cudaSetDevice(prev)) != cudaSuccess && s.code == SMK_OK)
+        s = smk_rt_fail(e, "cudaSetDevice (restoring the current device)");
+    return s;
+}
+
+smk_status smk_rt_enter_device(int dev, int *prev)
+{
+    int cur = -1;
+    cudaError_t e;
+    *prev = -1;
+    if (dev < 0)
+        return ok();
+    if ((e = cudaGetDevice(&cur)) != cudaSuccess)
+        return smk_rt_fail(e, "cudaGetDevice");
+    if (cur == dev)
+        return ok();
+    if ((e = cudaSetDevice(dev)) != cudaSuccess)
+        return smk_rt_fail(e, "cudaSetDevice (the operands' device)");
+    *prev = cur;
+    return ok();
+}
+
+void smk_rt_leave_device(int prev)
+{
+    cudaError_t e = prev >= 0 ? cudaSetDevice(prev) : cudaSuccess;
+    if (e != cudaSuccess)
+        (void)smk_rt_fail(e, "cudaSetDevice (restoring the current device)");
 }
 
 smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current)
