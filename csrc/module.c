@@ -338,7 +338,7 @@ static int smk_exec(PyObject *m)
         "smemkit.CudaError",
         "A CUDA runtime failure.  .status is the cudaError_t value; the message reads\n"
         "'cudaErrorName: text'.  After a sticky error (illegal address, launch failure, ...) every\n"
-        "later GPU call raises this too: the process must be restarted.",
+        "later call on that GPU raises this too: the process must be restarted.",
         PyExc_RuntimeError, NULL);
     if (!st->CudaError || PyModule_AddObjectRef(m, "CudaError", st->CudaError) < 0 ||
         PyModule_AddFunctions(m, smk_map_methods) < 0 || PyModule_AddFunctions(m, smk_tool_methods) < 0 ||

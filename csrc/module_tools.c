@@ -180,8 +180,9 @@ static PyObject *py_empty_cache(PyObject *module, PyObject *unused)
 }
 
 PyDoc_STRVAR(debug_fault_doc, "_debug_fault()\n--\n\nTesting aid: run a kernel that stores to an illegal address and "
-             "synchronise.  Raises smemkit.CudaError (cudaErrorIllegalAddress) and leaves the CUDA context unusable: "
-             "every later GPU call in this process raises too.  Only for tests, in a subprocess.");
+             "synchronise on the current device.  Raises smemkit.CudaError (cudaErrorIllegalAddress) and leaves that "
+             "device's CUDA context unusable: every later call on it in this process raises too.  Only for tests, "
+             "in a subprocess.");
 static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
 {
     smk_status st = smk_rt_ready();
