@@ -269,3 +269,21 @@ def test_sticky_error_on_one_device_leaves_the_other(torch):
     assert "fault:" in out, out
     assert "device0: ok" in out, out
     assert "device1: CudaError" in out, out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("nproc", [1, 2])
+def test_distributed_example_under_torchrun(torch, nproc):
+    """examples/distributed_ab.py, one rank per GPU: every rank checks and times on its own device, rank 0
+    prints one table with a row per rank, op and layout."""
+    if torch.cuda.device_count() < nproc:
+        pytest.skip(f"needs {nproc} GPUs")
+    ex = os.path.join(os.path.dirname(__file__), "..", "examples", "distributed_ab.py")
+    p = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc), ex, "1024"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, (p.stdout + p.stderr)[-4000:]
+    assert f"{nproc} rank(s) under torchrun" in p.stdout, p.stdout
+    assert "all ranks agree with torch" in p.stdout, p.stdout
+    body = [ln.split() for ln in p.stdout.splitlines() if ln[:4].strip().isdigit()]
+    assert sorted({int(r[0]) for r in body}) == list(range(nproc)), p.stdout
+    assert len(body) == 9 * nproc, p.stdout  # 3 ops x 3 layouts per rank
