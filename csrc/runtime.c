@@ -7,9 +7,12 @@
  * and device memory comes from the stream-ordered pool (cudaMallocAsync): a call costs no
  * cudaMalloc/cudaFree round trip once the pool is warm.
  *
- * Sticky errors (an illegal address, a failed launch, ...) corrupt the CUDA context for the life of
- * the process.  The first one is remembered; from then on every call fails with SMK_E_POISONED
- * naming it, instead of pretending to recover.
+ * Sticky errors (an illegal address, a failed launch, ...) corrupt the device's CUDA context for the
+ * life of the process.  The first one is remembered for that device; from then on every call there
+ * fails with SMK_E_POISONED naming it, instead of pretending to recover (other devices have contexts
+ * of their own and carry on).  Everything else kept here is per device too (readiness, the pool);
+ * the device is always the calling thread's current one, which a call's guard (smk_rt_enter_device)
+ * has set to its operands' device.
  */
 #include "runtime.h"
 
@@ -45,6 +48,15 @@ static int slot(void)
 static smk_status ok(void)
 {
     smk_status s = {SMK_OK, 0, 0, NULL};
+    return s;
+}
+
+/* A failed device switch is not recorded as sticky: smk_rt_fail would charge it to the device that is
+ * still current, not to the one the switch was for. */
+static smk_status switch_failed(cudaError_t e, const char *where)
+{
+    smk_status s = {SMK_E_CUDA, (int)e, 0, where};
+    (void)cudaGetLastError();
     return s;
 }
 
@@ -265,12 +277,12 @@ smk_status smk_rt_trim_all(void)
     int prev = 0, d;
     cudaError_t e = cudaGetDevice(&prev);
     if (e != cudaSuccess)
-        return smk_rt_fail(e, "cudaGetDevice");
+        return switch_failed(e, "cudaGetDevice");
     for (d = 0; d < SMK_RT_MAX_DEVICES; d++) {
         if (!g_ready[d] || g_sticky[d])
             continue;
         if ((e = cudaSetDevice(d)) != cudaSuccess) {
-            t = smk_rt_fail(e, "cudaSetDevice");
+            t = switch_failed(e, "cudaSetDevice");
         } else {
             t = smk_rt_trim();
         }
@@ -278,32 +290,39 @@ smk_status smk_rt_trim_all(void)
             s = t;
     }
     if ((e = cudaSetDevice(prev)) != cudaSuccess && s.code == SMK_OK)
-        s = smk_rt_fail(e, "cudaSetDevice (restoring the current device)");
+        s = switch_failed(e, "cudaSetDevice (restoring the current device)");
     return s;
 }
 
 smk_status smk_rt_enter_device(int dev, int *prev)
 {
+    smk_status s = ok();
     int cur = -1;
     cudaError_t e;
     *prev = -1;
     if (dev < 0)
-        return ok();
+        return s;
     if ((e = cudaGetDevice(&cur)) != cudaSuccess)
-        return smk_rt_fail(e, "cudaGetDevice");
+        return switch_failed(e, "cudaGetDevice");
     if (cur == dev)
-        return ok();
+        return s;
+    if (dev < SMK_RT_MAX_DEVICES && g_sticky[dev]) { /* that device's context is dead: do not touch it */
+        s.code = SMK_E_POISONED;
+        s.cuda = g_sticky[dev];
+        s.where = "an earlier call";
+        return s;
+    }
     if ((e = cudaSetDevice(dev)) != cudaSuccess)
-        return smk_rt_fail(e, "cudaSetDevice (the operands' device)");
+        return switch_failed(e, "cudaSetDevice (the operands' device)");
     *prev = cur;
-    return ok();
+    return s;
 }
 
 void smk_rt_leave_device(int prev)
 {
     cudaError_t e = prev >= 0 ? cudaSetDevice(prev) : cudaSuccess;
     if (e != cudaSuccess)
-        (void)smk_rt_fail(e, "cudaSetDevice (restoring the current device)");
+        (void)switch_failed(e, "cudaSetDevice (restoring the current device)");
 }
 
 smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current)
