@@ -67,11 +67,11 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
         smk_py_raise_error(module, &err);
         goto fail;
     }
-    smk_rt_leave_device(prev);
+    smk_py_leave_device(prev);
     Py_XDECREF(src);
     return out;
 fail:
-    smk_rt_leave_device(prev);
+    smk_py_leave_device(prev);
     Py_XDECREF(src);
     Py_XDECREF(out);
     return NULL;
@@ -195,13 +195,13 @@ static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_o
         smk_py_raise_error(module, &err);
         goto fail;
     }
-    smk_rt_leave_device(prev);
+    smk_py_leave_device(prev);
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
     Py_XDECREF(rd);
     return out;
 fail:
-    smk_rt_leave_device(prev);
+    smk_py_leave_device(prev);
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
     Py_XDECREF(rd);

@@ -318,6 +318,31 @@ smk_status smk_rt_enter_device(int dev, int *prev)
     return s;
 }
 
+typedef int (*ctx_state_fn)(int dev, unsigned int *flags, int *active); /* cuDevicePrimaryCtxGetState */
+
+int smk_rt_has_context(int dev)
+{
+    static ctx_state_fn fn = NULL;
+    static volatile int looked = 0;
+    unsigned int flags = 0;
+    int active = 1; /* cannot tell: say yes (putting the device back is then the safe default) */
+    if (!looked) {
+#if CUDART_VERSION >= 12050 /* cudaGetDriverEntryPointByVersion; older runtimes: cannot tell */
+        void *p = NULL;
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &p, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess && q == cudaDriverEntryPointSuccess)
+            fn = (ctx_state_fn)p;
+        else
+            (void)cudaGetLastError();
+#endif
+        looked = 1;
+    }
+    if (fn && fn(dev, &flags, &active) != 0)
+        active = 1;
+    return active != 0;
+}
+
 void smk_rt_leave_device(int prev)
 {
     cudaError_t e = prev >= 0 ? cudaSetDevice(prev) : cudaSuccess;

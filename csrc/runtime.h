@@ -87,6 +87,9 @@ smk_status smk_rt_trim_all(void);
  * current (or dev < 0: nothing to switch).  smk_rt_leave_device(prev) restores it (never fails visibly). */
 smk_status smk_rt_enter_device(int dev, int *prev);
 void smk_rt_leave_device(int prev);
+/* 1 when device dev's primary context exists (or the driver cannot say), 0 when it does not: putting
+ * such a device back with cudaSetDevice would create a context (memory on that GPU) for nothing. */
+int smk_rt_has_context(int dev);
 /* Check that ptr is device (or managed) memory on the current device; *dev gets its device.
  * SMK_OK, or SMK_E_CUDA with .where saying what is wrong (host memory, other device). */
 smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current);

@@ -292,3 +292,35 @@ def test_distributed_example_under_torchrun(torch, nproc):
     body = [ln.split() for ln in p.stdout.splitlines() if ln[:4].strip().isdigit()]
     assert sorted({int(r[0]) for r in body}) == list(range(nproc)), p.stdout
     assert len(body) == 9 * nproc, p.stdout  # 3 ops x 3 layouts per rank
+
+
+_NO_CONTEXT = r"""
+import threading, torch, smemkit
+x = torch.randn(64, 48, device="cuda:1")
+torch.cuda.synchronize(1)
+if torch._C._cuda_hasPrimaryContext(0):
+    print("torch made a context on GPU 0 itself")
+    raise SystemExit(0)
+res = {}
+def run():  # a new thread: its CUDA current device is 0, which has no context
+    res["ok"] = torch.equal(smemkit.transpose(x), x.t().contiguous())
+    res["dev"] = torch.cuda.current_device()
+t = threading.Thread(target=run)
+t.start()
+t.join()
+print("ok", res["ok"], "ctx0", torch._C._cuda_hasPrimaryContext(0), "dev", res["dev"])
+"""
+
+
+@pytest.mark.gpu
+def test_guard_creates_no_context_on_the_previous_device(torch):
+    """Putting back a device that has no CUDA context must not create one (torch's own guard does not):
+    otherwise every torchrun rank would hold memory on GPU 0."""
+    _two(torch)
+    if not hasattr(torch._C, "_cuda_hasPrimaryContext"):
+        pytest.skip("this torch cannot tell whether a context exists")
+    p = subprocess.run([sys.executable, "-c", _NO_CONTEXT], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    if "itself" in p.stdout:
+        pytest.skip(p.stdout.strip())
+    assert "ok True ctx0 False dev 0" in p.stdout, p.stdout + p.stderr
