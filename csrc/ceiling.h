@@ -15,8 +15,10 @@
 extern "C" {
 #endif
 
-/* Load cuBLAS once (call with the GIL held).  1 if usable; otherwise 0 and *why says why; *path names
- * the library found. */
+/* Load cuBLAS once (call with the GIL held) and make the current device's handle (one handle per
+ * device: a handle is bound to the device it was made on).  1 if usable; otherwise 0 and *why says
+ * why; *path names the library found.  The calls below use the current device's handle, under its
+ * lock (-2: a device index past the table). */
 int smk_cublas_load(const char **why, const char **path);
 /* Row-major D = alpha*A@B + beta*D (layout / config / splits ignored); cuBLAS status, -1 if not loaded. */
 int smk_cublas_sgemm(const smk_sgemm_params *p, cudaStream_t stream);

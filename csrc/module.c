@@ -32,7 +32,7 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
     smk_error err;
     int64_t shape[SMK_MAX_NDIM];
     size_t host_b = 0, dev_b = 0;
-    int layout = SMK_SWIZZLE, rc;
+    int layout = SMK_SWIZZLE, rc, prev = -1;
     if (smk_py_parse_layout(layout_obj, fname, &layout) < 0 || smk_py_to_operand(module, a_obj, fname, "a", &a) < 0)
         return NULL;
     if (smk_check_transpose(fname, &a, batched, &err) < 0)
@@ -44,7 +44,8 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
             return NULL;
     }
     smk_need_transpose(&a, out != NULL, &host_b, &dev_b);
-    if (smk_py_check_fits(module, fname, host_b, dev_b) < 0)
+    if (smk_py_enter_device(module, (const smk_operand *const[]){&a, out ? &o : NULL}, 2, &prev) < 0 ||
+        smk_py_check_fits(module, fname, host_b, dev_b) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){&a, out ? &o : NULL}, 2, &err) < 0) {
         smk_py_raise_error(module, &err);
@@ -66,9 +67,11 @@ static PyObject *transpose_impl(PyObject *module, PyObject *a_obj, PyObject *lay
         smk_py_raise_error(module, &err);
         goto fail;
     }
+    smk_py_leave_device(prev);
     Py_XDECREF(src);
     return out;
 fail:
+    smk_py_leave_device(prev);
     Py_XDECREF(src);
     Py_XDECREF(out);
     return NULL;
@@ -157,7 +160,7 @@ static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_o
     smk_error err;
     int64_t shape[2];
     size_t host_b = 0, dev_b = 0;
-    int i, rc;
+    int i, rc, prev = -1;
     for (i = 0; i < 3; i++)
         if (ops[i] && smk_py_to_operand(module, objs[i], fname, names[i], ops[i]) < 0)
             return NULL;
@@ -171,7 +174,9 @@ static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_o
                                 o->beta != 0.0 ? ops[2] : NULL, &d)))
         goto fail;
     k->need(ops[0], ops[1], ops[2], o, out != NULL, &host_b, &dev_b);
-    if (smk_py_check_fits(module, fname, host_b, dev_b) < 0)
+    if (smk_py_enter_device(module, (const smk_operand *const[]){ops[0], ops[1], ops[2], out ? &d : NULL}, 4,
+                            &prev) < 0 ||
+        smk_py_check_fits(module, fname, host_b, dev_b) < 0)
         goto fail;
     if (smk_check_placement(fname, (const smk_operand *const[]){ops[0], ops[1], ops[2], out ? &d : NULL}, 4,
                             &err) < 0) {
@@ -190,11 +195,13 @@ static PyObject *gemm_impl(PyObject *module, PyObject *objs[4], const smk_gemm_o
         smk_py_raise_error(module, &err);
         goto fail;
     }
+    smk_py_leave_device(prev);
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
     Py_XDECREF(rd);
     return out;
 fail:
+    smk_py_leave_device(prev);
     for (i = 0; i < 3; i++)
         Py_XDECREF(keep[i]);
     Py_XDECREF(rd);
@@ -331,7 +338,7 @@ static int smk_exec(PyObject *m)
         "smemkit.CudaError",
         "A CUDA runtime failure.  .status is the cudaError_t value; the message reads\n"
         "'cudaErrorName: text'.  After a sticky error (illegal address, launch failure, ...) every\n"
-        "later GPU call raises this too: the process must be restarted.",
+        "later call on that GPU raises this too: the process must be restarted.",
         PyExc_RuntimeError, NULL);
     if (!st->CudaError || PyModule_AddObjectRef(m, "CudaError", st->CudaError) < 0 ||
         PyModule_AddFunctions(m, smk_map_methods) < 0 || PyModule_AddFunctions(m, smk_tool_methods) < 0 ||

@@ -165,22 +165,24 @@ static PyObject *py_mem_info(PyObject *module, PyObject *unused)
 }
 
 PyDoc_STRVAR(empty_cache_doc, "empty_cache()\n--\n\nReturn what smemkit keeps between calls: the device memory of its "
-             "pool (up to 1 GiB) to the driver, and its idle pinned host staging units (up to 128 MiB) to the "
-             "system.  Without a usable GPU nothing is cached, and it does nothing.");
+             "pools (up to 1 GiB per device, on every device smemkit has run on; the current device is put back) "
+             "to the driver, and its idle pinned host staging units (up to 128 MiB) to the system.  Without a "
+             "usable GPU nothing is cached, and it does nothing.");
 static PyObject *py_empty_cache(PyObject *module, PyObject *unused)
 {
     smk_status st = {0, 0, 0, 0};
     Py_BEGIN_ALLOW_THREADS
     smk_stage_trim();
     if (smk_rt_device_count() > 0)
-        st = smk_rt_trim();
+        st = smk_rt_trim_all();
     Py_END_ALLOW_THREADS
     return st.code != SMK_OK ? smk_py_raise_status(module, st) : Py_NewRef(Py_None);
 }
 
 PyDoc_STRVAR(debug_fault_doc, "_debug_fault()\n--\n\nTesting aid: run a kernel that stores to an illegal address and "
-             "synchronise.  Raises smemkit.CudaError (cudaErrorIllegalAddress) and leaves the CUDA context unusable: "
-             "every later GPU call in this process raises too.  Only for tests, in a subprocess.");
+             "synchronise on the current device.  Raises smemkit.CudaError (cudaErrorIllegalAddress) and leaves that "
+             "device's CUDA context unusable: every later call on it in this process raises too.  Only for tests, "
+             "in a subprocess.");
 static PyObject *py_debug_fault(PyObject *module, PyObject *unused)
 {
     smk_status st = smk_rt_ready();

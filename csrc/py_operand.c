@@ -200,6 +200,63 @@ PyObject *smk_py_new_result(PyObject *module, PyObject *like_obj, const smk_oper
     return res;
 }
 
+/* The device guard of a call (torch's rule: a PyTorch tensor runs on its own device, as torch's ops do).
+ * The operands' device is made current for the call when some operand is a PyTorch tensor; CuPy
+ * arrays, __cuda_array_interface__ producers and NumPy arrays keep the current device (CuPy's rule:
+ * its current stream is the current device's).  The rules have already refused operands on different
+ * devices.  *prev: what smk_py_leave_device puts back, -1 for nothing.  0, or -1 with an exception. */
+int smk_py_enter_device(PyObject *module, const smk_operand *const ops[], int n, int *prev)
+{
+    int i, dev = -1;
+    smk_status st;
+    *prev = -1;
+    for (i = 0; i < n && dev < 0; i++)
+        if (ops[i] && ops[i]->on_device && ops[i]->lib == SMK_LIB_TORCH)
+            dev = ops[i]->device;
+    if (dev < 0)
+        return 0;
+    st = smk_rt_enter_device(dev, prev);
+    return st.code != SMK_OK ? (smk_py_raise_status(module, st), -1) : 0;
+}
+
+/* Put back the device smk_py_enter_device replaced.  A device with no CUDA context yet (a thread whose
+ * current device was never used) is put back the way torch's own guard does it,
+ * torch.cuda._maybe_exchange_device: torch remembers it as current without creating a context on that
+ * GPU (which would cost its memory in every process of a torchrun job).  Keeps a pending exception. */
+void smk_py_leave_device(int prev)
+{
+    PyObject *torch_cuda = NULL, *r = NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = NULL;
+#else
+    PyObject *et = NULL, *ev = NULL, *tb = NULL;
+#endif
+    if (prev < 0)
+        return;
+    if (smk_rt_has_context(prev)) {
+        smk_rt_leave_device(prev);
+        return;
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    exc = PyErr_GetRaisedException();
+#else
+    PyErr_Fetch(&et, &ev, &tb);
+#endif
+    torch_cuda = PyImport_ImportModule("torch.cuda"); /* imported already: a torch operand got us here */
+    r = torch_cuda ? PyObject_CallMethod(torch_cuda, "_maybe_exchange_device", "i", prev) : NULL;
+    if (!r) {
+        PyErr_Clear();
+        smk_rt_leave_device(prev); /* an older torch: put it back plainly */
+    }
+    Py_XDECREF(r);
+    Py_XDECREF(torch_cuda);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exc);
+#else
+    PyErr_Restore(et, ev, tb);
+#endif
+}
+
 /* Refuse what cannot fit, host first (no GPU needed), then device (for device arrays device_bytes is
  * the temporaries alone: their library allocates the result and reports its own out-of-memory).
  * 0, or -1 with an exception set. */

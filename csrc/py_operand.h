@@ -29,6 +29,12 @@ PyObject *smk_py_take_out(PyObject *module, PyObject *out_obj, const char *fname
 /* Host operands of a GEMM (ops[0..2], NULLs skipped) as native, aligned, C-contiguous arrays of their
  * own dtype: a copy in keep[i] when they are not (ops[i] then describes the copy).  0, or -1. */
 int smk_py_stage_host(PyObject **objs, smk_operand **ops, PyObject **keep);
+/* The call's device guard: a PyTorch operand's device made current (*prev: the device that
+ * smk_py_leave_device(*prev) puts back, -1 for none); other libraries keep the current device.  0 / -1. */
+int smk_py_enter_device(PyObject *module, const smk_operand *const ops[], int n, int *prev);
+/* ... and its end: the previous device back (one without a context yet through torch, so as not to
+ * create one); keeps a pending exception. */
+void smk_py_leave_device(int prev);
 /* Refuse what cannot fit, host first (no GPU needed), then device (for device arrays device_bytes is
  * the temporaries alone: their library allocates the result and reports its own out-of-memory).
  * 0, or -1 with an exception set. */

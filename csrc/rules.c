@@ -87,8 +87,8 @@ int smk_check_out(const char *fname, const smk_operand *out, const smk_operand *
     if (!out->writeable)
         return smk_fail(err, SMK_ERR_VALUE, "%s(): out is read-only", fname);
     if (out->on_device && out->device >= 0 && like->device >= 0 && out->device != like->device)
-        return smk_fail(err, SMK_ERR_VALUE, "%s(): out is on device %d but the inputs on device %d", fname,
-                        out->device, like->device);
+        return smk_fail(err, SMK_ERR_VALUE, "%s(): out is on cuda:%d but the inputs are on cuda:%d; put them on "
+                        "one device", fname, out->device, like->device);
     byte_range(out, &lo, &hi);
     for (i = 0; i < n; i++) {
         if (!ins[i] || (may_alias == ins[i] && same_array(ins[i], out)))
@@ -164,6 +164,20 @@ void smk_need_transpose(const smk_operand *a, int have_out, size_t *host_bytes, 
 
 static const char *side(const smk_operand *x) { return x->on_device ? "on the GPU" : "in host memory (NumPy)"; }
 
+/* Operands on different GPUs: one error naming every operand's device ("a on cuda:0, b on cuda:1"). */
+static int mixed_devices(const char *fname, const smk_operand *const ops[], int n, smk_error *err)
+{
+    char list[256] = "";
+    size_t used = 0;
+    int i;
+    for (i = 0; i < n && used < sizeof list; i++)
+        if (ops[i])
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s on cuda:%d", used ? ", " : "",
+                                     ops[i]->arg, ops[i]->device);
+    return smk_fail(err, SMK_ERR_VALUE, "%s(): operands on different devices (%s); put them on one device "
+                    "(x.to(device) / cupy.asarray under cupy.cuda.Device(n))", fname, list);
+}
+
 static int check_same_place(const char *fname, const smk_operand *const ops[], int n, smk_error *err)
 {
     static const char *const kLib[] = {"NumPy", "PyTorch", "CuPy", "a __cuda_array_interface__ producer"};
@@ -181,8 +195,7 @@ static int check_same_place(const char *fname, const smk_operand *const ops[], i
             return smk_fail(err, SMK_ERR_TYPE, "%s(): %s comes from %s but %s from %s; pass arrays of one library",
                             fname, x->arg, kLib[x->lib], a->arg, kLib[a->lib]);
         if (x->on_device && x->device >= 0 && a->device >= 0 && x->device != a->device)
-            return smk_fail(err, SMK_ERR_VALUE, "%s(): %s is on device %d but %s on device %d", fname, x->arg,
-                            x->device, a->arg, a->device);
+            return mixed_devices(fname, ops, n, err);
     }
     return 0;
 }

@@ -7,9 +7,12 @@
  * and device memory comes from the stream-ordered pool (cudaMallocAsync): a call costs no
  * cudaMalloc/cudaFree round trip once the pool is warm.
  *
- * Sticky errors (an illegal address, a failed launch, ...) corrupt the CUDA context for the life of
- * the process.  The first one is remembered; from then on every call fails with SMK_E_POISONED
- * naming it, instead of pretending to recover.
+ * Sticky errors (an illegal address, a failed launch, ...) corrupt the device's CUDA context for the
+ * life of the process.  The first one is remembered for that device; from then on every call there
+ * fails with SMK_E_POISONED naming it, instead of pretending to recover (other devices have contexts
+ * of their own and carry on).  Everything else kept here is per device too (readiness, the pool);
+ * the device is always the calling thread's current one, which a call's guard (smk_rt_enter_device)
+ * has set to its operands' device.
  */
 #include "runtime.h"
 
@@ -18,10 +21,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile int g_sticky = 0;  /* the first sticky cudaError_t, 0 while healthy */
-static volatile int g_ready = 0;   /* device found and context created */
-static volatile int g_pool_ok = 0; /* device supports stream-ordered allocation */
-static volatile int g_poison = 0;  /* tests: fill outputs with 0xFF before kernels */
+/* Per-device state: a sticky error kills one device's context, not the others' (each device has its
+ * own primary context), and each device has its own memory pool.  Indexed by the calling thread's
+ * current device; devices past SMK_RT_MAX_DEVICES share the last slot (correct, only less cached:
+ * ready is then never remembered for them). */
+#define SMK_RT_MAX_DEVICES 64
+static volatile int g_sticky[SMK_RT_MAX_DEVICES + 1];  /* the first sticky cudaError_t, 0 while healthy */
+static volatile int g_ready[SMK_RT_MAX_DEVICES + 1];   /* context created, pool configured */
+static volatile int g_pool_ok[SMK_RT_MAX_DEVICES + 1]; /* supports stream-ordered allocation */
+static volatile int g_poison = 0; /* tests: fill outputs with 0xFF before kernels (every device) */
+
+/* The state slot of the calling thread's current device (cudaGetDevice is a thread-local read). */
+static int slot(void)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dev = 0;
+    }
+    return dev >= 0 && dev < SMK_RT_MAX_DEVICES ? dev : SMK_RT_MAX_DEVICES;
+}
 
 /* Keep up to this much freed memory in the pool between calls (smk_rt_trim() releases it). */
 #define SMK_POOL_KEEP_BYTES ((uint64_t)1 << 30)
@@ -29,6 +48,15 @@ static volatile int g_poison = 0;  /* tests: fill outputs with 0xFF before kerne
 static smk_status ok(void)
 {
     smk_status s = {SMK_OK, 0, 0, NULL};
+    return s;
+}
+
+/* A failed device switch is not recorded as sticky: smk_rt_fail would charge it to the device that is
+ * still current, not to the one the switch was for. */
+static smk_status switch_failed(cudaError_t e, const char *where)
+{
+    smk_status s = {SMK_E_CUDA, (int)e, 0, where};
+    (void)cudaGetLastError();
     return s;
 }
 
@@ -60,8 +88,9 @@ smk_status smk_rt_fail(int e, const char *where)
 {
     smk_status s = {SMK_E_CUDA, e, 0, where};
     if (smk_rt_is_sticky(e)) {
-        if (!g_sticky)
-            g_sticky = e;
+        const int d = slot();
+        if (!g_sticky[d])
+            g_sticky[d] = e;
     } else {
         (void)cudaGetLastError(); /* a non-sticky error must not leak into the next call */
     }
@@ -82,14 +111,15 @@ smk_status smk_rt_ready(void)
     smk_status s = ok();
     cudaError_t e;
     int n = 0, dev = 0, pools = 0;
+    const int d = slot();
 
-    if (g_sticky) {
+    if (g_sticky[d]) {
         s.code = SMK_E_POISONED;
-        s.cuda = g_sticky;
+        s.cuda = g_sticky[d];
         s.where = "an earlier call";
         return s;
     }
-    if (g_ready)
+    if (g_ready[d])
         return s;
     e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
@@ -123,9 +153,9 @@ smk_status smk_rt_ready(void)
             e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
         if (e != cudaSuccess)
             return smk_rt_fail(e, "configuring the memory pool");
-        g_pool_ok = 1;
+        g_pool_ok[d] = 1;
     }
-    g_ready = 1;
+    g_ready[d] = d < SMK_RT_MAX_DEVICES;
     return s;
 }
 
@@ -192,7 +222,7 @@ smk_status smk_rt_alloc_on(void **p, size_t bytes, cudaStream_t stream)
     *p = NULL;
     if (bytes == 0)
         return s;
-    e = g_pool_ok ? cudaMallocAsync(p, bytes, stream) : cudaMalloc(p, bytes);
+    e = g_pool_ok[slot()] ? cudaMallocAsync(p, bytes, stream) : cudaMalloc(p, bytes);
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
         *p = NULL;
@@ -216,7 +246,7 @@ void smk_rt_free_on(void *p, cudaStream_t stream)
     cudaError_t e;
     if (!p)
         return;
-    e = g_pool_ok ? cudaFreeAsync(p, stream) : cudaFree(p);
+    e = g_pool_ok[slot()] ? cudaFreeAsync(p, stream) : cudaFree(p);
     if (e != cudaSuccess)
         (void)smk_rt_fail(e, "freeing device memory");
 }
@@ -227,7 +257,7 @@ smk_status smk_rt_trim(void)
     int dev = 0;
     cudaError_t e;
     smk_status s = smk_rt_ready();
-    if (s.code != SMK_OK || !g_pool_ok)
+    if (s.code != SMK_OK || !g_pool_ok[slot()])
         return s;
     e = cudaStreamSynchronize(cudaStreamPerThread);
     if (e == cudaSuccess)
@@ -237,6 +267,87 @@ smk_status smk_rt_trim(void)
     if (e == cudaSuccess)
         e = cudaMemPoolTrimTo(pool, 0);
     return e == cudaSuccess ? s : smk_rt_fail(e, "trimming the memory pool");
+}
+
+/* empty_cache(): every device this process made ready, each under a device switch put back after (the
+ * first failure is returned; the other devices are still trimmed). */
+smk_status smk_rt_trim_all(void)
+{
+    smk_status s = ok(), t;
+    int prev = 0, d;
+    cudaError_t e = cudaGetDevice(&prev);
+    if (e != cudaSuccess)
+        return switch_failed(e, "cudaGetDevice");
+    for (d = 0; d < SMK_RT_MAX_DEVICES; d++) {
+        if (!g_ready[d] || g_sticky[d])
+            continue;
+        if ((e = cudaSetDevice(d)) != cudaSuccess) {
+            t = switch_failed(e, "cudaSetDevice");
+        } else {
+            t = smk_rt_trim();
+        }
+        if (s.code == SMK_OK)
+            s = t;
+    }
+    if ((e = cudaSetDevice(prev)) != cudaSuccess && s.code == SMK_OK)
+        s = switch_failed(e, "cudaSetDevice (restoring the current device)");
+    return s;
+}
+
+smk_status smk_rt_enter_device(int dev, int *prev)
+{
+    smk_status s = ok();
+    int cur = -1;
+    cudaError_t e;
+    *prev = -1;
+    if (dev < 0)
+        return s;
+    if ((e = cudaGetDevice(&cur)) != cudaSuccess)
+        return switch_failed(e, "cudaGetDevice");
+    if (cur == dev)
+        return s;
+    if (dev < SMK_RT_MAX_DEVICES && g_sticky[dev]) { /* that device's context is dead: do not touch it */
+        s.code = SMK_E_POISONED;
+        s.cuda = g_sticky[dev];
+        s.where = "an earlier call";
+        return s;
+    }
+    if ((e = cudaSetDevice(dev)) != cudaSuccess)
+        return switch_failed(e, "cudaSetDevice (the operands' device)");
+    *prev = cur;
+    return s;
+}
+
+typedef int (*ctx_state_fn)(int dev, unsigned int *flags, int *active); /* cuDevicePrimaryCtxGetState */
+
+int smk_rt_has_context(int dev)
+{
+    static ctx_state_fn fn = NULL;
+    static volatile int looked = 0;
+    unsigned int flags = 0;
+    int active = 1; /* cannot tell: say yes (putting the device back is then the safe default) */
+    if (!looked) {
+#if CUDART_VERSION >= 12050 /* cudaGetDriverEntryPointByVersion; older runtimes: cannot tell */
+        void *p = NULL;
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &p, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess && q == cudaDriverEntryPointSuccess)
+            fn = (ctx_state_fn)p;
+        else
+            (void)cudaGetLastError();
+#endif
+        looked = 1;
+    }
+    if (fn && fn(dev, &flags, &active) != 0)
+        active = 1;
+    return active != 0;
+}
+
+void smk_rt_leave_device(int prev)
+{
+    cudaError_t e = prev >= 0 ? cudaSetDevice(prev) : cudaSuccess;
+    if (e != cudaSuccess)
+        (void)switch_failed(e, "cudaSetDevice (restoring the current device)");
 }
 
 smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current)

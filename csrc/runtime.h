@@ -79,8 +79,17 @@ smk_status smk_rt_poison_on(void *dst, size_t bytes, cudaStream_t stream);
 cudaStream_t smk_rt_stream(void);
 /* Map a launcher's cudaError_t to a status (SMK_OK for cudaSuccess). */
 smk_status smk_rt_check_launch(int cuda_err, const char *where);
-/* Release the pool's cached device memory back to the driver. */
+/* Release the pool's cached device memory back to the driver (the current device's pool). */
 smk_status smk_rt_trim(void);
+/* The same for every device this process has made ready (smk_rt_ready), the current device put back. */
+smk_status smk_rt_trim_all(void);
+/* Run on device `dev` (a PyTorch tensor's): *prev gets the device to put back, -1 when dev is already
+ * current (or dev < 0: nothing to switch).  smk_rt_leave_device(prev) restores it (never fails visibly). */
+smk_status smk_rt_enter_device(int dev, int *prev);
+void smk_rt_leave_device(int prev);
+/* 1 when device dev's primary context exists (or the driver cannot say), 0 when it does not: putting
+ * such a device back with cudaSetDevice would create a context (memory on that GPU) for nothing. */
+int smk_rt_has_context(int dev);
 /* Check that ptr is device (or managed) memory on the current device; *dev gets its device.
  * SMK_OK, or SMK_E_CUDA with .where saying what is wrong (host memory, other device). */
 smk_status smk_rt_check_device_ptr(const void *ptr, int *dev, int *current);

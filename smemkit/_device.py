@@ -7,6 +7,11 @@ Stream rules: a CuPy or PyTorch array runs on that library's current stream; a g
 __cuda_array_interface__ array on the stream its interface names (v3 'stream'; none: the legacy default
 stream); a DLPack-only array is wrapped by CuPy (or PyTorch) first, whose from_dlpack orders the
 producer's work before it.  Neither CuPy nor PyTorch is imported unless such an array is passed in.
+
+Device rules (the guard is C's: py_operand.c, smk_py_enter_device): a PyTorch tensor runs on its own
+device (its stream is read for that device, _raw_stream(dev)); CuPy arrays and generic producers run
+on the current device (CuPy's rule: get_current_stream() is the current device's); a DLPack-only array
+follows the library that wrapped it.
 """
 import sys
 

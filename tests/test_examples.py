@@ -23,6 +23,19 @@ def test_ab_scripts(script, args):
         assert "No GPU" in p.stdout
 
 
+def test_distributed_ab_runs_as_one_process():
+    """Plain `python examples/distributed_ab.py` (no torchrun): one process, a message saying so; without
+    PyTorch or a GPU a message and exit 0 (under torchrun: tests/test_multi_gpu.py)."""
+    p = subprocess.run([sys.executable, str(EX / "distributed_ab.py"), "512"], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.startswith("distributed_ab: "), p.stdout
+    if "one process (not under torchrun" in p.stdout:
+        assert "all ranks agree with torch" in p.stdout and "swizzle" in p.stdout
+    else:
+        assert "needs PyTorch" in p.stdout or "No GPU here" in p.stdout
+
+
 def test_notebook_runs_top_to_bottom():
     pytest.importorskip("matplotlib")
     code = "import matplotlib\nmatplotlib.use('Agg')\n"
