@@ -129,21 +129,40 @@ __global__ void __launch_bounds__(kSkinnyThreads) skinny_kernel(const SkinnyArgs
     if (b >= a.batch)
         return; // the last z slice of a batch > 65535 (uniform per block, before the barrier)
     const int64_t ty_tile = blockIdx.x / a.tiles_x, tx_tile = blockIdx.x - ty_tile * a.tiles_x;
-    const int64_t r0 = ty_tile << a.lr, c0 = tx_tile << a.lc;
+    const int64_t r0 = ty_tile << a.lr, c0 = tx_tile << a.lc; // the tile's first row and column
     const int64_t rows = a.rows, cols = a.cols;
-    const unsigned char *in = a.in + b * a.in_bs * ESZ;
-    unsigned char *out = a.out + b * rows * cols * ESZ;
+    // the tile's rows and columns inside the matrix (ints: the per-element bounds are 32-bit compares)
+    const int rlim = (int)(rows - r0 < (1 << a.lr) ? rows - r0 : 1 << a.lr);
+    const int clim = (int)(cols - c0 < (1 << a.lc) ? cols - c0 : 1 << a.lc);
+    const int64_t rs = a.in_rs * ESZ, cs = a.in_cs * ESZ, ors = rows * ESZ; // byte strides
     const smk_tile tl = skinny_geometry(L, a.lr, a.lc, ESZ);
     const int t = threadIdx.x;
+    // Global addresses split into a thread part and a step part the whole block shares: element
+    // i = t + 256k of a 2^l-wide walk is (row, column) = ((t >> l) + (256k >> l), (t & m) + (256k & m)),
+    // m = 2^l - 1 -- exact because t < 256: for l >= 8 the bits of t and of 256k & m do not overlap, for
+    // l < 8 256k is a multiple of 2^l.  So per element one 64-bit add of a block-uniform offset and two
+    // 32-bit bound compares.
+    const int rt = t >> a.lc, ct = t & ((1 << a.lc) - 1), ort = t & ((1 << a.lr) - 1), oct = t >> a.lr;
+    // the thread's first element: input (r0 + rt, c0 + ct), output (c0 + oct, r0 + ort) of matrix b
+    // The thread's offsets are opaque: otherwise nvcc folds them back into (rt + dr) * rs + (ct + dc) * cs
+    // and rebuilds every address with 64-bit multiplies (seen in the SASS: about twice the instructions
+    // per element).  The bounds compare the steps with what is left for the same reason.
+    int64_t tin = (b * a.in_bs + r0 * a.in_rs + c0 * a.in_cs) * ESZ + rt * rs + ct * cs;
+    int64_t tout = (b * rows * cols + c0 * rows + r0) * ESZ + oct * ors + (int64_t)ort * ESZ;
+    asm("" : "+l"(tin));
+    asm("" : "+l"(tout));
+    const unsigned char *in = a.in + tin;
+    unsigned char *out = a.out + tout;
+    const int rl = rlim - rt, cl = clim - ct, orl = rlim - ort, ocl = clim - oct;
 
-    // 1. every global load first (lane = input column), out-of-range elements as zeros
+    // 1. every global load first (lane = input column), elements outside the matrix as zeros
     T v[K];
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        const int64_t gr = r0 + SkinnyMap::store_row(t, k, a.lc), gc = c0 + SkinnyMap::store_col(t, k, a.lc);
+        const int dr = (k * kSkinnyThreads) >> a.lc, dc = (k * kSkinnyThreads) & ((1 << a.lc) - 1);
         v[k] = T{};
-        if (gr < rows && gc < cols)
-            v[k] = load_elem<ESZ>(in + (gr * a.in_rs + gc * a.in_cs) * ESZ, a.in_al);
+        if (dr < rl && dc < cl)
+            v[k] = load_elem<ESZ>(in + (int64_t)dr * rs + (int64_t)dc * cs, a.in_al);
     }
     // 2. the row store; 3. the column read
 #pragma unroll
@@ -156,9 +175,9 @@ __global__ void __launch_bounds__(kSkinnyThreads) skinny_kernel(const SkinnyArgs
     // 4. global stores (lane = output column): output row c0 + load_col, column r0 + load_row
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        const int64_t orow = c0 + SkinnyMap::load_col(t, k, a.lr), ocol = r0 + SkinnyMap::load_row(t, k, a.lr);
-        if (orow < cols && ocol < rows)
-            store_elem<ESZ>(out + (orow * rows + ocol) * ESZ, v[k], a.out_al);
+        const int dr = (k * kSkinnyThreads) & ((1 << a.lr) - 1), dc = (k * kSkinnyThreads) >> a.lr;
+        if (dc < ocl && dr < orl)
+            store_elem<ESZ>(out + (int64_t)dc * ors + (int64_t)dr * ESZ, v[k], a.out_al);
     }
 }
 #endif
