@@ -188,3 +188,20 @@ def test_skinny_device_views(layout, dtype, view, rng, poison):
               "transposed": (x.mT, swapped(base)), "batch-step": (x[::2], base[::2])}[view]
     out = smemkit.matrix_transpose(xv, layout=layout)
     assert_bits_equal(out.cpu().numpy(), swapped(bv))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype,itemsize", WIDTHS)
+@pytest.mark.parametrize("shape", [(1, 9), (9, 1), (2, 9), (3, 9), (9, 3), (13, 99), (99, 13), (16, 99), (29, 99),
+                                   (99, 29), (32, 99), (99, 32)])
+def test_skinny_tile_is_a_bijection(layout, dtype, itemsize, shape):
+    """The row store puts every element of the tile in its own slot inside the block's shared bytes, and
+    the column read reads exactly those slots: the layout map loses and overlaps nothing."""
+    if min(shape) > cap(itemsize):
+        pytest.skip("tiled at this width")
+    plan = smemkit._C._plan("transpose", shape, layout, itemsize)
+    (_, _, _, _, store), (_, _, _, _, load) = [a[:5] for a in plan["accesses"]]
+    st = store.reshape(-1)
+    assert len(np.unique(st)) == st.size == TILE_BYTES // itemsize
+    assert st.min() >= 0 and st.max() + itemsize <= plan["smem_bytes"] and np.all(st % itemsize == 0)
+    assert np.array_equal(np.sort(st), np.sort(load.reshape(-1)))
