@@ -268,7 +268,7 @@ static PyObject *py_sgemm_choose(PyObject *module, PyObject *args)
 }
 
 PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compiled in for op: 'transpose' -> "
-             "[(tile, block_rows), ...] (index 0 ships), 'sgemm' -> [name, ...] (index 0: chosen per shape).");
+             "[(tile, block_rows), ...] (index 0 ships; (0, 0): the skinny kernel, tiled by shape), 'sgemm' -> [name, ...] (index 0: chosen per shape).");
 static PyObject *py_configs(PyObject *module, PyObject *arg)
 {
     const int sg = PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "sgemm") == 0;

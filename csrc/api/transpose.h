@@ -35,12 +35,16 @@ int smk_transpose_supports(int esz);
 /* Enqueue the transpose of every matrix of the batch on `stream`, in ONE launch.  Returns a
  * cudaError_t: cudaErrorInvalidValue for a bad esz, layout or negative size, cudaErrorInvalidConfiguration
  * when the grid would exceed the device limits (tiles per matrix > 2^31 - 1, or batch > 65535^2).
- * rows == 0 or cols == 0 launches nothing.  Any pointer alignment and strides work (1- and 2-byte rows
+ * rows == 0 or cols == 0 launches nothing.  A matrix with a side of at most 32 elements (16 for 16-byte
+ * ones) and contiguous columns takes the skinny kernel (transpose/skinny.cuh; the choice is
+ * transpose/configs.h's choose()), every other one the tiled kernel.  Any pointer alignment and strides work (1- and 2-byte rows
  * that do not start on a 4-byte boundary move as aligned words re-aligned in registers; misaligned
  * elements of 4 bytes and more, and non-unit column strides, fall back to element-wise accesses). */
 int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream);
-/* The benchmark's tile sweep: variant 0 is the shipped kernel for p->esz, variant v >= 1 is row v of
- * the compiled tile shapes (each still runs all three layouts); row 0 is the shipped shape for 4 bytes. */
+/* The benchmark's tile sweep: variant 0 is the shipped kernel for p->esz (tiled or skinny by shape),
+ * variant v >= 1 is row v of the compiled tile shapes (each still runs all three layouts; the skinny
+ * row, tile (0, 0) in smk_transpose_variant_geometry, moves any shape); row 0 is the shipped shape for
+ * 4 bytes. */
 int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream);
 int smk_transpose_num_variants(void);
 /* Tests and benchmarks: 0 makes 1- and 2-byte rows that do not start on a 4-byte boundary take the

@@ -9,6 +9,8 @@
  *                with the bank arithmetic of naive / pad / swizzle
  *   global.cuh   the global side: Args, a block's place, the whole / odd-pitch / edge load and store paths
  *   kernel.cuh   the tiled kernel, as the parts above in order
+ *   skinny.cuh   the skinny kernel: one side of at most 32 elements, a TR x TC element tile staged in
+ *                shared memory so that both global sides are whole runs along the long side
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -18,16 +20,19 @@
  * one): its own file beside kernel.cuh (skinny.cuh, with its own parts and header comment), a Kind
  * below, a branch for that kind in launch.cu's launch_config and plan.cu's plan_config, and its rows in
  * kConfigs.  The choice of a path by shape (DALI-style: a tile only where it covers the matrix well)
- * goes in resolve() below, whose variant 0 today is the width's shipped row; launch.cu and plan.cu both
- * ask it, so explain() follows the launcher.
+ * is choose() below (variant 0: the skinny row where skinny_fits, else the width's shipped row);
+ * launch.cu and plan.cu both ask it, so explain() follows the launcher.
  */
 #ifndef SMK_TRANSPOSE_CONFIGS_H
 #define SMK_TRANSPOSE_CONFIGS_H
 
+#include <cstdint>
+
 namespace {
 
 enum Kind {
-    kTiled, /* kernel.cuh: TILE x TILE units, blockDim (TILE, ROWS) */
+    kTiled,  /* kernel.cuh: TILE x TILE units, blockDim (TILE, ROWS) */
+    kSkinny, /* skinny.cuh: a TR x TC element tile sized by the shape (tile, rows unused: 0) */
 };
 
 struct Config {
@@ -45,6 +50,7 @@ constexpr Config kConfigs[] = {
     {kTiled, 64, 16},
     {kTiled, 32, 4},
     {kTiled, 32, 16},
+    {kSkinny, 0, 0}, /* variant 0 picks it by shape (choose below); forced, it moves any shape */
 };
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
@@ -78,6 +84,38 @@ inline const Config *resolve(int variant, int wi)
     if (variant < 0 || variant >= kNumConfigs || wi < 0)
         return nullptr;
     return &kConfigs[variant == 0 ? kWidths[wi].shipped : variant];
+}
+
+/* The row of kConfigs of the skinny kernel. */
+constexpr int skinny_row()
+{
+    for (int i = 0; i < kNumConfigs; i++)
+        if (kConfigs[i].kind == kSkinny)
+            return i;
+    return -1;
+}
+
+/* THE CHOICE BY SHAPE (a pure function of shape, strides and element size, width row wi >= 0): the
+ * skinny kernel when the short side S is at most half the shipped tile's edge in elements, capped at 32
+ * (S <= 32 for 1-, 2-, 4- and 8-byte elements, whose tiles are 64 or 128 elements wide; S <= 16 for
+ * 16-byte ones, whose tile is 32), i.e. where a tile would cover at most half of its area (DALI's
+ * rule is 0.4), and the input's columns are contiguous (in_cs == 1, or a single column), so the reads
+ * along the rows are whole runs.  Else the tiled kernel. */
+inline bool skinny_fits(int64_t rows, int64_t cols, int64_t in_cs, int wi)
+{
+    const int64_t te = (int64_t)kConfigs[kWidths[wi].shipped].tile * unit_edge(kWidths[wi].esz);
+    const int64_t cap = te / 2 < 32 ? te / 2 : 32;
+    const int64_t s = rows < cols ? rows : cols;
+    return (in_cs == 1 || cols == 1) && s <= cap;
+}
+
+/* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else
+ * resolve(). */
+inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs)
+{
+    if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi))
+        return &kConfigs[skinny_row()];
+    return resolve(variant, wi);
 }
 
 } // namespace

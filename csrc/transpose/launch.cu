@@ -1,7 +1,8 @@
 /*
  * transpose/launch.cu -- the transpose family's launcher: the C launch API (smk_transpose_*, declared in
  * runtime.h), argument preparation (alignment and odd-pitch tests, grid), and the dispatch table of every
- * (config, layout, width) kernel, generated from configs.h.  Returns cudaError_t, never exits, allocates
+ * (config, layout, width) kernel, generated from configs.h; the path (tiled or skinny) is configs.h's
+ * choose(), by shape and strides.  Returns cudaError_t, never exits, allocates
  * nothing.
  */
 #include <cstdint>
@@ -12,11 +13,13 @@
 #include "api/transpose.h"
 #include "transpose/configs.h"
 #include "transpose/kernel.cuh"
+#include "transpose/skinny.cuh"
 
 namespace {
 
-/* One signature for every (config, layout, width) instance: one table drives the dispatch. */
-typedef cudaError_t (*launch_fn)(dim3 grid, cudaStream_t stream, const Args &a);
+/* One signature for every (config, layout, width) instance: one table drives the dispatch.  Each kind
+ * sizes its own grid and arguments. */
+typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
 
 template <int L, int ESZ, int TILE, int ROWS>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
@@ -31,58 +34,27 @@ cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
     return cudaGetLastError();
 }
 
-/* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */
-template <int C, int L, int W>
-cudaError_t launch_config(dim3 grid, cudaStream_t stream, const Args &a)
-{
-    constexpr Config c = kConfigs[C];
-    static_assert(c.kind == kTiled, "a new kernel kind needs its launch here");
-    return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
-}
-
-/* kLaunch.fn[config][layout][width]: every instance, from the two tables of configs.h. */
-struct LaunchTable {
-    launch_fn fn[kNumConfigs][SMK_NUM_LAYOUTS][kNumWidths];
-};
-
-template <int C, int L, int... W>
-constexpr void fill_widths(LaunchTable &t, std::integer_sequence<int, W...>)
-{
-    ((t.fn[C][L][W] = launch_config<C, L, W>), ...);
-}
-
-template <int C, int... L>
-constexpr void fill_layouts(LaunchTable &t, std::integer_sequence<int, L...>)
-{
-    (fill_widths<C, L>(t, std::make_integer_sequence<int, kNumWidths>{}), ...);
-}
-
-template <int... C>
-constexpr LaunchTable make_launch_table(std::integer_sequence<int, C...>)
-{
-    LaunchTable t{};
-    (fill_layouts<C>(t, std::make_integer_sequence<int, SMK_NUM_LAYOUTS>{}), ...);
-    return t;
-}
-
-constexpr LaunchTable kLaunch = make_launch_table(std::make_integer_sequence<int, kNumConfigs>{});
-
 /* Benchmarks and tests: 0 sends odd-pitch sub-word tiles down the element-wise path (the behaviour
  * before the re-aligning path), for a before/after in one run. */
 volatile int g_odd_path = 1;
 
-/* The grid of a launch: x = tile of a matrix, y + 65535 z = matrix.  cudaErrorInvalidConfiguration
- * when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
-cudaError_t grid_of(const smk_transpose_params *p, const Config *v, int64_t batch, int64_t *tiles_x, dim3 *grid)
+/* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
+ * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
+cudaError_t grid_tiles(int64_t tx, int64_t ty, int64_t batch, int64_t *tiles_x, dim3 *grid)
 {
-    const int64_t te = (int64_t)v->tile * unit_edge(p->esz);
-    const int64_t tx = (p->cols + te - 1) / te, ty = (p->rows + te - 1) / te;
     const int64_t gz = (batch + kMaxGridYZ - 1) / kMaxGridYZ;
     if (tx > INT32_MAX / ty || gz > kMaxGridYZ)
         return cudaErrorInvalidConfiguration; /* more blocks than the grid holds */
     *tiles_x = tx;
     *grid = dim3((unsigned)(tx * ty), (unsigned)(batch < kMaxGridYZ ? batch : kMaxGridYZ), (unsigned)gz);
     return cudaSuccess;
+}
+
+/* The tiled kernel's grid: tiles of TILE x TILE units. */
+cudaError_t grid_of(const smk_transpose_params *p, const Config *v, int64_t batch, int64_t *tiles_x, dim3 *grid)
+{
+    const int64_t te = (int64_t)v->tile * unit_edge(p->esz);
+    return grid_tiles((p->cols + te - 1) / te, (p->rows + te - 1) / te, batch, tiles_x, grid);
 }
 
 /* The kernel's arguments: pointers, sizes, strides, and which global paths the pointers allow. */
@@ -118,6 +90,78 @@ Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
     return a;
 }
 
+/* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in). */
+template <int L, int ESZ>
+cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    const SkinnyShape s = skinny_shape(p->rows, p->cols, ESZ);
+    const int64_t tr = (int64_t)1 << s.lr, tc = (int64_t)1 << s.lc;
+    SkinnyArgs a;
+    dim3 grid;
+    const cudaError_t e = grid_tiles((p->cols + tc - 1) / tc, (p->rows + tr - 1) / tr, batch, &a.tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    a.in = static_cast<const unsigned char *>(p->in);
+    a.out = static_cast<unsigned char *>(p->out);
+    a.rows = p->rows;
+    a.cols = p->cols;
+    a.in_rs = p->in_rs;
+    a.in_cs = p->in_cs;
+    a.in_bs = batch > 1 ? p->in_bs : 0;
+    a.batch = batch;
+    a.lr = s.lr;
+    a.lc = s.lc;
+    a.in_al = (uintptr_t)p->in % ESZ == 0;
+    a.out_al = (uintptr_t)p->out % ESZ == 0;
+    skinny_kernel<L, ESZ><<<grid, kSkinnyThreads, skinny_bytes(L, s, ESZ), stream>>>(a);
+    return cudaGetLastError();
+}
+
+/* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */
+template <int C, int L, int W>
+cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    constexpr Config c = kConfigs[C];
+    static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its launch here");
+    if constexpr (c.kind == kSkinny) {
+        return launch_skinny<L, kWidths[W].esz>(p, batch, stream);
+    } else {
+        int64_t tiles_x = 0;
+        dim3 grid;
+        const cudaError_t e = grid_of(p, &kConfigs[C], batch, &tiles_x, &grid);
+        if (e != cudaSuccess)
+            return e;
+        return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, args_of(p, batch, tiles_x));
+    }
+}
+
+/* kLaunch.fn[config][layout][width]: every instance, from the two tables of configs.h. */
+struct LaunchTable {
+    launch_fn fn[kNumConfigs][SMK_NUM_LAYOUTS][kNumWidths];
+};
+
+template <int C, int L, int... W>
+constexpr void fill_widths(LaunchTable &t, std::integer_sequence<int, W...>)
+{
+    ((t.fn[C][L][W] = launch_config<C, L, W>), ...);
+}
+
+template <int C, int... L>
+constexpr void fill_layouts(LaunchTable &t, std::integer_sequence<int, L...>)
+{
+    (fill_widths<C, L>(t, std::make_integer_sequence<int, kNumWidths>{}), ...);
+}
+
+template <int... C>
+constexpr LaunchTable make_launch_table(std::integer_sequence<int, C...>)
+{
+    LaunchTable t{};
+    (fill_layouts<C>(t, std::make_integer_sequence<int, SMK_NUM_LAYOUTS>{}), ...);
+    return t;
+}
+
+constexpr LaunchTable kLaunch = make_launch_table(std::make_integer_sequence<int, kNumConfigs>{});
+
 } // namespace
 
 extern "C" void smk_transpose_set_odd_path(int on) { g_odd_path = on != 0; }
@@ -129,18 +173,13 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = resolve(variant, wi);
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs); /* the path: by shape and strides */
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */
     if (p->rows == 0 || p->cols == 0)
         return cudaSuccess;
-    int64_t tiles_x = 0;
-    dim3 grid;
-    const cudaError_t e = grid_of(p, v, batch, &tiles_x, &grid);
-    if (e != cudaSuccess)
-        return e;
-    return kLaunch.fn[v - kConfigs][p->layout][wi](grid, stream, args_of(p, batch, tiles_x));
+    return kLaunch.fn[v - kConfigs][p->layout][wi](p, batch, stream);
 }
 
 extern "C" int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream)
