@@ -27,6 +27,10 @@ CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "fl
          # accesses: the shared counts must stay what explain() predicts)
          ("transpose", (1001, 1003), "uint8"), ("transpose", (999, 1001), "float16"),
          ("transpose", (3, 257, 259), "uint8"),
+         # skinny matrices: csrc/transpose/skinny.cuh (one side at most 32 elements, 16 for 16-byte ones)
+         ("transpose", (100000, 3), "float32"), ("transpose", (3, 100000), "float16"),
+         ("transpose", (65536, 1), "uint8"), ("transpose", (7, 50000), "complex128"),
+         ("transpose", (4, 1000, 5), "float64"),
          ("sgemm", (512, 512, 512), "float32"),
          ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32"),
          ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32")]
