@@ -219,19 +219,26 @@ static void gemm_reads(const smk_operand *a, const smk_operand *b, const smk_ope
     ops[2] = c && o->beta != 0.0 ? c : NULL;
 }
 
+/* The BLAS fields both GEMMs' params structs share (smk_sgemm_params, smk_gemm16_params), from the
+ * operands and options: one place for the shape and scalars of D = alpha * A @ B + beta * C. */
+#define SMK_GEMM_PARAMS(p, a, b, o)                                                                       \
+    do {                                                                                                 \
+        memset(&(p), 0, sizeof(p));                                                                      \
+        (p).M = (a)->shape[0];                                                                           \
+        (p).K = (a)->shape[1];                                                                           \
+        (p).N = (b)->shape[1];                                                                           \
+        (p).alpha = (float)(o)->alpha;                                                                   \
+        (p).beta = (float)(o)->beta;                                                                     \
+        (p).layout = (o)->layout;                                                                        \
+    } while (0)
+
 int smk_run_sgemm(const char *fname, const smk_operand *a, const smk_operand *b, const smk_operand *c,
                   const smk_operand *d, const smk_gemm_opts *o, smk_error *err)
 {
     const smk_operand *ops[3];
     smk_sgemm_params p;
     gemm_reads(a, b, c, o, ops);
-    memset(&p, 0, sizeof p);
-    p.M = a->shape[0];
-    p.K = a->shape[1];
-    p.N = b->shape[1];
-    p.alpha = (float)o->alpha;
-    p.beta = (float)o->beta;
-    p.layout = o->layout;
+    SMK_GEMM_PARAMS(p, a, b, o);
     p.config = o->config;
     p.splits = o->splits;
     p.D = (float *)d->ptr;
@@ -251,15 +258,9 @@ int smk_run_gemm16(const char *fname, const smk_operand *a, const smk_operand *b
     const smk_operand *ops[3];
     smk_gemm16_params p;
     gemm_reads(a, b, c, o, ops);
-    memset(&p, 0, sizeof p);
-    p.M = a->shape[0];
-    p.K = a->shape[1];
-    p.N = b->shape[1];
-    p.alpha = (float)o->alpha;
-    p.beta = (float)o->beta;
+    SMK_GEMM_PARAMS(p, a, b, o);
     p.dtype = a->dtype == SMK_DT_BF16;
     p.out_f32 = smk_gemm_out_dtype(a, o) == SMK_DT_F32;
-    p.layout = o->layout;
     p.swz_b = o->swz_b, p.swz_m = o->swz_m, p.swz_s = o->swz_s;
     p.variant = o->config;
     p.D = d->ptr;
