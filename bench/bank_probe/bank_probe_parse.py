@@ -159,14 +159,13 @@ def cmd_table(args):
 TC_KERNEL_RE = re.compile(r"smk_bank_probe_(ldsm[124]t?|stsm[124]t?|cpasync)_?16\b")
 
 
-def cmd_tctable(args):
-    """Tensor-core kinds: one row per pattern with EVERY metric ncu reported (the counters that move
-    for LDSM / LDGSTS are what this table is for), columns sorted by name."""
-    pats = read_manifest(args.manifest)
+def collect_tc(args, pats, keep=lambda kind: True):
+    """The ncu rows of the tensor-core probe kernels whose kind passes `keep`, matched to `pats`:
+    ({pattern index: metrics}, the metric names that carry a value)."""
     got, names = {}, set()
-    for n, res in enumerate(ncu_rows(args.ncu_csv, "all")):
+    for res in ncu_rows(args.ncu_csv, "all"):
         m = TC_KERNEL_RE.search(res["kernel"])
-        if not m:
+        if not m or not keep(m.group(1)):
             continue
         idx = pattern_index(res, -1)
         if idx not in pats or pats[idx]["kind"] != m.group(1):
@@ -175,6 +174,14 @@ def cmd_tctable(args):
             continue
         got[idx] = res["metrics"]
         names |= set(k for k, v in res["metrics"].items() if v is not None)
+    return got, names
+
+
+def cmd_tctable(args):
+    """Tensor-core kinds: one row per pattern with EVERY metric ncu reported (the counters that move
+    for LDSM / LDGSTS are what this table is for), columns sorted by name."""
+    pats = read_manifest(args.manifest)
+    got, names = collect_tc(args, pats)
     cols = sorted(names)
     with open(args.output, "w", newline="") as f:
         w = csv.writer(f)
@@ -197,18 +204,7 @@ STSM_INST = ("smsp__inst_executed_op_shared_stsm.sum", "smsp__sass_inst_executed
 def cmd_stsmtable(args):
     """stmatrix: width,kind,addresses,wavefronts,instructions,name, then every metric ncu reported."""
     pats = {i: p for i, p in read_manifest(args.manifest).items() if p["kind"].startswith("stsm")}
-    got, names = {}, set()
-    for res in ncu_rows(args.ncu_csv, "all"):
-        m = TC_KERNEL_RE.search(res["kernel"])
-        if not m or not m.group(1).startswith("stsm"):
-            continue
-        idx = pattern_index(res, -1)
-        if idx not in pats or pats[idx]["kind"] != m.group(1):
-            print(f"bank_probe_parse: ncu ID {res['id']} ({res['kernel']}, grid {res['grid']}) matches no pattern",
-                  file=sys.stderr)
-            continue
-        got[idx] = res["metrics"]
-        names |= set(k for k, v in res["metrics"].items() if v is not None)
+    got, names = collect_tc(args, pats, keep=lambda kind: kind.startswith("stsm"))
     cols = sorted(names)
     inst = next((c for c in STSM_INST if c in names), None)
     problems = [f"pattern {i} ({pats[i]['name']}): no ncu result" for i in sorted(pats) if i not in got]

@@ -57,19 +57,27 @@ cudaError_t grid_of(const smk_transpose_params *p, const Config *v, int64_t batc
     return grid_tiles((p->cols + te - 1) / te, (p->rows + te - 1) / te, batch, tiles_x, grid);
 }
 
+/* The fields every kernel of the family takes (Args, SkinnyArgs): pointers, one matrix's sizes, the
+ * element strides, the batch and the tiles per row of tiles. */
+template <class A>
+void matrix_args(A *a, const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
+{
+    a->in = static_cast<const unsigned char *>(p->in);
+    a->out = static_cast<unsigned char *>(p->out);
+    a->rows = p->rows;
+    a->cols = p->cols;
+    a->in_rs = p->in_rs;
+    a->in_cs = p->in_cs;
+    a->in_bs = batch > 1 ? p->in_bs : 0;
+    a->batch = batch;
+    a->tiles_x = tiles_x;
+}
+
 /* The kernel's arguments: pointers, sizes, strides, and which global paths the pointers allow. */
 Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
 {
     Args a;
-    a.in = static_cast<const unsigned char *>(p->in);
-    a.out = static_cast<unsigned char *>(p->out);
-    a.rows = p->rows;
-    a.cols = p->cols;
-    a.in_rs = p->in_rs;
-    a.in_cs = p->in_cs;
-    a.in_bs = batch > 1 ? p->in_bs : 0;
-    a.batch = batch;
-    a.tiles_x = tiles_x;
+    matrix_args(&a, p, batch, tiles_x);
     /* Whole-word access needs every word aligned: the base, and (sub-word) every row and matrix
      * start, with unit column stride.  Element alignment needs the base only (strides are in elements). */
     const uintptr_t ib = (uintptr_t)p->in, ob = (uintptr_t)p->out;
@@ -98,17 +106,11 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
     const int64_t tr = (int64_t)1 << s.lr, tc = (int64_t)1 << s.lc;
     SkinnyArgs a;
     dim3 grid;
-    const cudaError_t e = grid_tiles((p->cols + tc - 1) / tc, (p->rows + tr - 1) / tr, batch, &a.tiles_x, &grid);
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((p->cols + tc - 1) / tc, (p->rows + tr - 1) / tr, batch, &tiles_x, &grid);
     if (e != cudaSuccess)
         return e;
-    a.in = static_cast<const unsigned char *>(p->in);
-    a.out = static_cast<unsigned char *>(p->out);
-    a.rows = p->rows;
-    a.cols = p->cols;
-    a.in_rs = p->in_rs;
-    a.in_cs = p->in_cs;
-    a.in_bs = batch > 1 ? p->in_bs : 0;
-    a.batch = batch;
+    matrix_args(&a, p, batch, tiles_x);
     a.lr = s.lr;
     a.lc = s.lc;
     a.in_al = (uintptr_t)p->in % ESZ == 0;
