@@ -215,7 +215,7 @@ def test_summarize_cli(tmp_path, capsys):
 
 # ---- the scripts' new flags, without a GPU ---------------------------------------------------------
 
-SCRIPTS = ["bench_widths.py", "bench_sgemm.py", "bench_gemm.py"]
+SCRIPTS = ["bench_widths.py", "bench_sgemm.py", "bench_gemm.py", "bench_calls.py"]
 
 
 def _run(script, *args):
