@@ -210,17 +210,36 @@ fail:
 }
 
 
-/* out_dtype=: None (the inputs' dtype) or float32 / float16 / bfloat16, as SMK_DT_*; -1 with TypeError. */
+/* out_dtype=: None (the inputs' dtype) or float32 / float16 / bfloat16, as SMK_DT_*; -1 with TypeError.
+ * Spelled as NumPy understands it (numpy.float32, "float32", a CuPy dtype, ml_dtypes.bfloat16) or as the
+ * inputs' own library does: smemkit._device.gemm_dtype_name names torch dtypes and "bfloat16" (which
+ * NumPy knows only with ml_dtypes). */
 static int parse_out_dtype(PyObject *obj, const char *fname, int *dt)
 {
+    static const struct { const char *name; int dt; } names[] = {
+        {"float32", SMK_DT_F32}, {"float16", SMK_DT_F16}, {"bfloat16", SMK_DT_BF16}};
     PyArray_Descr *d = NULL;
+    PyObject *m, *r;
     smk_operand tmp;
+    size_t i;
     *dt = SMK_DT_OTHER;
     if (!obj || obj == Py_None)
         return 0;
     if (!PyArray_DescrConverter(obj, &d)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s(): out_dtype must be None or a dtype (numpy.float32); got %R", fname, obj);
+        m = PyImport_ImportModule("smemkit._device");
+        r = m ? PyObject_CallMethod(m, "gemm_dtype_name", "O", obj) : NULL;
+        Py_XDECREF(m);
+        if (!r)
+            return -1;
+        for (i = 0; PyUnicode_Check(r) && i < sizeof names / sizeof names[0]; i++)
+            if (PyUnicode_CompareWithASCIIString(r, names[i].name) == 0)
+                *dt = names[i].dt;
+        Py_DECREF(r);
+        if (*dt != SMK_DT_OTHER)
+            return 0;
+        PyErr_Format(PyExc_TypeError, "%s(): out_dtype must be None or a dtype (numpy.float32, torch.float32, "
+                     "\"float32\"); got %R", fname, obj);
         return -1;
     }
     smk_py_set_dtype(&tmp, d);
@@ -248,7 +267,7 @@ PyDoc_STRVAR(gemm_doc,
 "    The shared-memory map of the A and B tiles: 'naive' row-major tiles whose ldmatrix phases\n"
 "    conflict, 'pad' one 16-byte vector per row, 'swizzle' the conflict-free Swizzle<B,3,3> of\n"
 "    csrc/layout.h; Swizzle(2, 3, 2) is the article's, still 2-way conflicted on 64-byte rows.\n"
-"out_dtype : None or numpy.float32\n"
+"out_dtype : None or float32 (numpy.float32, torch.float32, \"float32\", a CuPy dtype)\n"
 "out : array, optional\n"
 "    Where to write the result (as for sgemm: out may be c itself when beta != 0).\n\n"
 "Any M, N, K >= 0.  Errors as for transpose().");

@@ -41,6 +41,19 @@ def _torch_tables(torch):
         lambda dev: torch.cuda.current_stream(dev).cuda_stream)
 
 
+def gemm_dtype_name(obj):
+    """"float32" / "float16" / "bfloat16" for an out_dtype that NumPy cannot read: a torch dtype (torch
+    itself need not be imported by smemkit: the object tells its own name) or the string "bfloat16"
+    (NumPy knows it only once ml_dtypes is imported).  None for anything else (the caller raises)."""
+    if type(obj).__module__ == "torch" and type(obj).__name__ == "dtype":
+        name = str(obj).removeprefix("torch.")
+    elif isinstance(obj, str):
+        name = obj
+    else:
+        return None
+    return name if name in ("float32", "float16", "bfloat16") else None
+
+
 def _torch(x, fname, arg):
     dev = x.get_device()  # -1: a CPU tensor (one attribute read instead of two: a per-call cost)
     if dev < 0:

@@ -100,3 +100,50 @@ def test_explain_gemm_unaligned_rows_and_small_grids():
     assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle").config.startswith("128x128x64")
     assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle", sms=40).config.startswith("128x256x64")
     assert smemkit.explain("gemm", (2048, 2048, 2048), "swizzle").config.startswith("128x256x64")
+
+
+class _FakeTorchDtype:
+    """Stands in for a torch.dtype (torch is not needed on the CPU machine): the same type name, module
+    and str() as torch's own, which is all smemkit reads of it."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+_FakeTorchDtype.__name__ = "dtype"
+_FakeTorchDtype.__module__ = "torch"
+
+
+@pytest.mark.parametrize("spelling", [np.float32, np.dtype(np.float32), "float32", _FakeTorchDtype("float32")])
+def test_out_dtype_spellings_mean_float32(spelling):
+    # a float16 c with out_dtype=float32 is refused by the rules, naming float32: the spelling was understood
+    with pytest.raises(TypeError, match="c must be float32"):
+        smemkit.gemm(z((2, 3), F16), z((3, 4), F16), z((2, 4), F16), beta=1.0, out_dtype=spelling)
+
+
+@pytest.mark.parametrize("spelling,inputs", [("bfloat16", BF16), (_FakeTorchDtype("bfloat16"), BF16),
+                                             (_FakeTorchDtype("float16"), F16)])
+def test_out_dtype_spellings_of_the_inputs_dtype(spelling, inputs):
+    with pytest.raises(TypeError, match="out has dtype float32"):
+        smemkit.gemm(z((2, 3), inputs), z((3, 4), inputs), out=z((2, 4), np.float32), out_dtype=spelling)
+
+
+@pytest.mark.parametrize("spelling", [_FakeTorchDtype("int8"), _FakeTorchDtype("float64"), "float8", object()])
+def test_out_dtype_unknown_spellings_are_type_errors(spelling):
+    with pytest.raises(TypeError, match="out_dtype"):
+        smemkit.gemm(z((2, 3), F16), z((3, 4), F16), out_dtype=spelling)
+
+
+@pytest.mark.gpu
+def test_out_dtype_as_torch_spells_it():
+    torch = pytest.importorskip("torch")
+    a = torch.randn(33, 70, device="cuda", dtype=torch.float16)
+    b = torch.randn(70, 17, device="cuda", dtype=torch.float16)
+    d = smemkit.gemm(a, b, out_dtype=torch.float32)
+    assert d.dtype == torch.float32 and d.shape == (33, 17)
+    ref = a.double() @ b.double()
+    assert torch.allclose(d.double(), ref, rtol=1e-3, atol=1e-3)
+    assert smemkit.gemm(a, b, out_dtype=torch.float16).dtype == torch.float16

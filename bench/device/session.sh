@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One device call: build for sm_90, then the steps named on the command line, each under its own time
+# limit, logs under $OUT (the device tool's folder; ./out elsewhere).  The last lines printed are a
+# short summary per step.
+#   bash bench/device/session.sh build tests:FILES calls:sgemm:N:SEED calls:gemm:N:SEED widths:N:SEED
+#   steps:  build                 pip install -e . for sm_90 (nvcc on every core)
+#           tests[:paths]         python3 -m pytest --require-gpu (default: the whole suite)
+#           calls:OP:N:SEED       bench/timing/bench_calls.py (OP sgemm or gemm; LAYOUTS env, default swizzle)
+#           widths:N:SEED         bench/timing/bench_widths.py --random N --seed SEED
+#           py:FILE[:ARGS]        any python script (ARGS comma-separated)
+set -uo pipefail
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+t0=$(date +%s)
+stamp() { echo "== $1 at +$(( $(date +%s) - t0 )) s"; }
+export PYTHONUNBUFFERED=1
+for s in "$@"; do
+  stamp "$s"
+  IFS=: read -r kind a b c <<< "$s"
+  case $kind in
+  build)
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+    SMEMKIT_CUDA_ARCH=90 SMEMKIT_BUILD_JOBS=$(nproc) timeout ${T_BUILD:-400} \
+      python3 -m pip install --no-build-isolation --no-deps -e . > "$OUT/build.log" 2>&1
+    echo "build rc=$?"; grep -E "compiled in|error" "$OUT/build.log" | head -n 20 ;;
+  tests)
+    # shellcheck disable=SC2086
+    timeout ${T_TESTS:-500} python3 -m pytest -q -p no:cacheprovider --require-gpu -x --durations=5 \
+      ${a:+${a//,/ }} > "$OUT/pytest${a:+-part}.log" 2>&1
+    echo "pytest rc=$?"; tail -n 12 "$OUT/pytest${a:+-part}.log" ;;
+  calls)
+    timeout ${T_CALLS:-300} python3 bench/timing/bench_calls.py --op "$a" --random "$b" --seed "$c" \
+      --layouts "${LAYOUTS:-swizzle}" --out "$OUT/calls_${a}_${c}.jsonl" --md "$OUT/calls_${a}_${c}.md" \
+      > "$OUT/calls_${a}_${c}.log" 2>&1
+    echo "calls rc=$?"; grep '^|' "$OUT/calls_${a}_${c}.md" | head -n 30 ;;
+  widths)
+    timeout ${T_WIDTHS:-300} python3 bench/timing/bench_widths.py --random "$a" --seed "$b" \
+      --out "$OUT/widths_${b}.jsonl" --md "$OUT/widths_${b}.md" > "$OUT/widths_${b}.log" 2>&1
+    echo "widths rc=$?"; grep '^|' "$OUT/widths_${b}.md" | head -n 30 ;;
+  py)
+    # shellcheck disable=SC2086
+    timeout ${T_PY:-200} python3 "$a" ${b:+${b//,/ }} > "$OUT/$(basename "$a" .py).log" 2>&1
+    echo "py rc=$?"; tail -n 25 "$OUT/$(basename "$a" .py).log" ;;
+  esac
+done
+stamp done
