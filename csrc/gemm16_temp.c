@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "api/gemm16.h"
+#include "gemm16/matvec.h"
 
 static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
@@ -29,6 +30,9 @@ size_t smk_gemm16_temp_bytes_shape(int64_t M, int64_t N, int64_t K, int variant,
                                    int b_rows_aligned)
 {
     size_t a = 0, b = 0;
+    smk_mv_route r;
+    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, &r)) /* gemm16/matvec.h */
+        return r.ws_bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)r.ws_bytes;
     if (M <= 0 || N <= 0 || K <= 0 || variant != 0 || (a_rows_aligned && b_rows_aligned))
         return 0;
     if (!a_rows_aligned)

@@ -12,6 +12,7 @@
 #include "api/gemm16.h"
 #include "api/sgemm.h"
 #include "api/transpose.h"
+#include "gemm16/matvec.h"
 #include "bench.h"
 #include "host.h"
 #include "hostpool.h"
@@ -221,7 +222,8 @@ PyDoc_STRVAR(set_knob_doc,
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
-"variant of bench_configs('gemm'), for gemm() on 2-byte inputs).");
+"variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
+"memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -245,6 +247,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_odd_path(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
+    else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)
+        ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
     Py_RETURN_NONE;

@@ -20,6 +20,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
                         whole words; 0: element by element
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
+    gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 32, N <= 8, K <= 16):
+                        1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
+                        variant-0 shape forced onto its ROWS / COLS kernel
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -37,7 +40,8 @@ from .bench import bench_configs
 __all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant)
+# module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant,
+# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -46,6 +50,7 @@ KNOBS = {
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
     "gemm16_variant": 0,
+    "gemm16_matvec": 1,
 }
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
 _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from smemkit import _C
+from smemkit import _C, _testing
 
 SMK_SWIZZLE = 2
 
@@ -35,7 +35,13 @@ def pad8(n):
     return (n + 7) // 8 * 8
 
 
-def test_shape_query_equals_the_launchers_query(lib):
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_shape_query_equals_the_launchers_query(lib, mode):
+    with _testing.knobs(gemm16_matvec=mode):  # 0: the tiles' padded copies; 1..3: the matvec workspace
+        _equal_queries(lib, mode)
+
+
+def _equal_queries(lib, mode):
     base_a, base_b = 1 << 20, 1 << 22
     checked = nonzero = 0
     for M, N, K in itertools.product([0, 1, 7, 8, 9, 100], [0, 1, 6, 8, 33], [0, 1, 8, 13, 64]):
@@ -51,9 +57,10 @@ def test_shape_query_equals_the_launchers_query(lib):
             assert got == want, (M, N, K, variant, alpha, off_a, off_b, lda, ldb)
             checked += 1
             nonzero += want > 0
-    assert checked > 1000 and nonzero > 100  # the grid reaches the copying cases, not only zeros
+    assert checked > 1000 and (mode != 0 or nonzero > 100)  # the grid reaches the copying cases
 
 
+@_testing.knobs(gemm16_matvec=0)  # 33 x 17 x 13 is the memory-bound path's otherwise (M <= 32)
 def test_shape_query_counts_the_padded_rows(lib):
     # A (M x K) unaligned only: M rows of pad8(K) two-byte elements; B (K x N) likewise; both: the sum.
     M, N, K = 33, 17, 13
@@ -64,3 +71,15 @@ def test_shape_query_counts_the_padded_rows(lib):
     assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 1, 0, 0) == 0  # variants 1.. read such rows in place
     assert lib.smk_gemm16_temp_bytes_shape(M, N, 0, 0, 0, 0) == 0  # K == 0 (or alpha == 0): A, B not read
     assert lib.smk_gemm16_temp_bytes_shape(-1, N, K, 0, 0, 0) == 0
+
+
+def test_shape_query_counts_the_matvec_workspace(lib):
+    """Variant 0's memory-bound path (csrc/gemm16/matvec.h) borrows S * M * N fp32 partials when it
+    splits K, whatever the alignment, and copies nothing."""
+    from test_gemm16_matvec import mirror
+    for M, N, K in [(16, 4096, 4096), (3, 2449, 16303), (74, 6, 13105), (9066, 2, 470), (700, 900, 9)]:
+        kind, splits = mirror(M, N, K)
+        want = splits * M * N * 4 if splits > 1 else 0
+        for al in itertools.product([0, 1], [0, 1]):
+            assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, *al) == want, (M, N, K, kind)
+    assert lib.smk_gemm16_temp_bytes_shape(16, 4096, 4096, 0, 1, 1) > 0

@@ -6,7 +6,7 @@ cuBLAS fp32 / fp32-accumulating fp16 and bf16.  Ratio = torch.mm's time over sme
 faster), the issues' own definition.
 
     python bench/timing/bench_calls.py --op sgemm --random 300 --seed 11 [--layouts swizzle,pad] [--out rows.jsonl]
-    python bench/timing/bench_calls.py --op gemm --random 200 --seed 11
+    python bench/timing/bench_calls.py --op gemm --random 200 --seed 11 [--knob gemm16_matvec=0]
 
 Needs torch with CUDA.  Why this and not only ``smemkit.bench``: bench times smemkit's kernels against
 its own cuBLAS handle on operands it allocates; this times exactly what a user's call does (the two
@@ -50,6 +50,8 @@ def main(argv=None):
     ap.add_argument("--rep-ms", type=float, default=25.0, help="timed budget per callable and draw")
     ap.add_argument("--out", help="write one JSON line per draw here")
     ap.add_argument("--md", help="append the markdown summary to this file")
+    ap.add_argument("--knob", action="append", default=[], metavar="NAME=INT",
+                    help="smemkit._testing knob for the whole run (A/B: gemm16_matvec=0 is the path off)")
     args = ap.parse_args(argv)
     require_gpu("bench_calls.py")
     try:
@@ -63,8 +65,16 @@ def main(argv=None):
     draws = D.sgemm_draws(args.random, args.seed) if args.op == "sgemm" else D.gemm_draws(args.random, args.seed)
     title = (f"{args.op}: torch.mm time / smemkit call time on dense torch tensors, {args.random} random shapes "
              f"(#{27 if args.op == 'sgemm' else 28}'s law)")
-    random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms), seed=args.seed, out=args.out,
-               md=args.md, title=title)
+    from smemkit import _testing
+    knobs = {k: int(v) for k, v in (kv.split("=", 1) for kv in args.knob)}
+    if knobs:
+        title += " with knobs " + ", ".join(f"{k}={v}" for k, v in knobs.items())
+    for k, v in knobs.items():  # checked here: knobs(**...) is not a name the script tests can read
+        if k not in _testing.KNOBS:
+            sys.exit(f"bench_calls.py: no knob {k}; the knobs are {', '.join(_testing.KNOBS)}")
+    with _testing.knobs(**knobs):
+        random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms), seed=args.seed, out=args.out,
+                   md=args.md, title=title)
 
 
 if __name__ == "__main__":

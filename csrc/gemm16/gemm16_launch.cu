@@ -12,6 +12,7 @@
 #include "common/launch.h"
 #include "dispatch.h"
 #include "layout.h"
+#include "matvec.h"
 #include "api/gemm16.h"
 #include "tiles.h"
 
@@ -130,6 +131,9 @@ extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
     bool vec = false;
     if (prepare(p, &q, &sid, &vec) != 0)
         return 0;
+    smk_mv_route r;
+    if (mv_route(q, &r)) /* the memory-bound path: its workspace, no padded copies */
+        return r.ws_bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)r.ws_bytes;
     return pad_bytes(q, pad_mask(q, vec));
 }
 
@@ -150,6 +154,9 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
         const int e = smk::device_facts(&sms, NULL);
         if (e)
             return e;
+        smk_mv_route r;
+        if (mv_route(q, &r)) /* M or N small, or tiny K: the memory-bound path (matvec.h) */
+            return mv_launch(q, r, sms, stream);
         const int mask = pad_mask(q, vec);
         return mask ? launch_padded(q, sid, mask, sms, stream) : launch_aligned(q, sid, sms, stream);
     }

@@ -19,6 +19,7 @@
 
 #include "dispatch.h"
 #include "layout.h"
+#include "matvec.h"
 #include "api/gemm16.h"
 #include "smem.cuh"
 #include "tiles.h"
@@ -260,6 +261,23 @@ int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, 
     }
 }
 
+/* The memory-bound path (matvec.h) uses no shared memory: no accesses, every layout alike; the
+ * config names the kernel and its split. */
+static int mv_plan(const smk_mv_route &r, smk_plan *plan)
+{
+    plan->n = 0;
+    plan->blocks = r.grid[0] * r.grid[1] * r.grid[2];
+    plan->threads = 128;
+    plan->smem_bytes = 0;
+    if (r.kind == SMK_MV_ROWS)
+        snprintf(plan->config, sizeof plan->config, "memory-bound ROWS %dx%d per thread, %lld K slices; no shared memory",
+                 r.tm, 32 * r.cpl, (long long)r.splits);
+    else
+        snprintf(plan->config, sizeof plan->config, "memory-bound COLS %d columns, %lld K slices; no shared memory",
+                 r.npad, (long long)r.splits);
+    return 0;
+}
+
 } /* namespace g16 */
 } /* namespace smk */
 
@@ -275,6 +293,9 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
      * rows are 16-byte aligned iff K and N are multiples of 8 */
     const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
     int rc = -1;
+    smk_mv_route r;
+    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, &r))
+        return mv_plan(r, plan);
     switch (variant) {
     case 0: /* as smk_gemm16_launch: unaligned rows are padded first, so always the cp.async kernel */
         rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan)

@@ -1,0 +1,94 @@
+/* The memory-bound path's launcher (matvec.h routes, matvec.cuh computes): variant 0 calls
+ * mv_try_launch before anything else, so the shapes it takes never see the tiles or the padded
+ * copies.  S > 1 borrows a stream-ordered fp32 workspace (smk_rt_alloc_on, freed on the stream
+ * behind the reduce kernel; counted by smk_gemm16_temp_bytes / _shape). */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "api/gemm16.h"
+#include "dispatch.h"
+#include "matvec.cuh"
+#include "matvec.h"
+#include "runtime.h"
+
+extern "C" {
+volatile int smk_gemm16_matvec_mode = 1;
+int smk_gemm16_set_matvec(int mode)
+{
+    if (mode < 0 || mode > 3)
+        return -1;
+    smk_gemm16_matvec_mode = mode;
+    return 0;
+}
+}
+
+namespace smk {
+namespace g16 {
+
+template <bool BF16>
+static void mv_rows(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], (unsigned)r.grid[2]);
+#define SMK_MV_ROWS_CASE(TM, CPL)                                                                       \
+    if (r.tm == TM && r.cpl == CPL) {                                                                   \
+        mv_rows_kernel<TM, CPL, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws);                         \
+        return;                                                                                         \
+    }
+    SMK_MV_ROWS_CASE(1, 8)
+    SMK_MV_ROWS_CASE(2, 8)
+    SMK_MV_ROWS_CASE(4, 8)
+    SMK_MV_ROWS_CASE(8, 8)
+    SMK_MV_ROWS_CASE(16, 8)
+    SMK_MV_ROWS_CASE(32, 4)
+#undef SMK_MV_ROWS_CASE
+}
+
+template <bool BF16>
+static void mv_cols(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], (unsigned)r.grid[2]);
+    switch (r.npad) {
+    case 1: mv_cols_kernel<1, BF16><<<grid, kMvThreads, 0, s>>>(q, r.rpw, ws); break;
+    case 2: mv_cols_kernel<2, BF16><<<grid, kMvThreads, 0, s>>>(q, r.rpw, ws); break;
+    case 4: mv_cols_kernel<4, BF16><<<grid, kMvThreads, 0, s>>>(q, r.rpw, ws); break;
+    default: mv_cols_kernel<8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.rpw, ws); break;
+    }
+}
+
+template <bool BF16>
+static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, float *ws, cudaStream_t s)
+{
+    if (r.kind == SMK_MV_ROWS)
+        mv_rows<BF16>(q, r, ws, s);
+    else
+        mv_cols<BF16>(q, r, ws, s);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess || !ws)
+        return (int)e;
+    const int64_t want = (q.M * q.N + 255) / 256, cap = (int64_t)sms * 8;
+    mv_reduce_kernel<BF16><<<(unsigned)(want < cap ? want : cap), 256, 0, s>>>(q, r.splits, ws);
+    return (int)cudaGetLastError();
+}
+
+bool mv_route(const smk_gemm16_params &q, smk_mv_route *r)
+{
+    return q.variant == 0 && smk_mv_route_of(q.M, q.N, q.K, smk_gemm16_matvec_mode, r);
+}
+
+int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream)
+{
+    void *ws = NULL;
+    if (r.ws_bytes) {
+        const smk_status st = smk_rt_alloc_on(&ws, (size_t)r.ws_bytes, stream);
+        if (st.code != SMK_OK)
+            return st.cuda ? st.cuda : (int)cudaErrorMemoryAllocation;
+    }
+    const int e = q.dtype == 1 ? mv_run<true>(q, r, sms, (float *)ws, stream)
+                               : mv_run<false>(q, r, sms, (float *)ws, stream);
+    if (ws)
+        smk_rt_free_on(ws, stream);
+    return e;
+}
+
+} /* namespace g16 */
+} /* namespace smk */
