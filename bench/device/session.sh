@@ -5,7 +5,8 @@
 #   bash bench/device/session.sh build tests:FILES calls:sgemm:N:SEED calls:gemm:N:SEED widths:N:SEED
 #   steps:  build                 pip install -e . for sm_90 (nvcc on every core)
 #           tests[:paths]         python3 -m pytest --require-gpu (default: the whole suite)
-#           calls:OP:N:SEED       bench/timing/bench_calls.py (OP sgemm or gemm; LAYOUTS env, default swizzle)
+#           calls:OP:N:SEED       bench/timing/bench_calls.py (OP sgemm or gemm; env LAYOUTS, default swizzle;
+#                                 CALLS_ARGS: more arguments, e.g. "--knob gemm16_matvec=0")
 #           widths:N:SEED         bench/timing/bench_widths.py --random N --seed SEED
 #           py:FILE[:ARGS]        any python script (ARGS comma-separated)
 set -uo pipefail
@@ -30,7 +31,7 @@ for s in "$@"; do
     echo "pytest rc=$?"; tail -n 12 "$OUT/pytest${a:+-part}.log" ;;
   calls)
     timeout ${T_CALLS:-300} python3 bench/timing/bench_calls.py --op "$a" --random "$b" --seed "$c" \
-      --layouts "${LAYOUTS:-swizzle}" --out "$OUT/calls_${a}_${c}.jsonl" --md "$OUT/calls_${a}_${c}.md" \
+      --layouts "${LAYOUTS:-swizzle}" ${CALLS_ARGS:-} --out "$OUT/calls_${a}_${c}.jsonl" --md "$OUT/calls_${a}_${c}.md" \
       > "$OUT/calls_${a}_${c}.log" 2>&1
     echo "calls rc=$?"; grep '^|' "$OUT/calls_${a}_${c}.md" | head -n 30 ;;
   widths)
