@@ -26,7 +26,7 @@ for s in "$@"; do
     echo "build rc=$?"; grep -E "compiled in|error" "$OUT/build.log" | head -n 20 ;;
   tests)
     # shellcheck disable=SC2086
-    timeout ${T_TESTS:-500} python3 -m pytest -q -p no:cacheprovider --require-gpu -x --durations=5 \
+    timeout ${T_TESTS:-500} python3 -m pytest -q -p no:cacheprovider --require-gpu --maxfail=25 --durations=5 \
       ${a:+${a//,/ }} > "$OUT/pytest${a:+-part}.log" 2>&1
     echo "pytest rc=$?"; tail -n 12 "$OUT/pytest${a:+-part}.log" ;;
   calls)
