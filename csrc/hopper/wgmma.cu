@@ -53,7 +53,7 @@ static CUtensorMapSwizzle swizzle_of(int swb)
 
 /* A row-major rows x cols 2-byte matrix (leading dimension ld elements) read in boxes of box_rows x
  * (swb ? swb/2 : 8) elements, out-of-bounds elements filled with zeros. */
-static int make_map(CUtensorMap *map, const void *base, int64_t rows, int64_t cols, int64_t ld, int box_rows, int swb)
+inline int make_map(CUtensorMap *map, const void *base, int64_t rows, int64_t cols, int64_t ld, int box_rows, int swb)
 {
     EncodeTiled enc = NULL;
     const int e = encoder(&enc);
@@ -101,7 +101,7 @@ static int launch_mode(const smk_gemm16_params &q, int swb, cudaStream_t stream)
     }
 }
 
-static inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 8 == 0; }
+inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 8 == 0; }
 
 } /* namespace hop */
 } /* namespace smk */
