@@ -16,7 +16,8 @@ Environment:
   SMEMKIT_SGEMM_CANDIDATES=1  also compile the SGEMM candidate tile configs that
                        smemkit.bench(..., config=...) can time (doubles the SGEMM build time)
 
-Every .c and .cu below csrc/ is built (a new file needs no edit here; MANIFEST.in ships csrc whole).
+Every .c and .cu below csrc/ is built (a new file needs no edit here; MANIFEST.in ships csrc whole);
+the .cu files under csrc/hopper/ get sm_90a alone when 90 is a target (source_flags).
 Importing this file never touches CUDA and never runs setup(); the toolkit is looked up only when a
 build is asked for (tests/test_packaging.py imports it to test find_cuda_home).
 """
@@ -103,6 +104,26 @@ def gencode_flags():
     return flags
 
 
+HOPPER = "csrc/hopper/"  # sm_90a-only code (wgmma, setmaxnreg): its own target, see source_flags
+
+
+def source_flags(cu, flags):
+    """nvcc flags of one source: `flags` (with the build's -gencode list), except that the files under
+    csrc/hopper/ are compiled for sm_90a alone (plus -DSMK_HAVE_SM90A) when 90 is a target: wgmma and
+    setmaxnreg exist only for the arch-specific target, which runs on compute capability 9.0 only.
+    Without 90 they keep the build's targets and compile to empty kernels whose launcher falls back."""
+    if not cu.startswith(HOPPER) or "90" not in target_archs()[0]:
+        return list(flags)
+    out, i = [], 0
+    while i < len(flags):
+        if flags[i] == "-gencode":
+            i += 2
+            continue
+        out.append(flags[i])
+        i += 1
+    return out + ["-gencode", "arch=compute_90a,code=sm_90a", "-DSMK_HAVE_SM90A"]
+
+
 INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -158,7 +179,7 @@ class CudaBuildExt(build_ext):
         jobs = []
         for cu in getattr(ext, "cuda_sources", []):
             src = HERE / cu
-            cmd = [str(nvcc), "-c", str(src), *flags]
+            cmd = [str(nvcc), "-c", str(src), *source_flags(cu, flags)]
             obj = cache / f"{Path(cu).stem}-{object_key(src, cmd)}.o"
             ext.extra_objects.append(str(obj))
             ext.depends.append(str(obj))  # a fresh object relinks the module

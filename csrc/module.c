@@ -288,7 +288,7 @@ static PyObject *py_gemm(PyObject *module, PyObject *args, PyObject *kwds)
     o.swz_b = swz[0], o.swz_m = swz[1], o.swz_s = swz[2];
     o.config = smk_py_gemm16_variant;
     if (a.dtype == SMK_DT_F16 || a.dtype == SMK_DT_BF16)
-        return gemm_impl(module, objs, &o, "gemm", &kGemm16);
+        return smk_py_wgmma_layout_ok("gemm", o.layout, swz) < 0 ? NULL : gemm_impl(module, objs, &o, "gemm", &kGemm16);
     if (a.dtype != SMK_DT_F32)
         return PyErr_Format(PyExc_TypeError, "gemm(): a has dtype %s; gemm computes in float32 (sgemm), float16 or "
                             "bfloat16 (tensor cores): nothing is converted silently", a.dtype_name);

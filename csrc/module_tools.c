@@ -10,6 +10,7 @@
 
 #include "api/debug.h"
 #include "api/gemm16.h"
+#include "api/wgmma.h"
 #include "api/sgemm.h"
 #include "api/transpose.h"
 #include "gemm16/matvec.h"
@@ -91,7 +92,8 @@ static PyObject *py_bench(PyObject *module, PyObject *args, PyObject *kwds)
     s.nlayouts = (int)PySequence_Fast_GET_SIZE(seq);
     s.flush_bytes = (size_t)flush;
     for (i = 0; i < s.nlayouts && i < SMK_BENCH_MAX_LAYOUTS; i++)
-        if (smk_py_parse_gemm_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &s.layouts[i], s.swz[i]) < 0)
+        if (smk_py_parse_gemm_layout(PySequence_Fast_GET_ITEM(seq, i), "bench", &s.layouts[i], s.swz[i]) < 0 ||
+            (s.op == SMK_OP_GEMM16 && smk_py_wgmma_layout_ok("bench", s.layouts[i], s.swz[i]) < 0))
             goto done;
     if ((bad = smk_bench_check(&s)) != NULL) {
         PyErr_Format(PyExc_ValueError, "bench(): %s", bad);
@@ -223,7 +225,9 @@ PyDoc_STRVAR(set_knob_doc,
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
-"memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS).");
+"memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS),\n"
+"'gemm16_kernel' (0 the mma.sync kernel, the default; 1 the sm_90a TMA + wgmma kernel where it can\n"
+"run, else mma.sync).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -248,6 +252,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
@@ -294,7 +300,30 @@ static PyObject *py_configs(PyObject *module, PyObject *arg)
     return lst;
 }
 
+PyDoc_STRVAR(wgmma_mode_doc,
+"_wgmma_mode(layout, b, m, s, /)\n--\n\n"
+"The wgmma kernel's swizzle width in bytes (128, 64, 32; 0 = interleaved, no swizzle) for a layout\n"
+"index (0 naive, 1 pad, 2 swizzle) and Swizzle(b, m, s) (0, 0, 0: the layout's own), or -1 where TMA\n"
+"and wgmma cannot express it (smk_wgmma_mode; pure, no GPU).");
+static PyObject *py_wgmma_mode(PyObject *module, PyObject *args)
+{
+    int layout = 0, b = 0, m = 0, s = 0;
+    if (!PyArg_ParseTuple(args, "iiii:_wgmma_mode", &layout, &b, &m, &s))
+        return NULL;
+    return PyLong_FromLong(smk_wgmma_mode(layout, b, m, s));
+}
+
+PyDoc_STRVAR(wgmma_launches_doc,
+"_wgmma_launches()\n--\n\n"
+"How many TMA + wgmma kernels this process has enqueued (tests check the kernel they mean ran).");
+static PyObject *py_wgmma_launches(PyObject *module, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(smk_wgmma_launches());
+}
+
 PyMethodDef smk_tool_methods[] = {
+    {"_wgmma_mode", py_wgmma_mode, METH_VARARGS, wgmma_mode_doc},
+    {"_wgmma_launches", py_wgmma_launches, METH_NOARGS, wgmma_launches_doc},
     {"_bench", SMK_KW(py_bench), bench_doc},
     {"_configs", py_configs, METH_O, configs_doc},
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},

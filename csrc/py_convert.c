@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/gemm16.h"
+#include "api/wgmma.h"
 #include "bench.h"
 #include "layout.h"
 
@@ -125,6 +126,22 @@ int smk_py_int_arg(PyObject *obj, const char *fname, const char *arg, long long 
 
 /* layout= of the tensor-core GEMM: a name, or a Swizzle (smemkit.Swizzle: int attributes b, m, s) that
  * the kernel instantiates.  0, or -1 with TypeError / ValueError set. */
+int smk_py_wgmma_layout_ok(const char *fname, int layout, const int swz[3])
+{
+    if (smk_gemm16_kernel() != 1 || smk_wgmma_mode(layout, swz[0], swz[1], swz[2]) >= 0)
+        return 0;
+    if (layout == SMK_PAD)
+        PyErr_Format(PyExc_ValueError, "%s(): layout 'pad' cannot run on the wgmma kernel: TMA writes a tile into "
+                     "shared memory only as whole rows in one of its swizzle modes, and wgmma reads only those modes "
+                     "or the unswizzled core-matrix layout, so a padded row is expressible by neither; use 'swizzle' "
+                     "(128B), Swizzle(2, 3, 3) (64B), Swizzle(1, 3, 3) (32B) or 'naive' (no swizzle)", fname);
+    else
+        PyErr_Format(PyExc_ValueError, "%s(): Swizzle(%d, %d, %d) is not a TMA / wgmma swizzle mode; the wgmma kernel "
+                     "takes 'swizzle' (128B), Swizzle(3, 3, 3) (128B), Swizzle(2, 3, 3) (64B), Swizzle(1, 3, 3) (32B) "
+                     "or 'naive' (no swizzle)", fname, swz[0], swz[1], swz[2]);
+    return -1;
+}
+
 int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int swz[3])
 {
     static const char *const attr[3] = {"b", "m", "s"};
@@ -147,6 +164,8 @@ int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int 
         swz[i] = (int)x;
     }
     *layout = SMK_SWIZZLE;
+    if (smk_gemm16_kernel() == 1 && (swz[0] || swz[1] || swz[2]))
+        return smk_py_wgmma_layout_ok(fname, *layout, swz);
     if (smk_gemm16_supports_swizzle(swz[0], swz[1], swz[2]) && (swz[0] || swz[1] || swz[2]))
         return 0;
     for (b = 1; b <= 4; b++)

@@ -50,6 +50,9 @@ extern volatile int smk_py_gemm16_variant; /* a tensor-core GEMM variant */
 int smk_py_parse_layout(PyObject *obj, const char *fname, int *layout);
 /* layout= of the tensor-core GEMM: a name or a compiled-in smemkit.Swizzle (swz = b, m, s; 0,0,0 for a name). */
 int smk_py_parse_gemm_layout(PyObject *obj, const char *fname, int *layout, int swz[3]);
+/* With the wgmma kernel chosen (gemm16_kernel knob) for a 2-byte GEMM: 0 if TMA and wgmma can express
+ * the layout, else -1 with a ValueError that says why and names the layouts that work (api/wgmma.h). */
+int smk_py_wgmma_layout_ok(const char *fname, int layout, const int swz[3]);
 /* An integer argument (anything with __index__; bool refused) in [lo, hi]: TypeError for other types,
  * ValueError naming fname, arg and the range otherwise -- never the OverflowError of PyArg's integer
  * codes.  obj NULL: *v keeps its default.  0, or -1 with an exception set. */

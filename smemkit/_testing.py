@@ -23,6 +23,11 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 32, N <= 8, K <= 16):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
                         variant-0 shape forced onto its ROWS / COLS kernel
+    gemm16_kernel       "mma" (0, the default): the ldmatrix + mma.sync kernel; "wgmma" (1): the sm_90a
+                        TMA + wgmma kernel (csrc/hopper/) for variant 0 on aligned rows of a compute
+                        capability 9.0 device, the mma.sync kernel everywhere else.  Its layouts are
+                        TMA's swizzle modes: "swizzle" (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3)
+                        (32B), "naive" (no swizzle); "pad" is a ValueError
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -37,11 +42,12 @@ import numbers
 from . import _C
 from .bench import bench_configs
 
-__all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info"]
+__all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info", "wgmma_launches",
+           "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
 # module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant,
-# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode)
+# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, hopper/wgmma.cu g_kernel)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -51,7 +57,9 @@ KNOBS = {
     "transpose_odd_path": 1,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
+    "gemm16_kernel": 0,
 }
+_NAMED = {"gemm16_kernel": ("mma", "wgmma")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
 _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it
 
@@ -69,6 +77,10 @@ def _set(name, value):
 
 def _value(name, v):
     """v as the int _set_knob takes: bools as 0 / 1, config names as their index."""
+    if isinstance(v, str) and name in _NAMED:
+        if v not in _NAMED[name]:
+            raise ValueError(f"knobs(): {name}={v!r}; expected one of {_NAMED[name]}")
+        return _NAMED[name].index(v)
     if isinstance(v, str) and name in _CONFIG_OP:
         names = bench_configs(_CONFIG_OP[name])
         if v not in names:
@@ -120,3 +132,21 @@ def sgemm_choose(M, N, K, sms=None):
     """(config name, K slices) the SGEMM launch picks for M x N x K on `sms` SMs (None: this device's).
     A pure function of its arguments: no GPU needed when sms is given."""
     return _C._sgemm_choose(M, N, K, device_info()["sms"] if sms is None else sms)
+
+
+def wgmma_launches():
+    """How many TMA + wgmma kernels this process has enqueued: a test that means the wgmma kernel checks
+    that this moved (the launcher falls back to mma.sync silently where wgmma cannot run)."""
+    return _C._wgmma_launches()
+
+
+_LAYOUT_INDEX = {"naive": 0, "pad": 1, "swizzle": 2}
+
+
+def wgmma_mode(layout):
+    """The swizzle width in bytes (128 / 64 / 32; 0 = no swizzle, interleaved core matrices) that the
+    wgmma kernel uses for ``layout`` ("naive", "pad", "swizzle" or a smemkit.Swizzle), or -1 where TMA
+    and wgmma cannot express it (api/wgmma.h smk_wgmma_mode; pure, no GPU)."""
+    if isinstance(layout, str):
+        return _C._wgmma_mode(_LAYOUT_INDEX[layout], 0, 0, 0)
+    return _C._wgmma_mode(2, layout.b, layout.m, layout.s)

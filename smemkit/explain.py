@@ -183,6 +183,12 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32
     (float16 for gemm).  Needs no GPU.
+
+    Not modelled yet: the sm_90a TMA + wgmma kernel (``_testing.knobs(gemm16_kernel="wgmma")``,
+    csrc/hopper/).  Its shared-memory traffic is TMA's writes and wgmma's descriptor reads, both
+    async-proxy accesses outside the LSU model (ncu counts wgmma's in
+    ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum``); explain("gemm") always describes
+    the ldmatrix + mma.sync kernel, whichever kernel the knob selects.
     """
     if not isinstance(op, str) or op not in _DTYPES:
         raise ValueError(f"explain(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")

@@ -245,3 +245,16 @@ def test_editable_install_is_visible_to_type_checkers():
     tomllib = pytest.importorskip("tomllib")
     tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert tool["package-dir"] == {"": "."} and tool["packages"] == ["smemkit"]
+
+
+def test_setup_hopper_sources_get_sm90a_alone(setup_py, monkeypatch):
+    """csrc/hopper/ (wgmma, setmaxnreg) compiles for sm_90a alone when 90 is a target, else with the
+    build's own targets (empty kernels, the launcher falls back); other sources keep the build's list."""
+    base = ["-O3", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90", "-lineinfo"]
+    monkeypatch.setenv("SMEMKIT_CUDA_ARCH", "80;90")
+    assert setup_py.source_flags("csrc/hopper/wgmma.cu", base) == [
+        "-O3", "-lineinfo", "-gencode", "arch=compute_90a,code=sm_90a", "-DSMK_HAVE_SM90A"]
+    assert setup_py.source_flags("csrc/gemm16/gemm16_launch.cu", base) == base
+    monkeypatch.setenv("SMEMKIT_CUDA_ARCH", "80;86")
+    assert setup_py.source_flags("csrc/hopper/wgmma.cu", base) == base
+    assert "csrc/hopper/wgmma.cu" in setup_py.ext.cuda_sources

@@ -14,6 +14,7 @@
 #include "layout.h"
 #include "matvec.h"
 #include "api/gemm16.h"
+#include "api/wgmma.h"
 #include "tiles.h"
 
 namespace smk {
@@ -137,12 +138,32 @@ extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
     return pad_bytes(q, pad_mask(q, vec));
 }
 
+/* The wgmma kernel first where smk_gemm16_set_kernel(1) asks for it (variant 0 only); on its
+ * SMK_WGMMA_FALLBACK this kernel runs, an explicit swizzle it does not compile (Swizzle(1,3,3)) then
+ * replaced by the automatic one (the fallback cases are the unaligned, K == 0 and non-sm_90 ones). */
+static int try_wgmma(const smk_gemm16_params *p, smk_gemm16_params *alt, cudaStream_t stream)
+{
+    const int e = smk_wgmma_launch(p, stream);
+    if (e != SMK_WGMMA_FALLBACK)
+        return e;
+    *alt = *p;
+    if (!smk_gemm16_supports_swizzle(alt->swz_b, alt->swz_m, alt->swz_s))
+        alt->swz_b = alt->swz_m = alt->swz_s = 0;
+    return SMK_WGMMA_FALLBACK;
+}
+
 extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream)
 {
     using namespace smk::g16;
-    smk_gemm16_params q;
+    smk_gemm16_params q, alt;
     int sid = 0;
     bool vec = false;
+    if (p && p->variant == 0 && smk_gemm16_kernel() == 1) {
+        const int e = try_wgmma(p, &alt, stream);
+        if (e != SMK_WGMMA_FALLBACK)
+            return e;
+        p = &alt;
+    }
     const int st = prepare(p, &q, &sid, &vec);
     if (st < 0)
         return (int)cudaErrorInvalidValue;
