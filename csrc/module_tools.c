@@ -221,7 +221,9 @@ PyDoc_STRVAR(set_knob_doc,
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
-"variant of bench_configs('gemm'), for gemm() on 2-byte inputs).");
+"variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'sgemm_new_paths' (1, the default:\n"
+"the SGEMM's skinny kernels stream rows that are not 16-byte aligned as re-aligned float4 and K <= 16\n"
+"may take the tiny-K kernel; 0: the paths before them).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -243,6 +245,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
+    else if (strcmp(name, "sgemm_new_paths") == 0 && (v == 0 || v == 1))
+        smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else

@@ -37,7 +37,8 @@ from .bench import bench_configs
 __all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant)
+# module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant,
+# sgemm/launch.cu g_new_paths)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -46,6 +47,7 @@ KNOBS = {
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
     "gemm16_variant": 0,
+    "sgemm_new_paths": 1,
 }
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
 _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it

@@ -23,6 +23,7 @@ struct SgemmConfigEntry {
     int bm, bn, bk; /* the output tile of one block and the k-tile depth */
     int minblocks;  /* blocks per SM the config is built for (its __launch_bounds__) */
     SgemmCost cost;
+    int kind;       /* SgemmKind */
     /* Blocks in the grid for an M x N output (0 if it does not fit a 1-D grid). */
     long long blocks(int64_t M, int64_t N) const { return bm > 0 ? sgemm_grid_blocks(bm, bn, M, N) : 0; }
 };
@@ -31,7 +32,13 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
 
 /* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
  * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model. */
-void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch);
+void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
+                   bool new_paths = true);
+
+/* Issue 27's tiny-K rule: the automatic choice runs the tiny-k kernel (tinyk.cuh) for M x N x K when K
+ * is at most its panel depth and D's bytes are at least 4x those of A and B (writing D is the cost;
+ * below that the operands' stream is, and the skinny kernels take it). */
+bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K);
 
 } /* namespace smk */
 

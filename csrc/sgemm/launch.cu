@@ -22,6 +22,9 @@
 
 namespace smk {
 
+static volatile int g_new_paths = 1; /* smk_sgemm_set_new_paths; process-wide, a test / benchmark knob */
+bool sgemm_new_paths() { return g_new_paths != 0; }
+
 typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 
 /* The layout / VEC dispatch of one config: the instantiations live in tile_<layout>.cu / skinny.cu. */
@@ -30,6 +33,8 @@ int launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, c
 {
     if constexpr (Cfg::KIND == SGEMM_TILE)
         return tile_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
+    else if constexpr (Cfg::KIND == SGEMM_TINYK)
+        return tinyk_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
     else
         return skinny_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
 }
@@ -152,8 +157,10 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     const int e = smk::device_facts(&sms, &major);
     if (e != 0) return e;
     smk_sgemm_choice ch;
-    smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch);
+    smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
     if (ch.splits > 1) return smk::launch_split(q, ch, sms, major >= 9, stream);
     const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
     return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
 }
+
+extern "C" void smk_sgemm_set_new_paths(int on) { smk::g_new_paths = on ? 1 : 0; }
