@@ -271,6 +271,21 @@ static PyObject *py_sgemm_choose(PyObject *module, PyObject *args)
     return Py_BuildValue("si", smk_sgemm_config_name(ch.config), ch.splits);
 }
 
+PyDoc_STRVAR(sgemm_pad_choice_doc,
+"_sgemm_pad_choice(M, N, K, sms, a_aligned, b_aligned, dc_aligned, /)\n--\n\n"
+"The padded path smk_sgemm_launch takes for the automatic choice on rows off 16 bytes: a mask, 1 A and\n"
+"2 B copied to 16-byte rows, 4 D through the aligned workspace and reduction; 0 none (a pure function).");
+static PyObject *py_sgemm_pad_choice(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0, K = 0;
+    int sms = 0, a = 0, b = 0, dc = 0, mask = 0;
+    if (!PyArg_ParseTuple(args, "LLLippp:_sgemm_pad_choice", &M, &N, &K, &sms, &a, &b, &dc))
+        return NULL;
+    if (smk_sgemm_pad_choice(M, N, K, sms, a, b, dc, &mask) != 0)
+        return PyErr_Format(PyExc_ValueError, "_sgemm_pad_choice(): M, N, K must be >= 0 and sms >= 1");
+    return PyLong_FromLong(mask);
+}
+
 PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compiled in for op: 'transpose' -> "
              "[(tile, block_rows), ...] (index 0 ships; (0, 0): the skinny kernel, tiled by shape), 'sgemm' -> [name, ...] (index 0: chosen per shape).");
 static PyObject *py_configs(PyObject *module, PyObject *arg)
@@ -298,6 +313,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_bench", SMK_KW(py_bench), bench_doc},
     {"_configs", py_configs, METH_O, configs_doc},
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},
+    {"_sgemm_pad_choice", py_sgemm_pad_choice, METH_VARARGS, sgemm_pad_choice_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},

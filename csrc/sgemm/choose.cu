@@ -144,6 +144,31 @@ bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K)
     return K >= 1 && K <= kmax && (double)M * N >= 4.0 * (double)K * ((double)M + N);
 }
 
+/* The padded path's constants: copies at kPadBytesPerNs (read + write, DRAM), paid when under kPadShare
+ * of the GEMM's modelled time (the tile kernel's scalar path issues 4 LDG.32 per float4 of A and B:
+ * dense calls with K or N off 4 ran about 0.8 of the same shapes on padded rows, docs/RESULTS.md), and
+ * temporaries of at most kPadMaxBytes. */
+constexpr double kPadBytesPerNs = 2500.0, kPadShare = 0.1;
+constexpr double kPadMaxBytes = 1024.0 * 1024.0 * 1024.0;
+
+int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
+                     bool dc_al)
+{
+    if (ch.config <= 0 || ch.config >= kNumConfigs || kConfigs[ch.config].kind != SGEMM_TILE || K <= 0 || M <= 0 ||
+        N <= 0 || (a_al && b_al && dc_al))
+        return 0;
+    const double r4k = (double)((K + 3) & ~(int64_t)3), r4n = (double)((N + 3) & ~(int64_t)3);
+    int mask = (a_al ? 0 : SGEMM_PAD_A) | (b_al ? 0 : SGEMM_PAD_B) | (dc_al && ch.splits == 1 ? 0 : SGEMM_PAD_D);
+    double temp = 0, moved = 0; /* temporaries' bytes; bytes the padded path adds */
+    if (mask & SGEMM_PAD_A) temp += 4.0 * M * r4k, moved += 4.0 * M * K + 4.0 * M * r4k;
+    if (mask & SGEMM_PAD_B) temp += 4.0 * K * r4n, moved += 4.0 * K * N + 4.0 * K * r4n;
+    if ((mask & SGEMM_PAD_D) && ch.splits == 1) /* D' written and read back (a split pays it already) */
+        temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
+    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits);
+    if (temp > kPadMaxBytes || moved / kPadBytesPerNs > kPadShare * gemm_ns) return 0;
+    return mask;
+}
+
 /* The row of the tiny-k kernel (0: none compiled). */
 static int sgemm_tinyk_row()
 {
@@ -252,5 +277,15 @@ extern "C" int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sg
 {
     if (!choice || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
     smk::sgemm_resolve(M, N, K, sms, 0, 0, choice);
+    return 0;
+}
+
+extern "C" int smk_sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, int a_aligned, int b_aligned,
+                                    int dc_aligned, int *mask)
+{
+    if (!mask || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
+    smk_sgemm_choice ch;
+    smk::sgemm_resolve(M, N, K, sms, 0, 0, &ch);
+    *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0);
     return 0;
 }
