@@ -227,7 +227,9 @@ PyDoc_STRVAR(set_knob_doc,
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS),\n"
 "'gemm16_kernel' (0 the mma.sync kernel, the default; 1 the sm_90a TMA + wgmma kernel where it can\n"
-"run, else mma.sync).");
+"run, else mma.sync), 'sgemm_new_paths' (1, the default: the SGEMM's skinny kernels stream rows that\n"
+"are not 16-byte aligned as re-aligned float4 and K <= 16 may take the tiny-K kernel; 0: the paths\n"
+"before them).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -249,6 +251,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
+    else if (strcmp(name, "sgemm_new_paths") == 0 && (v == 0 || v == 1))
+        smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)
@@ -275,6 +279,21 @@ static PyObject *py_sgemm_choose(PyObject *module, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "_sgemm_choose(): M, N, K must be >= 0 and sms >= 1; got %lld, %lld, "
                             "%lld, %d", M, N, K, sms);
     return Py_BuildValue("si", smk_sgemm_config_name(ch.config), ch.splits);
+}
+
+PyDoc_STRVAR(sgemm_pad_choice_doc,
+"_sgemm_pad_choice(M, N, K, sms, a_aligned, b_aligned, dc_aligned, /)\n--\n\n"
+"The padded path smk_sgemm_launch takes for the automatic choice on rows off 16 bytes: a mask, 1 A and\n"
+"2 B copied to 16-byte rows, 4 D through the aligned workspace and reduction; 0 none (a pure function).");
+static PyObject *py_sgemm_pad_choice(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0, K = 0;
+    int sms = 0, a = 0, b = 0, dc = 0, mask = 0;
+    if (!PyArg_ParseTuple(args, "LLLippp:_sgemm_pad_choice", &M, &N, &K, &sms, &a, &b, &dc))
+        return NULL;
+    if (smk_sgemm_pad_choice(M, N, K, sms, a, b, dc, &mask) != 0)
+        return PyErr_Format(PyExc_ValueError, "_sgemm_pad_choice(): M, N, K must be >= 0 and sms >= 1");
+    return PyLong_FromLong(mask);
 }
 
 PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compiled in for op: 'transpose' -> "
@@ -327,6 +346,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_bench", SMK_KW(py_bench), bench_doc},
     {"_configs", py_configs, METH_O, configs_doc},
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},
+    {"_sgemm_pad_choice", py_sgemm_pad_choice, METH_VARARGS, sgemm_pad_choice_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},
     {"empty_cache", py_empty_cache, METH_NOARGS, empty_cache_doc},

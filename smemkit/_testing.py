@@ -47,7 +47,8 @@ __all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
 # module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant,
-# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, hopper/wgmma.cu g_kernel)
+# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, hopper/wgmma.cu g_kernel,
+# sgemm/launch.cu g_new_paths)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -58,6 +59,7 @@ KNOBS = {
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_kernel": 0,
+    "sgemm_new_paths": 1,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name

@@ -15,7 +15,7 @@ CONFIGS = _C._configs("sgemm")
 
 
 # (BM, BN, BK) of the memory-bound configs, whose names are not their tile (csrc/sgemm/configs.h: the skinny-m / skinny-n rows)
-SKINNY_GEOM = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256)}
+SKINNY_GEOM = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256), "tiny-k": (128, 128, 16)}
 
 
 def geom(name):
@@ -34,7 +34,7 @@ def tiles_of(name, M, N):
 def minblocks_of(name):
     return {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
             "64x128x8/minb4": 4,
-            "skinny-m": 4, "skinny-n": 3}.get(name, 1)
+            "skinny-m": 4, "skinny-n": 3, "tiny-k": 2}.get(name, 1)
 
 
 @pytest.mark.parametrize("sms", SMS)
@@ -135,7 +135,8 @@ def test_plan_follows_the_chooser_and_counts_every_slice(mnk, sms):
     name, splits = _C._sgemm_choose(*mnk, sms)
     plan = _C._plan("sgemm", mnk, "pad", 4, sms)
     assert plan["config"].startswith("x".join(map(str, geom(name))) + " block tile") or (
-        name.startswith("skinny") and plan["config"].startswith(name.replace("-m", "-M").replace("-n", "-N")))
+        name.startswith(("skinny", "tiny")) and
+        plan["config"].startswith(name.replace("-m", "-M").replace("-n", "-N").replace("-k", "-K")))
     assert plan_splits(plan) == splits
     tiles = tiles_of(name, *mnk[:2])
     assert plan["blocks"] == tiles * splits

@@ -7,6 +7,7 @@ faster), the issues' own definition.
 
     python bench/timing/bench_calls.py --op sgemm --random 300 --seed 11 [--layouts swizzle,pad] [--out rows.jsonl]
     python bench/timing/bench_calls.py --op gemm --random 200 --seed 11 [--knob gemm16_matvec=0]
+    python bench/timing/bench_calls.py --op sgemm --random 300 --seed 11 --ab-old   (issue 27's paths vs before)
 
 Needs torch with CUDA.  Why this and not only ``smemkit.bench``: bench times smemkit's kernels against
 its own cuBLAS handle on operands it allocates; this times exactly what a user's call does (the two
@@ -19,12 +20,25 @@ import argparse
 import sys
 
 import smemkit
+from smemkit import _testing
 import draws as D
 from _common import random_run, reps_arg, require_gpu
 
 
-def time_call(d, layouts, torch, rep_ms):
-    """One draw: torch.mm and smemkit's call (every layout) on the same tensors, interleaved."""
+def old_paths(call):
+    """call run with the SGEMM's issue-27 paths off (knob sgemm_new_paths=0: scalar unaligned streams in
+    the skinny kernels, no tiny-K kernel), for an A/B in one run; the knob is a C global, set around the
+    call (a few microseconds of host time inside the timed region: on draws of a few microseconds compare
+    against a whole run with --old-paths instead)."""
+    def run():
+        with _testing.knobs(sgemm_new_paths=0):
+            return call()
+    return run
+
+
+def time_call(d, layouts, torch, rep_ms, ab_old=False):
+    """One draw: torch.mm and smemkit's call (every layout; with ab_old also each as "<layout>:old", the
+    paths before issue 27) on the same tensors, interleaved."""
     M, N, K = d.shape
     dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[d.dtype]
     a = torch.randn(M, K, device="cuda").to(dt)
@@ -35,9 +49,11 @@ def time_call(d, layouts, torch, rep_ms):
     fns = {"torch.mm": lambda: torch.mm(a, b, out=ref)}
     for lay in layouts:
         fns[lay] = (lambda lay=lay: f(a, b, out=out, layout=lay))
+        if ab_old and d.dtype == "float32":
+            fns[lay + ":old"] = old_paths(fns[lay])
     t = smemkit.timeit(fns, warmup_ms=5, rep_ms=rep_ms)
     ceil = t[0].median_ms
-    ms = {lay: t[i + 1].median_ms for i, lay in enumerate(layouts)}
+    ms = {name: t[i + 1].median_ms for i, name in enumerate(list(fns)[1:])}
     return {"ratio": {lay: ceil / v for lay, v in ms.items()}, "median_ms": {"torch.mm": ceil, **ms}}
 
 
@@ -52,6 +68,9 @@ def main(argv=None):
     ap.add_argument("--md", help="append the markdown summary to this file")
     ap.add_argument("--knob", action="append", default=[], metavar="NAME=INT",
                     help="smemkit._testing knob for the whole run (A/B: gemm16_matvec=0 is the path off)")
+    ap.add_argument("--ab-old", action="store_true",
+                    help="sgemm: also time each layout with the issue-27 paths off ('<layout>:old' columns)")
+    ap.add_argument("--old-paths", action="store_true", help="the whole run with the issue-27 paths off")
     args = ap.parse_args(argv)
     require_gpu("bench_calls.py")
     try:
@@ -65,16 +84,18 @@ def main(argv=None):
     draws = D.sgemm_draws(args.random, args.seed) if args.op == "sgemm" else D.gemm_draws(args.random, args.seed)
     title = (f"{args.op}: torch.mm time / smemkit call time on dense torch tensors, {args.random} random shapes "
              f"(#{27 if args.op == 'sgemm' else 28}'s law)")
-    from smemkit import _testing
     knobs = {k: int(v) for k, v in (kv.split("=", 1) for kv in args.knob)}
     if knobs:
         title += " with knobs " + ", ".join(f"{k}={v}" for k, v in knobs.items())
     for k, v in knobs.items():  # checked here: knobs(**...) is not a name the script tests can read
         if k not in _testing.KNOBS:
             sys.exit(f"bench_calls.py: no knob {k}; the knobs are {', '.join(_testing.KNOBS)}")
+    if args.old_paths:
+        knobs["sgemm_new_paths"] = 0
+        title += " [issue-27 paths off]"
     with _testing.knobs(**knobs):
-        random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms), seed=args.seed, out=args.out,
-                   md=args.md, title=title)
+        random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms, args.ab_old), seed=args.seed,
+                   out=args.out, md=args.md, title=title)
 
 
 if __name__ == "__main__":

@@ -26,13 +26,18 @@
 
 namespace smk {
 
+/* A config type's SgemmKind (a function: inside the row macro the token KIND is the row's KIND). */
+template <class Cfg>
+constexpr int cfg_kind() { return Cfg::KIND; }
+
 /* The cost model's table: one entry per row of configs.h, in its order ("auto" first). */
 #define SMK_SGEMM_COST_ROW(NAME, KIND, ARGS, COST)                                                      \
     {NAME, SMK_SGEMM_CFG(KIND, ARGS)::TILE_M, SMK_SGEMM_CFG(KIND, ARGS)::TILE_N,                      \
-     SMK_SGEMM_CFG(KIND, ARGS)::BK, SMK_SGEMM_CFG(KIND, ARGS)::MINBLOCKS, {SMK_SGEMM_UNPAREN COST}},
+     SMK_SGEMM_CFG(KIND, ARGS)::BK, SMK_SGEMM_CFG(KIND, ARGS)::MINBLOCKS, {SMK_SGEMM_UNPAREN COST},     \
+     cfg_kind<SMK_SGEMM_CFG(KIND, ARGS)>()},
 #define SMK_SGEMM_UNPAREN(...) __VA_ARGS__
 extern const SgemmConfigEntry kConfigs[kNumConfigs] = {
-    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}},
+    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0},
     SMK_SGEMM_CONFIGS(SMK_SGEMM_COST_ROW)
 };
 #undef SMK_SGEMM_COST_ROW
@@ -97,6 +102,12 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     sgemm_exact_split(K, c.bk, splits, &s, &chunk);
     const double split_ns =
         s > 1 ? kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+    if (c.kind == SGEMM_TINYK) { /* D written (and C read) at bytes_per_ns, or the FMAs if slower */
+        if (chunk > c.bk) return 1e300; /* its register panel; deeper slices are forced-only */
+        const double bytes = 4.0 * ((double)M * N + (double)M * K + (double)K * N);
+        const double mem = bytes / c.cost.bytes_per_ns, fma = (double)M * N * K / (c.cost.fma_per_ns * sms);
+        return kLaunchNs + split_ns + (mem > fma ? mem : fma);
+    }
     if (c.cost.fma_per_ns <= 0) { /* memory-bound: the streamed operand at a rate that needs a full wave */
         const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s);
         return t >= 1e300 ? t : kLaunchNs + split_ns + t;
@@ -127,6 +138,45 @@ static int64_t sgemm_deepest(int64_t K, int64_t bk)
     return 1;
 }
 
+bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K)
+{
+    constexpr int64_t kmax = 16; /* TinyKCfg's KMAX: intensity <= K/2 = 8 flop/byte, under the fp32 balance */
+    return K >= 1 && K <= kmax && (double)M * N >= 4.0 * (double)K * ((double)M + N);
+}
+
+/* The padded path's constants: copies at kPadBytesPerNs (read + write, DRAM), paid when under kPadShare
+ * of the GEMM's modelled time (the tile kernel's scalar path issues 4 LDG.32 per float4 of A and B:
+ * dense calls with K or N off 4 ran about 0.8 of the same shapes on padded rows, docs/RESULTS.md), and
+ * temporaries of at most kPadMaxBytes. */
+constexpr double kPadBytesPerNs = 2500.0, kPadShare = 0.1;
+constexpr double kPadMaxBytes = 1024.0 * 1024.0 * 1024.0;
+
+int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
+                     bool dc_al)
+{
+    if (ch.config <= 0 || ch.config >= kNumConfigs || kConfigs[ch.config].kind != SGEMM_TILE || K <= 0 || M <= 0 ||
+        N <= 0 || (a_al && b_al && dc_al))
+        return 0;
+    const double r4k = (double)((K + 3) & ~(int64_t)3), r4n = (double)((N + 3) & ~(int64_t)3);
+    int mask = (a_al ? 0 : SGEMM_PAD_A) | (b_al ? 0 : SGEMM_PAD_B) | (dc_al && ch.splits == 1 ? 0 : SGEMM_PAD_D);
+    double temp = 0, moved = 0; /* temporaries' bytes; bytes the padded path adds */
+    if (mask & SGEMM_PAD_A) temp += 4.0 * M * r4k, moved += 4.0 * M * K + 4.0 * M * r4k;
+    if (mask & SGEMM_PAD_B) temp += 4.0 * K * r4n, moved += 4.0 * K * N + 4.0 * K * r4n;
+    if ((mask & SGEMM_PAD_D) && ch.splits == 1) /* D' written and read back (a split pays it already) */
+        temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
+    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits);
+    if (temp > kPadMaxBytes || moved / kPadBytesPerNs > kPadShare * gemm_ns) return 0;
+    return mask;
+}
+
+/* The row of the tiny-k kernel (0: none compiled). */
+static int sgemm_tinyk_row()
+{
+    for (int c = 1; c < kNumConfigs; c++)
+        if (kConfigs[c].kind == SGEMM_TINYK) return c;
+    return 0;
+}
+
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
  * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
  * one to four full waves, at most sgemm_deepest.  Ties keep the earlier config / smaller S: the same
@@ -140,6 +190,7 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
         const SgemmConfigEntry &e = kConfigs[c];
         const long long tiles = e.blocks(M, N);
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
+        if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
@@ -190,11 +241,16 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
 
 /* A forced config with splits 0 gets the model's best split for that config; a forced split is
  * clamped to [1, ceil(K / BK)] and made exact (sgemm_exact_split). */
-void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch)
+void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
+                   bool new_paths)
 {
     int cfg = config;
     int64_t s = splits;
-    if (config <= 0) {
+    const int tiny = new_paths ? sgemm_tinyk_row() : 0;
+    if (config <= 0 && tiny > 0 && sgemm_tinyk_route(M, N, K)) {
+        cfg = tiny;
+        if (splits <= 0) s = 1;
+    } else if (config <= 0) {
         int64_t auto_s = 1;
         sgemm_auto(M, N, K, sms, &cfg, &auto_s);
         if (splits <= 0) s = auto_s;
@@ -221,5 +277,15 @@ extern "C" int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sg
 {
     if (!choice || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
     smk::sgemm_resolve(M, N, K, sms, 0, 0, choice);
+    return 0;
+}
+
+extern "C" int smk_sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, int a_aligned, int b_aligned,
+                                    int dc_aligned, int *mask)
+{
+    if (!mask || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
+    smk_sgemm_choice ch;
+    smk::sgemm_resolve(M, N, K, sms, 0, 0, &ch);
+    *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0);
     return 0;
 }

@@ -23,6 +23,7 @@ struct SgemmConfigEntry {
     int bm, bn, bk; /* the output tile of one block and the k-tile depth */
     int minblocks;  /* blocks per SM the config is built for (its __launch_bounds__) */
     SgemmCost cost;
+    int kind;       /* SgemmKind */
     /* Blocks in the grid for an M x N output (0 if it does not fit a 1-D grid). */
     long long blocks(int64_t M, int64_t N) const { return bm > 0 ? sgemm_grid_blocks(bm, bn, M, N) : 0; }
 };
@@ -31,7 +32,23 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
 
 /* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
  * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model. */
-void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch);
+void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
+                   bool new_paths = true);
+
+/* Issue 27's tiny-K rule: the automatic choice runs the tiny-k kernel (tinyk.cuh) for M x N x K when K
+ * is at most its panel depth and D's bytes are at least 4x those of A and B (writing D is the cost;
+ * below that the operands' stream is, and the skinny kernels take it). */
+bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K);
+
+/* Issue 27's padded path for the tile kernel on rows off 16 bytes: which operands launch.cu copies
+ * into 16-byte-pitched temporaries before the choice ch runs (SGEMM_PAD_A / _B), and whether D goes
+ * through an aligned workspace and the split-K reduction (SGEMM_PAD_D; always when splits > 1).
+ * a_al / b_al / dc_al: A, B, and D with C (when read) already on 16 bytes with ld % 4 == 0.  0: run
+ * as before (the tile kernel's scalar path).  Pure: pads only TILE configs, only where the copies'
+ * bytes cost under kPadShare of the model's time of ch, and the temporaries stay under kPadMaxBytes. */
+enum { SGEMM_PAD_A = 1, SGEMM_PAD_B = 2, SGEMM_PAD_D = 4 };
+int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
+                     bool dc_al);
 
 } /* namespace smk */
 

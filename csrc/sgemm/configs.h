@@ -14,8 +14,10 @@
  *                    THREADS, MINBLOCKS) of SgemmCfg
  *          SKINNY_M  small M (skinny_m.cuh):            ARGS = (MS, BK, U, THREADS, MINBLOCKS)
  *          SKINNY_N  small N (skinny_n.cuh):            ARGS = (NS, R, BK, THREADS, MINBLOCKS)
+ *          TINYK     K <= 16 (tinyk.cuh, no shared memory): ARGS = (KMAX, RW, THREADS, MINBLOCKS)
  *   COST   (fma_per_ns, k0, beta, bytes_per_ns): the chooser's cost model of the row (choose.cu says
- *          what each means; bench/timing/fit_sgemm_model.py prints them from a measured grid).  All zero: a
+ *          what each means (TINYK: fma_per_ns per SM and bytes_per_ns, the others unused);
+ *          bench/timing/fit_sgemm_model.py prints them from a measured grid).  All zero: a
  *          candidate, never chosen automatically, only forced.
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
@@ -56,7 +58,8 @@
     X("64x128x8",       TILE,     ( 64, 128,  8, 32, 64, 2, 4, 4, 128, 3), (189.1, 24, 0.4, 0))          \
     X("skinny-m",       SKINNY_M, (  8,  64,  8, 128, 4),                  (0, 0.15, 0.5, 2500.0))       \
     X("skinny-n",       SKINNY_N, (  8,   4, 256, 128, 3),                 (0, 0.5, 0.0, 1800.0))        \
-    X("64x128x8/minb4", TILE,     ( 64, 128,  8, 32, 64, 2, 4, 4, 128, 4), (174.1, 16, 0.55, 0))
+    X("64x128x8/minb4", TILE,     ( 64, 128,  8, 32, 64, 2, 4, 4, 128, 4), (174.1, 16, 0.55, 0))         \
+    X("tiny-k",         TINYK,    ( 16,  16, 256, 2),                      (100.0, 0, 0, 2800.0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */
@@ -76,6 +79,7 @@
 #define SMK_SGEMM_CFG_TILE(...) ::smk::SgemmCfg<__VA_ARGS__>
 #define SMK_SGEMM_CFG_SKINNY_M(...) ::smk::SkinnyMCfg<__VA_ARGS__>
 #define SMK_SGEMM_CFG_SKINNY_N(...) ::smk::SkinnyNCfg<__VA_ARGS__>
+#define SMK_SGEMM_CFG_TINYK(...) ::smk::TinyKCfg<__VA_ARGS__>
 
 /* Rasterisation of the tile kernel: consecutive blocks walk down GROUP_M block-rows before moving one
  * block-column right (common/raster.cuh). */
@@ -96,7 +100,7 @@ SMK_HD smk_tile smk_sgemm_tile(int layout, int log2_cols)
 
 namespace smk {
 
-enum SgemmKind { SGEMM_TILE = 0, SGEMM_SKINNY_M = 1, SGEMM_SKINNY_N = 2 };
+enum SgemmKind { SGEMM_TILE = 0, SGEMM_SKINNY_M = 1, SGEMM_SKINNY_N = 2, SGEMM_TINYK = 3 };
 
 constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x >> 1); }
 constexpr bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
@@ -190,6 +194,21 @@ struct SkinnyNCfg {
     static_assert(R * NS == 32, "the reduce-scatter leaves one sum per lane");
     static_assert(is_pow2(BK) && BK % 128 == 0, "a warp's float4 loads cover 128 k");
     static_assert(B_LOADS >= 1 && B_LOADS * 4 * THREADS == BK * NS, "the B slice splits evenly in float4");
+    static_assert(THREADS % 32 == 0, "whole warps");
+};
+
+/*
+ * TINYK (tinyk.cuh): K <= KMAX, where writing D is the cost.  No shared memory.
+ * KMAX      the deepest B panel held in registers (K x 4 floats per thread); deeper slices (forced
+ *           only) take the kernel's general loop.  BK = KMAX for the chooser's K split arithmetic.
+ * RW        D rows per warp (a warp writes 128 columns of each); the block covers RW * THREADS/32 rows.
+ */
+template <int KMAX_, int RW_, int THREADS_, int MINBLOCKS_>
+struct TinyKCfg {
+    static constexpr int KIND = SGEMM_TINYK;
+    static constexpr int KMAX = KMAX_, RW = RW_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_;
+    static constexpr int BK = KMAX, STAGES = 0;
+    static constexpr int TILE_M = RW * (THREADS / 32), TILE_N = 128;
     static_assert(THREADS % 32 == 0, "whole warps");
 };
 

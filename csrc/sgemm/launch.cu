@@ -22,6 +22,9 @@
 
 namespace smk {
 
+static volatile int g_new_paths = 1; /* smk_sgemm_set_new_paths; process-wide, a test / benchmark knob */
+bool sgemm_new_paths() { return g_new_paths != 0; }
+
 typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 
 /* The layout / VEC dispatch of one config: the instantiations live in tile_<layout>.cu / skinny.cu. */
@@ -30,6 +33,8 @@ int launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, c
 {
     if constexpr (Cfg::KIND == SGEMM_TILE)
         return tile_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
+    else if constexpr (Cfg::KIND == SGEMM_TINYK)
+        return tinyk_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
     else
         return skinny_launch_cfg<Cfg, LAYOUT, VEC>(q, slice, splits, stream);
 }
@@ -136,6 +141,74 @@ static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, i
     return e;
 }
 
+/* dst (rows x dpitch floats, 16-byte aligned, dpitch % 4 == 0) <- src (rows x cols, pitch spitch, any
+ * 4-byte alignment); columns cols..dpitch-1 become zeros.  One thread per 16-byte destination chunk:
+ * four scalar loads (consecutive threads read consecutive chunks: whole sectors per warp) and one
+ * STG.128.  Nothing outside the rows is read.  No shared memory. */
+__global__ void __launch_bounds__(256) sgemm_pad_rows_kernel(const float *__restrict__ src, int64_t spitch,
+                                                             float *__restrict__ dst, int64_t dpitch, int64_t rows,
+                                                             int64_t cols)
+{
+    const int64_t cpr = dpitch / 4, total = rows * cpr;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = i / cpr, c0 = (i - r * cpr) * 4;
+        const float *p = src + r * spitch + c0;
+        float4 v;
+        v.x = c0 + 0 < cols ? __ldg(p + 0) : 0.f;
+        v.y = c0 + 1 < cols ? __ldg(p + 1) : 0.f;
+        v.z = c0 + 2 < cols ? __ldg(p + 2) : 0.f;
+        v.w = c0 + 3 < cols ? __ldg(p + 3) : 0.f;
+        *reinterpret_cast<float4 *>(dst + r * dpitch + c0) = v;
+    }
+}
+
+/* Operand i (0: A, M x K; 1: B, K x N) of q copied on `stream` into a stream-ordered temporary with rows
+ * padded to 16 bytes, q pointed at it. */
+static int pad_operand(smk_sgemm_params *q, int i, int sms, void **tmp, cudaStream_t stream)
+{
+    const int64_t rows = i ? q->K : q->M, cols = i ? q->N : q->K, ld = (cols + 3) & ~(int64_t)3;
+    const smk_status s = smk_rt_alloc_on(tmp, (size_t)rows * (size_t)ld * sizeof(float), stream);
+    if (s.code != SMK_OK) return s.cuda ? s.cuda : (int)cudaErrorMemoryAllocation;
+    const int64_t chunks = rows * (ld / 4), cap = (int64_t)sms * 8, want = (chunks + 255) / 256;
+    sgemm_pad_rows_kernel<<<(unsigned)(want < cap ? want : cap), 256, 0, stream>>>(i ? q->B : q->A, i ? q->ldb : q->lda,
+                                                                                (float *)*tmp, ld, rows, cols);
+    if (i) q->B = (const float *)*tmp, q->ldb = ld;
+    else q->A = (const float *)*tmp, q->lda = ld;
+    return (int)cudaGetLastError();
+}
+
+/* The padded path (choose.cu sgemm_pad_choice): A and / or B copied to 16-byte rows, then the choice
+ * runs on them with float4 loads, through the split path's aligned workspace and reduction when D or C
+ * is off 16 bytes (or the choice splits K); the temporaries are freed on `stream` behind the kernels. */
+static int launch_padded(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int mask, int sms, bool pdl,
+                         cudaStream_t stream)
+{
+    smk_sgemm_params p = q;
+    void *tmp[2] = {NULL, NULL};
+    int e = (int)cudaSuccess;
+    if (mask & SGEMM_PAD_A) e = pad_operand(&p, 0, sms, &tmp[0], stream);
+    if (e == (int)cudaSuccess && (mask & SGEMM_PAD_B)) e = pad_operand(&p, 1, sms, &tmp[1], stream);
+    if (e == (int)cudaSuccess) {
+        if (mask & SGEMM_PAD_D) {
+            e = launch_split(p, ch, sms, pdl, stream);
+        } else {
+            const SgemmSlice whole = {(int)p.K, 0};
+            e = kLaunch[ch.config](p, sgemm_vec(p), whole, 1, stream);
+        }
+    }
+    smk_rt_free_on(tmp[0], stream); /* stream-ordered, NULL is a no-op */
+    smk_rt_free_on(tmp[1], stream);
+    return e;
+}
+
+/* The alignment facts sgemm_pad_choice takes. */
+static int pad_mask(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms)
+{
+    const bool a = aligned16(q.A) && q.lda % 4 == 0, b = aligned16(q.B) && q.ldb % 4 == 0;
+    const bool dc = aligned16(q.D) && q.ldd % 4 == 0 && (q.beta == 0.f || (aligned16(q.C) && q.ldc % 4 == 0));
+    return sgemm_pad_choice(q.M, q.N, q.K, sms, ch, a, b, dc);
+}
+
 } /* namespace smk */
 
 /* Enqueue D = alpha*A@B + beta*C on `stream` with the config and K split smk::sgemm_resolve gives. */
@@ -152,8 +225,12 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     const int e = smk::device_facts(&sms, &major);
     if (e != 0) return e;
     smk_sgemm_choice ch;
-    smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch);
+    smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
+    const int pad = !vec && smk::sgemm_new_paths() ? smk::pad_mask(q, ch, sms) : 0;
+    if (pad) return smk::launch_padded(q, ch, pad, sms, major >= 9, stream);
     if (ch.splits > 1) return smk::launch_split(q, ch, sms, major >= 9, stream);
     const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
     return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
 }
+
+extern "C" void smk_sgemm_set_new_paths(int on) { smk::g_new_paths = on ? 1 : 0; }

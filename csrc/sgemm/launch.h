@@ -1,5 +1,5 @@
 /* sgemm/launch.h -- what crosses from the SGEMM launcher (launch.cu) to the translation units that
- * hold the kernels (tile_naive.cu, tile_pad.cu, tile_swizzle.cu, skinny.cu): the K range of a launch and
+ * hold the kernels (tile_naive.cu, tile_pad.cu, tile_swizzle.cu, skinny.cu, tinyk.cu): the K range of a launch and
  * one launch function per kernel instantiation, explicitly instantiated there for every row of the
  * config table (configs.h).  Host C++; kernels include it for SgemmSlice. */
 #ifndef SMK_SGEMM_LAUNCH_H
@@ -22,10 +22,17 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu): 1 (default) the
+ * re-aligned streams of the skinny kernels on rows off 16 bytes and the tiny-K kernel in the automatic
+ * choice; 0 the paths before them. */
+bool sgemm_new_paths();
+
 /* Launch one kernel instantiation on a validated, normalised q (M, N > 0) over `splits` K slices
  * (grid (tiles, splits)); returns a cudaError_t.  Defined in tile.cuh / skinny.cu. */
 template <class Cfg, int LAYOUT, bool VEC>
 int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
+template <class Cfg, int LAYOUT, bool VEC>
+int tinyk_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
 template <class Cfg, int LAYOUT, bool VEC>
 int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
 

@@ -3,6 +3,8 @@
 #ifndef SMK_SGEMM_PARTS_CUH
 #define SMK_SGEMM_PARTS_CUH
 
+#include <stdint.h>
+
 #include <type_traits>
 
 #include "common/ptx_load.cuh"
@@ -23,6 +25,41 @@ __device__ __forceinline__ float4 load4(const float *p, int valid)
     if (valid > 2) v.z = ldg1<STREAM>(p + 2);
     if (valid > 3) v.w = ldg1<STREAM>(p + 3);
     return v;
+}
+
+/* ---- a warp's 512-byte row stream on rows that need not start on 16 bytes (odd ld, sliced base) ----
+ * Lane l wants p[0..3], p = row + 4*l (the warp: 128 consecutive floats of one row, every element in
+ * range).  With off = (p / 4 bytes) mod 4 (the same for all 32 lanes: they differ by 16 bytes), the
+ * 128 floats span 33 aligned float4 when off != 0.  Lane l loads the aligned float4 that holds p[0]
+ * (LDG.128, streamed); lane 31 also the next one (holds p[3]; only when off != 0, so it always holds
+ * an element in range and never touches a page past the row); then lane l takes the first 4 - off
+ * floats from its own float4 and the other off from lane l+1's (three SHFL) or lane 31's extra.
+ * Every aligned float4 read holds at least one element in range: no load leaves the allocation's
+ * 16-byte granules.  Bytes from DRAM: those of the rows (+ one sector per row per warp at most).
+ * Issue with realign_load for a whole batch first (loads in flight together), then realign_finish. */
+__device__ __forceinline__ void realign_load(const float *p, int lane, float4 &lo, float4 &hi, int &off)
+{
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    off = (int)((a >> 2) & 3);
+    const float4 *q = reinterpret_cast<const float4 *>(a & ~(uintptr_t)15);
+    lo = ldg4<true>(q);
+    hi = lo;
+    if (lane == 31 && off != 0) hi = ldg4<true>(q + 1);
+}
+
+__device__ __forceinline__ float4 realign_finish(const float4 &lo, const float4 &hi, int off, int lane)
+{
+    float nx = __shfl_down_sync(0xffffffffu, lo.x, 1);
+    float ny = __shfl_down_sync(0xffffffffu, lo.y, 1);
+    float nz = __shfl_down_sync(0xffffffffu, lo.z, 1);
+    if (lane == 31) nx = hi.x, ny = hi.y, nz = hi.z;
+    /* v = {lo.x, lo.y, lo.z, lo.w, nx, ny, nz}; the result is v[off .. off+3] */
+    float4 r;
+    r.x = off == 0 ? lo.x : off == 1 ? lo.y : off == 2 ? lo.z : lo.w;
+    r.y = off == 0 ? lo.y : off == 1 ? lo.z : off == 2 ? lo.w : nx;
+    r.z = off == 0 ? lo.z : off == 1 ? lo.w : off == 2 ? nx : ny;
+    r.w = off == 0 ? lo.w : off == 1 ? nx : off == 2 ? ny : nz;
+    return r;
 }
 
 __device__ __forceinline__ int clamp04(int x) { return x < 0 ? 0 : (x > 4 ? 4 : x); }

@@ -12,6 +12,7 @@
 #include "api/sgemm.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/launch.h"
 #include "sgemm/maps.h"
 
 namespace smk {
@@ -182,6 +183,20 @@ static int skinny_n_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
+/* The tiny-k kernel (tinyk.cuh): no shared memory, so no access for the bank model; the plan says so
+ * in its config string. */
+template <class Cfg>
+static int tinyk_block_plan(int layout, smk_plan *plan)
+{
+    (void)layout;
+    plan->n = 0;
+    plan->threads = Cfg::THREADS;
+    plan->smem_bytes = 0;
+    snprintf(plan->config, sizeof plan->config, "tiny-K %dx%d block tile, %d threads, no shared memory", Cfg::TILE_M,
+             Cfg::TILE_N, Cfg::THREADS);
+    return 0;
+}
+
 /* A row's block plan and how its accesses repeat.  store_after_last: each block of each K slice
  * stores one shared group after its last k-tile (every kernel's main loop); once_accesses: the block
  * plan's last accesses run once per block and K slice, not per k-tile (the tile kernel's fragment row
@@ -198,6 +213,8 @@ struct SgemmPlanEntry {
 #define SMK_SGEMM_PLAN_ONCE_TILE 2
 #define SMK_SGEMM_PLAN_ONCE_SKINNY_M 0
 #define SMK_SGEMM_PLAN_ONCE_SKINNY_N 0
+#define SMK_SGEMM_PLAN_FN_TINYK(...) tinyk_block_plan<TinyKCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_ONCE_TINYK 0
 static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
 
 } /* namespace smk */
@@ -209,7 +226,7 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
         layout >= SMK_NUM_LAYOUTS || sms < 1 || config < 0 || config >= smk::kNumConfigs || splits < 0)
         return -1;
     smk_sgemm_choice ch;
-    smk::sgemm_resolve(M, N, K, sms, config, splits, &ch); /* as the launch */
+    smk::sgemm_resolve(M, N, K, sms, config, splits, &ch, smk::sgemm_new_paths()); /* as the launch */
     const smk::SgemmConfigEntry &c = smk::kConfigs[ch.config];
     const smk::SgemmPlanEntry &pe = smk::kPlans[ch.config];
     const int rc = pe.plan(layout, plan);

@@ -17,10 +17,18 @@ int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int sp
     const long long blocks = sgemm_grid_blocks(Cfg::TILE_M, Cfg::TILE_N, q.M, q.N);
     if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
     const dim3 grid((unsigned)blocks, (unsigned)splits);
-    if constexpr (Cfg::KIND == SGEMM_SKINNY_M)
-        skinny_m_kernel<Cfg, LAYOUT, VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
-    else
-        skinny_n_kernel<Cfg, LAYOUT, VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+    /* rows off 16 bytes: the re-aligned stream, unless the A/B knob asks for the scalar path */
+    if constexpr (Cfg::KIND == SGEMM_SKINNY_M) {
+        if (!VEC && sgemm_new_paths())
+            skinny_m_kernel<Cfg, LAYOUT, VEC, !VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+        else
+            skinny_m_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+    } else {
+        if (!VEC && sgemm_new_paths())
+            skinny_n_kernel<Cfg, LAYOUT, VEC, !VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+        else
+            skinny_n_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+    }
     return (int)cudaGetLastError();
 }
 
@@ -38,6 +46,7 @@ int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int sp
 #define SMK_SGEMM_ROW_TILE(ARGS)
 #define SMK_SGEMM_ROW_SKINNY_M(ARGS) SMK_SGEMM_SKINNY_INSTANCES(SKINNY_M, ARGS)
 #define SMK_SGEMM_ROW_SKINNY_N(ARGS) SMK_SGEMM_SKINNY_INSTANCES(SKINNY_N, ARGS)
+#define SMK_SGEMM_ROW_TINYK(ARGS)
 #define SMK_SGEMM_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_ROW_##KIND(ARGS)
 SMK_SGEMM_CONFIGS(SMK_SGEMM_ROW)
 

@@ -88,7 +88,7 @@ struct SkinnyMLoaderA {
  * Multiply the k-tile at k0 (from the slice's start) with the A slice in stage st.  Every lane reads
  * the same As address (a broadcast).  Not unrolled over batches: unrolled, the compiler hoists every
  * batch's loads to the top of the k-tile (BK float4 = 4 * BK registers) and spills. */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
 struct SkinnyMMultiply {
     static constexpr int MS = Cfg::MS, BK = Cfg::BK, U = Cfg::U;
     const smk_sgemm_params &p;
@@ -96,16 +96,25 @@ struct SkinnyMMultiply {
     const float *&bp; /* B[kbeg + k0][col] of the next k-tile */
     const int &nvalid, &klen;
     float *const &smem;
+    const bool &warp_in; /* RA: the warp's 128 columns are all < N (warp-uniform) */
 
     __device__ __forceinline__ void operator()(int st, int k0) const
     {
         constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BK);
         const float *As = smem + st * smk_tile_elems(TA, MS);
-        const bool full = nvalid == 4 && k0 + BK <= klen;
+        const bool full = (RA ? warp_in : nvalid == 4) && k0 + BK <= klen; /* RA: warp-uniform */
 #pragma unroll 1
         for (int kb = 0; kb < BK; kb += U) {
             float4 b[U];
-            if (full) {
+            if (RA && full) { /* rows off 16 bytes: aligned float4 re-aligned across lanes (parts.cuh) */
+                const int lane = threadIdx.x & 31;
+                float4 hi[U];
+                int off[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) realign_load(bp + (int64_t)(kb + u) * p.ldb, lane, b[u], hi[u], off[u]);
+#pragma unroll
+                for (int u = 0; u < U; ++u) b[u] = realign_finish(b[u], hi[u], off[u], lane);
+            } else if (full) {
 #pragma unroll
                 for (int u = 0; u < U; ++u) b[u] = load4<VEC, true>(bp + (int64_t)(kb + u) * p.ldb, 4);
             } else {
@@ -134,10 +143,10 @@ struct SkinnyMMultiply {
 
 /* ---- main loop step: prefetch A(kt+1) -> multiply kt -> park A(kt+1) in the other stage -> sync ----
  * The store is unconditional, as the tile kernel's: no predicated-off store for ncu to count. */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool RA>
 struct SkinnyMStep {
     const SkinnyMLoaderA<Cfg, LAYOUT, VEC> &ld;
-    const SkinnyMMultiply<Cfg, LAYOUT, VEC> &multiply;
+    const SkinnyMMultiply<Cfg, LAYOUT, VEC, RA> &multiply;
     const int &ktiles;
 
     template <class StTag>
@@ -170,10 +179,12 @@ __device__ __forceinline__ void skinny_m_epilogue(const smk_sgemm_params &p, con
 
 /*
  * Cfg     SkinnyMCfg.   LAYOUT  smk_layout of the A slice.   VEC  as sgemm_kernel.
+ * RA      (!VEC only) B's rows streamed as aligned float4 re-aligned across the warp (realign_load):
+ *         LDG.128 whatever ldb and B's base; else predicated scalar loads (the path before it).
  * p       validated by smk_sgemm_launch (M, N > 0; K == 0 when alpha == 0).
  * slice   the K range of blockIdx.y and where its tile goes.
  */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     skinny_m_kernel(const smk_sgemm_params p, const SgemmSlice slice)
 {
@@ -214,7 +225,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 #pragma unroll
     for (int m = 0; m < MS; ++m)
         acc[m][0] = acc[m][1] = acc[m][2] = acc[m][3] = 0.f;
-    const SkinnyMMultiply<Cfg, LAYOUT, VEC> multiply{p, acc, bp, nvalid, klen, smem};
+    const bool warp_in = col - 4 * (tid & 31) + 128 <= N; /* lane 31's 4 columns in range */
+    const SkinnyMMultiply<Cfg, LAYOUT, VEC, RA && !VEC> multiply{p, acc, bp, nvalid, klen, smem, warp_in};
 
     const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
@@ -222,7 +234,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         ld.store(0);
         __syncthreads();
     }
-    SkinnyMStep<Cfg, LAYOUT, VEC> step{ld, multiply, ktiles};
+    SkinnyMStep<Cfg, LAYOUT, VEC, RA && !VEC> step{ld, multiply, ktiles};
     sgemm_stage_loop(ktiles, step);
     skinny_m_epilogue<Cfg, VEC>(p, slice, acc, M, N, bm, col);
 }

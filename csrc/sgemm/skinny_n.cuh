@@ -94,7 +94,7 @@ struct SkinnyNLoaderB {
 /* ---- A streamed from global memory: the warp's R rows, STEPS float4 per row per k-tile, all in
  * flight together (load); then one LDS.128 of Bs[n][k..k+3] per (step, n) serves the R rows
  * (multiply) ---- */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
 struct SkinnyNRowsA {
     static constexpr int NS = Cfg::NS, R = Cfg::R, BK = Cfg::BK, STEPS = Cfg::STEPS;
     const smk_sgemm_params &p;
@@ -106,7 +106,19 @@ struct SkinnyNRowsA {
 
     __device__ __forceinline__ void load(int k0) const
     {
-        if (rows_in && k0 + BK <= klen) {
+        if (RA && rows_in && k0 + BK <= klen) { /* block-uniform: rows off 16 bytes re-aligned (parts.cuh) */
+            float4 hi[STEPS][R];
+            int off[STEPS][R];
+#pragma unroll
+            for (int s = 0; s < STEPS; ++s)
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    realign_load(a_row + r * p.lda + k0 + 128 * s, lane, ra[s][r], hi[s][r], off[s][r]);
+#pragma unroll
+            for (int s = 0; s < STEPS; ++s)
+#pragma unroll
+                for (int r = 0; r < R; ++r) ra[s][r] = realign_finish(ra[s][r], hi[s][r], off[s][r], lane);
+        } else if (rows_in && k0 + BK <= klen) {
 #pragma unroll
             for (int s = 0; s < STEPS; ++s)
 #pragma unroll
@@ -143,10 +155,10 @@ struct SkinnyNRowsA {
 
 /* ---- main loop step: A(kt) and B(kt+1) in flight -> multiply kt -> park B(kt+1) -> sync ----
  * The store is unconditional, as the tile kernel's: no predicated-off store for ncu to count. */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool RA>
 struct SkinnyNStep {
     const SkinnyNLoaderB<Cfg, LAYOUT, VEC> &ldb;
-    const SkinnyNRowsA<Cfg, LAYOUT, VEC> &rows;
+    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA> &rows;
     float *const &smem;
     const int &b_elems, &ktiles;
 
@@ -202,10 +214,12 @@ __device__ __forceinline__ float reduce_scatter32(float (&v)[V])
 
 /*
  * Cfg     SkinnyNCfg.   LAYOUT  smk_layout of the B slice.   VEC  as sgemm_kernel.
+ * RA      (!VEC only) A's rows streamed as aligned float4 re-aligned across the warp (realign_load):
+ *         LDG.128 whatever lda and A's base; else predicated scalar loads (the path before it).
  * p       validated by smk_sgemm_launch (M, N > 0; K == 0 when alpha == 0).
  * slice   the K range of blockIdx.y and where its tile goes.
  */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     skinny_n_kernel(const smk_sgemm_params p, const SgemmSlice slice)
 {
@@ -243,7 +257,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 #pragma unroll
     for (int i = 0; i < R * NS; ++i) acc[i] = 0.f;
     float4 ra[STEPS][R];
-    const SkinnyNRowsA<Cfg, LAYOUT, VEC> rows{p, ra, acc, a_row, m0, M, lane, klen, rows_in};
+    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA && !VEC> rows{p, ra, acc, a_row, m0, M, lane, klen, rows_in};
 
     const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
@@ -251,7 +265,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         ldb.store(smem);
         __syncthreads();
     }
-    SkinnyNStep<Cfg, LAYOUT, VEC> step{ldb, rows, smem, B_ELEMS, ktiles};
+    SkinnyNStep<Cfg, LAYOUT, VEC, RA && !VEC> step{ldb, rows, smem, B_ELEMS, ktiles};
     sgemm_stage_loop(ktiles, step);
     skinny_n_epilogue<Cfg>(p, slice, reduce_scatter32(acc), M, N, bm, bn, warp, lane);
 }

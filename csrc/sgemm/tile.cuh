@@ -434,6 +434,7 @@ int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
                                                                          const SgemmSlice &, int, cudaStream_t);
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_M(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_N(LAYOUT, ARGS)
+#define SMK_SGEMM_TILE_INSTANCES_TINYK(LAYOUT, ARGS)
 
 } /* namespace smk */
 

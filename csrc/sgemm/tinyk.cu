@@ -1,0 +1,60 @@
+/* sgemm/tinyk.cu -- the tiny-K kernel (tinyk.cuh) of every TINYK row of configs.h: its launch function
+ * (launch.h) picks the register panel depth KT from the slice's depth and its own VEC rule (A is read
+ * with scalar loads, so only D, C and B need 16-byte rows).  One kernel for every layout: it uses no
+ * shared memory. */
+#include <cuda_runtime.h>
+
+#include "common/launch.h"
+#include "runtime.h"
+#include "sgemm/configs.h"
+#include "sgemm/launch.h"
+#include "sgemm/tinyk.cuh"
+
+namespace smk {
+
+template <class Cfg, int KT, bool VEC>
+static int tinyk_go(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
+{
+    tinyk_kernel<Cfg, KT, VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+    return (int)cudaGetLastError();
+}
+
+template <class Cfg, bool VEC>
+static int tinyk_depth(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
+{
+    const int64_t depth = q.K < slice.k_chunk ? q.K : slice.k_chunk;
+    if (depth <= 1) return tinyk_go<Cfg, 1, VEC>(q, slice, grid, stream);
+    if (depth <= 2) return tinyk_go<Cfg, 2, VEC>(q, slice, grid, stream);
+    if (depth <= 4) return tinyk_go<Cfg, 4, VEC>(q, slice, grid, stream);
+    if (depth <= 8) return tinyk_go<Cfg, 8, VEC>(q, slice, grid, stream);
+    return tinyk_go<Cfg, 16, VEC>(q, slice, grid, stream); /* deeper: the kernel's general loop */
+}
+
+template <class Cfg, int LAYOUT, bool VEC_ALL>
+int tinyk_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
+{
+    static_assert(Cfg::KMAX == 16, "tinyk_depth instantiates panels up to 16");
+    const long long blocks = sgemm_grid_blocks(Cfg::TILE_M, Cfg::TILE_N, q.M, q.N);
+    if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
+    const dim3 grid((unsigned)blocks, (unsigned)splits);
+    bool vec = aligned16(q.D) && q.ldd % 4 == 0;
+    if (q.K > 0) vec = vec && aligned16(q.B) && q.ldb % 4 == 0;
+    if (q.beta != 0.f) vec = vec && aligned16(q.C) && q.ldc % 4 == 0;
+    return vec ? tinyk_depth<Cfg, true>(q, slice, grid, stream) : tinyk_depth<Cfg, false>(q, slice, grid, stream);
+}
+
+/* Explicit instantiations of every TINYK row, every layout (the same kernels) and VEC flag. */
+#define SMK_SGEMM_TINYK_INSTANCE(ARGS, LAYOUT, VEC)                                                         \
+    template int tinyk_launch_cfg<SMK_SGEMM_CFG(TINYK, ARGS), LAYOUT, VEC>(const smk_sgemm_params &,       \
+                                                                           const SgemmSlice &, int, cudaStream_t);
+#define SMK_SGEMM_ROW_TILE(ARGS)
+#define SMK_SGEMM_ROW_SKINNY_M(ARGS)
+#define SMK_SGEMM_ROW_SKINNY_N(ARGS)
+#define SMK_SGEMM_ROW_TINYK(ARGS)                                                                         \
+    SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_NAIVE, false) SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_NAIVE, true)       \
+    SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_PAD, false) SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_PAD, true)           \
+    SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_SWIZZLE, false) SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_SWIZZLE, true)
+#define SMK_SGEMM_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_ROW_##KIND(ARGS)
+SMK_SGEMM_CONFIGS(SMK_SGEMM_ROW)
+
+} /* namespace smk */
