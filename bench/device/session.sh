@@ -5,6 +5,10 @@
 #   bash bench/device/session.sh build tests:FILES calls:sgemm:N:SEED calls:gemm:N:SEED widths:N:SEED
 #   steps:  build                 pip install -e . for sm_90 (nvcc on every core)
 #           tests[:paths]         python3 -m pytest --require-gpu (default: the whole suite)
+#           suite                 the WHOLE suite with --require-gpu in SHARDS (default 4) concurrent pytest
+#                                 processes over disjoint test files (the float64 references are CPU-bound),
+#                                 then the timing-sensitive files (SERIAL) alone; prints each shard's
+#                                 summary line and their sum
 #           calls:OP:N:SEED       bench/timing/bench_calls.py (OP sgemm or gemm; env LAYOUTS, default swizzle;
 #                                 CALLS_ARGS: more arguments, e.g. "--knob gemm16_matvec=0")
 #           widths:N:SEED         bench/timing/bench_widths.py --random N --seed SEED
@@ -29,6 +33,21 @@ for s in "$@"; do
     timeout ${T_TESTS:-500} python3 -m pytest -q -p no:cacheprovider --require-gpu --maxfail=25 --durations=5 \
       ${a:+${a//,/ }} > "$OUT/pytest${a:+-part}.log" 2>&1
     echo "pytest rc=$?"; tail -n 12 "$OUT/pytest${a:+-part}.log" ;;
+  suite)
+    serial=${SERIAL:-"tests/test_timing.py tests/test_bench.py tests/test_probe_gpu.py tests/test_multi_gpu.py tests/test_examples.py"}
+    files=$(ls -S tests/test_*.py | grep -vxF -f <(tr ' ' '\n' <<< "$serial"))
+    n=${SHARDS:-4}; i=0; pids=()
+    for k in $(seq 0 $((n - 1))); do
+      shard=$(awk -v k="$k" -v n="$n" 'NR % n == k' <<< "$files" | tr '\n' ' ')
+      timeout ${T_SUITE:-420} python3 -m pytest -q -p no:cacheprovider --require-gpu $shard > "$OUT/suite-$k.log" 2>&1 &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; echo "shard rc=$?"; done
+    timeout ${T_SUITE:-420} python3 -m pytest -q -p no:cacheprovider --require-gpu $serial > "$OUT/suite-serial.log" 2>&1
+    echo "serial rc=$?"
+    for f in "$OUT"/suite-*.log; do echo "$(basename "$f"): $(tail -n 1 "$f")"; done
+    grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.log | head -n 30
+    cat "$OUT"/suite-*.log | python3 bench/device/sum_pytest.py ;;
   calls)
     timeout ${T_CALLS:-300} python3 bench/timing/bench_calls.py --op "$a" --random "$b" --seed "$c" \
       --layouts "${LAYOUTS:-swizzle}" ${CALLS_ARGS:-} --out "$OUT/calls_${a}_${c}.jsonl" --md "$OUT/calls_${a}_${c}.md" \
