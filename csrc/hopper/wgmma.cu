@@ -81,9 +81,17 @@ static int launch(const smk_gemm16_params &q, cudaStream_t stream)
         e = smem_optin<wgmma_gemm<SWB, BF16>>(C::SMEM);
     if (e)
         return e;
-    const dim3 grid((unsigned)((q.N + C::BN - 1) / C::BN), (unsigned)((q.M + C::BM - 1) / C::BM));
-    const int ktiles = (int)((q.K + C::BK - 1) / C::BK);
-    wgmma_gemm<SWB, BF16><<<grid, C::THREADS, C::SMEM, stream>>>(ta, tb, q, ktiles);
+    Sched sc;
+    sc.tiles_m = (int)((q.M + C::BM - 1) / C::BM);
+    sc.tiles_n = (int)((q.N + C::BN - 1) / C::BN);
+    sc.tiles = sc.tiles_m * sc.tiles_n; /* < 2^31: smk_wgmma_launch checked */
+    sc.ktiles = (int)((q.K + C::BK - 1) / C::BK);
+    int sms = 0;
+    e = smk::device_facts(&sms, NULL);
+    if (e)
+        return e;
+    const unsigned blocks = (unsigned)(sc.tiles < sms ? sc.tiles : sms); /* persistent: one block per SM */
+    wgmma_gemm<SWB, BF16><<<blocks, C::THREADS, C::SMEM, stream>>>(ta, tb, q, sc);
     e = (int)cudaGetLastError();
     if (!e)
         g_launches = g_launches + 1;
@@ -137,8 +145,9 @@ extern "C" int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream)
 #else
     if (q.variant != 0 || q.K == 0 || !rows16(q.A, q.lda) || !rows16(q.B, q.ldb))
         return SMK_WGMMA_FALLBACK;
-    /* TMA coordinates are int32; the grid's y dimension is at most 65535 blocks of 128 rows */
-    if (q.K > INT32_MAX - 64 || q.N > INT32_MAX - 256 || q.M > 65535LL * 128)
+    /* TMA coordinates are int32; the persistent schedule counts tiles in int */
+    if (q.K > INT32_MAX - 64 || q.N > INT32_MAX - 256 || q.M > INT32_MAX - 128 ||
+        ((q.M + 127) / 128) * ((q.N + 255) / 256) > INT32_MAX)
         return SMK_WGMMA_FALLBACK;
     int dev = 0, major = 0, minor = 0;
     cudaError_t e = cudaGetDevice(&dev);
