@@ -114,11 +114,11 @@ inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 
 } /* namespace hop */
 } /* namespace smk */
 
-static volatile int g_kernel = 0; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma */
+static volatile int g_kernel = 2; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma, 2 auto (the default) */
 
 extern "C" int smk_gemm16_set_kernel(int kernel)
 {
-    if (kernel != 0 && kernel != 1)
+    if (kernel < 0 || kernel > 2)
         return -1;
     g_kernel = kernel;
     return 0;
@@ -161,4 +161,23 @@ extern "C" int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream)
         return SMK_WGMMA_FALLBACK;
     return q.dtype ? launch_mode<true>(q, swb, stream) : launch_mode<false>(q, swb, stream);
 #endif
+}
+
+/* The "auto" knob: the wgmma kernel where smk_gemm16_kernel_for's rule takes the shape, else
+ * SMK_WGMMA_FALLBACK.  The minor compute capability is checked again by smk_wgmma_launch. */
+extern "C" int smk_wgmma_launch_auto(const smk_gemm16_params *p, cudaStream_t stream)
+{
+    using namespace smk::hop;
+    if (!p)
+        return (int)cudaErrorInvalidValue;
+    int sms = 0, major = 0;
+    const int e = smk::device_facts(&sms, &major);
+    if (e)
+        return e;
+    const bool alpha0 = p->alpha == 0.f; /* BLAS: A and B unread, D = beta * C */
+    const int aligned = p->K > 0 && !alpha0 && p->A && p->B && rows16(p->A, p->lda) && rows16(p->B, p->ldb);
+    if (!smk_gemm16_kernel_for(2, p->variant, p->M, p->N, p->K, p->layout, p->swz_b, p->swz_m, p->swz_s, aligned,
+                               major, 0, sms))
+        return SMK_WGMMA_FALLBACK;
+    return smk_wgmma_launch(p, stream);
 }
