@@ -11,6 +11,7 @@
 #include "api/gemm16.h"
 #include "api/sgemm.h"
 #include "api/transpose.h"
+#include "api/wgmma.h"
 #include "ceiling.h"
 #include "layout.h"
 
@@ -174,6 +175,19 @@ size_t smk_bench_device_bytes(const smk_bench_spec *spec)
     return b[0] + b[1] + b[2] + spec->flush_bytes + (spec->op == SMK_OP_GEMM16 ? gemm16_temp_bytes(spec) : 0);
 }
 
+/* An explicit swizzle of layout i: one the mma.sync kernel compiles, or with the wgmma kernel forced
+ * (gemm16_kernel knob 1) one of its TMA modes, e.g. Swizzle(1,3,3) = 32B, which mma.sync does not
+ * compile (where wgmma then cannot run, the launcher's fallback takes the automatic swizzle). */
+static int bench_swizzle_ok(const smk_bench_spec *s, int i)
+{
+    if (s->op != SMK_OP_GEMM16)
+        return 0;
+    if (smk_gemm16_supports_swizzle(s->swz[i][0], s->swz[i][1], s->swz[i][2]))
+        return 1;
+    return smk_gemm16_kernel() == 1 && s->config == 0 &&
+           smk_wgmma_mode(SMK_SWIZZLE, s->swz[i][0], s->swz[i][1], s->swz[i][2]) >= 0;
+}
+
 const char *smk_bench_check(const smk_bench_spec *s)
 {
     const int64_t big = (int64_t)1 << 40, lim = (int64_t)INT32_MAX - 256;
@@ -189,9 +203,9 @@ const char *smk_bench_check(const smk_bench_spec *s)
     if (s->op == SMK_OP_GEMM16 && (s->config < 0 || s->config >= smk_gemm16_num_variants()))
         return "no such tensor-core GEMM tile config";
     for (i = 0; i < s->nlayouts && i < SMK_BENCH_MAX_LAYOUTS; i++)
-        if ((s->swz[i][0] || s->swz[i][1] || s->swz[i][2]) &&
-            (s->op != SMK_OP_GEMM16 || !smk_gemm16_supports_swizzle(s->swz[i][0], s->swz[i][1], s->swz[i][2])))
-            return "explicit swizzles are for the tensor-core GEMM, and only the compiled ones";
+        if ((s->swz[i][0] || s->swz[i][1] || s->swz[i][2]) && !bench_swizzle_ok(s, i))
+            return "explicit swizzles are for the tensor-core GEMM, and only the compiled ones (with the wgmma "
+                   "kernel selected: its TMA modes)";
     if (s->op == SMK_OP_TRANSPOSE) {
         if (s->dims[2] < 0 || s->dims[2] > big)
             return "batch must be in [1, 2**40]";

@@ -226,10 +226,10 @@ PyDoc_STRVAR(set_knob_doc,
 "by element, as before), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS),\n"
-"'gemm16_kernel' (0 the mma.sync kernel, the default; 1 the sm_90a TMA + wgmma kernel where it can\n"
-"run, else mma.sync), 'sgemm_new_paths' (1, the default: the SGEMM's skinny kernels stream rows that\n"
-"are not 16-byte aligned as re-aligned float4 and K <= 16 may take the tiny-K kernel; 0: the paths\n"
-"before them).");
+"'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
+"mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
+"'sgemm_new_paths' (1, the default: the SGEMM's skinny kernels stream rows that are not 16-byte\n"
+"aligned as re-aligned float4 and K <= 16 may take the tiny-K kernel; 0: the paths before them).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -340,8 +340,25 @@ static PyObject *py_wgmma_launches(PyObject *module, PyObject *unused)
     return PyLong_FromUnsignedLongLong(smk_wgmma_launches());
 }
 
+PyDoc_STRVAR(gemm16_kernel_for_doc,
+"_gemm16_kernel_for(knob, variant, M, N, K, layout, b, m, s, rows_aligned, cc_major, cc_minor, sms, /)\n--\n\n"
+"1 where the tensor-core GEMM launcher runs the sm_90a wgmma kernel, 0 for mma.sync (smk_gemm16_kernel_for;\n"
+"pure, no GPU).  knob: 0 mma, 1 wgmma, 2 auto, -1 the gemm16_kernel knob's current value.");
+static PyObject *py_gemm16_kernel_for(PyObject *module, PyObject *args)
+{
+    int knob = 0, variant = 0, layout = 0, b = 0, m = 0, s = 0, aligned = 0, ccmaj = 0, ccmin = 0, sms = 0;
+    long long M = 0, N = 0, K = 0;
+    if (!PyArg_ParseTuple(args, "iiLLLiiiiiiii:_gemm16_kernel_for", &knob, &variant, &M, &N, &K, &layout, &b, &m,
+                          &s, &aligned, &ccmaj, &ccmin, &sms))
+        return NULL;
+    if (knob < 0)
+        knob = smk_gemm16_kernel();
+    return PyLong_FromLong(smk_gemm16_kernel_for(knob, variant, M, N, K, layout, b, m, s, aligned, ccmaj, ccmin, sms));
+}
+
 PyMethodDef smk_tool_methods[] = {
     {"_wgmma_mode", py_wgmma_mode, METH_VARARGS, wgmma_mode_doc},
+    {"_gemm16_kernel_for", py_gemm16_kernel_for, METH_VARARGS, gemm16_kernel_for_doc},
     {"_wgmma_launches", py_wgmma_launches, METH_NOARGS, wgmma_launches_doc},
     {"_bench", SMK_KW(py_bench), bench_doc},
     {"_configs", py_configs, METH_O, configs_doc},

@@ -107,7 +107,8 @@ def gpu_rows(results: list[smemkit.BenchResult]) -> list[dict[str, Any]]:
     rows = []
     for r in results:
         row = r.to_dict()
-        e = smemkit.explain(cast(Op, r.op), r.shape, cast(Layout, r.layout), r.dtype)
+        kern = {"kernel": "wgmma"} if r.op == "gemm" and r.config.endswith("[wgmma]") else {}
+        e = smemkit.explain(cast(Op, r.op), r.shape, cast(Layout, r.layout), r.dtype, **kern)
         row["accesses"] = e.to_dict()["accesses"]
         rows.append({k: row[k] for k in ROW_KEYS})
     return rows

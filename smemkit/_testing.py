@@ -23,11 +23,14 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 32, N <= 8, K <= 16):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
                         variant-0 shape forced onto its ROWS / COLS kernel
-    gemm16_kernel       "mma" (0, the default): the ldmatrix + mma.sync kernel; "wgmma" (1): the sm_90a
-                        TMA + wgmma kernel (csrc/hopper/) for variant 0 on aligned rows of a compute
-                        capability 9.0 device, the mma.sync kernel everywhere else.  Its layouts are
-                        TMA's swizzle modes: "swizzle" (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3)
-                        (32B), "naive" (no swizzle); "pad" is a ValueError
+    gemm16_kernel       "auto" (2, the default): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
+                        gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
+                        rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
+                        >= 2/3), else the ldmatrix + mma.sync kernel; "mma" (0): always mma.sync (the
+                        A/B baseline); "wgmma" (1): wgmma for variant 0 on aligned rows of a 9.0 device,
+                        mma.sync everywhere else.  Its layouts are TMA's swizzle modes: "swizzle"
+                        (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3) (32B), "naive" (no swizzle);
+                        "pad" is a ValueError
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -39,11 +42,11 @@ Also here, so tests and bench scripts need not reach into smemkit._C: the C core
 import contextlib
 import numbers
 
-from . import _C
+from . import _C, _wgmma_plan
 from .bench import bench_configs
 
-__all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info", "wgmma_launches",
-           "wgmma_mode"]
+__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "staging_info",
+           "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
 # module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant,
@@ -58,10 +61,10 @@ KNOBS = {
     "transpose_odd_path": 1,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
-    "gemm16_kernel": 0,
+    "gemm16_kernel": 2,
     "sgemm_new_paths": 1,
 }
-_NAMED = {"gemm16_kernel": ("mma", "wgmma")}  # knobs whose values also have names (index = value)
+_NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
 _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it
 
@@ -152,3 +155,13 @@ def wgmma_mode(layout):
     if isinstance(layout, str):
         return _C._wgmma_mode(_LAYOUT_INDEX[layout], 0, 0, 0)
     return _C._wgmma_mode(2, layout.b, layout.m, layout.s)
+
+
+def gemm16_kernel_for(shape, layout="swizzle", *, cc, sms, variant=0, rows_aligned=None, knob=None):
+    """"wgmma" or "mma.sync": the kernel smemkit.gemm runs for shape (M, N, K) on a device of compute
+    capability cc with `sms` SMs (api/wgmma.h smk_gemm16_kernel_for; pure, no GPU).  rows_aligned None:
+    dense rows of an aligned allocation (K % 8 == 0 and N % 8 == 0); knob None: the gemm16_kernel knob
+    as set now, else "mma" / "wgmma" / "auto"."""
+    k = -1 if knob is None else _value("gemm16_kernel", knob)
+    return _wgmma_plan.kernel_for(tuple(shape), layout, cc=tuple(cc), sms=sms, variant=variant,
+                                  rows_aligned=rows_aligned, knob=k)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal, Union
 
 import numpy.typing as npt
 
-from . import _C
+from . import _C, _wgmma_plan
 from .explain import _DTYPES, check_op_args, explain
 from .layouts import Layout, Swizzle
 from .timing import Table, calibrate, check_budgets, flush_bytes, quantile
@@ -108,7 +108,10 @@ def format_table(results: BenchResult | Iterable[BenchResult]) -> str:
         if key not in seen:
             seen.append(key)
             c = "n/a" if r.ceiling is None else f"{r.ceiling:.0f} {r.unit}"
-            rows.append(f"{r.op:<10}{'x'.join(map(str, r.shape)):<17}ceiling: {r.ceiling_name} = {c}")
+            kernels = ", ".join(f"{q.layout} on {q.config.rsplit('[', 1)[1].rstrip(']')}" for q in results
+                                if (q.op, q.shape, q.ceiling_name) == key and q.config.endswith("]"))
+            rows.append(f"{r.op:<10}{'x'.join(map(str, r.shape)):<17}ceiling: {r.ceiling_name} = {c}"
+                        + (f"; kernels: {kernels}" if kernels else ""))
     return "\n".join(rows)
 
 
@@ -213,8 +216,11 @@ def bench(op: Op, shape: Sequence[int], *, layout: Layout | Swizzle | Sequence[L
         t = sorted(run["times"][name])
         med = statistics.median(t)
         rate = work / med
+        kern = _wgmma_plan.kernel_for(shape, layout_obj, cc=info["cc"], sms=info["sms"], variant=cfg) \
+            if op == "gemm" else None  # the rule smk_gemm16_launch applies, for bench's dense aligned buffers
         e = explain(op, shape if op != "transpose" else shape[-2:], layout_obj, dtype, sms=info["sms"],
-                    **({"config": cfg, "splits": nsplit} if op == "sgemm" else {"config": cfg} if op == "gemm" else {}))
+                    **({"config": cfg, "splits": nsplit} if op == "sgemm" else
+                       {"config": cfg, "kernel": kern} if op == "gemm" else {}))
         batch = shape[0] if op == "transpose" and len(shape) == 3 else 1
         results.append(BenchResult(op, name, shape, dtype, len(t), med, t[0], quantile(t, 0.2), quantile(t, 0.8),
                                    tuple(run["times"][name]), rate, unit,
@@ -222,5 +228,6 @@ def bench(op: Op, shape: Sequence[int], *, layout: Layout | Swizzle | Sequence[L
                                    ((f"cuBLAS {dtype}" if op == "gemm" else "cuBLAS fp32") if run["ceiling"]
                                     else ceiling_name),
                                    ceiling, None if ceiling is None else rate / ceiling, info["name"],
-                                   e.total() * batch, e.total(what="excess") * batch, bench_configs(op)[cfg]))
+                                   e.total() * batch, e.total(what="excess") * batch,
+                                   bench_configs(op)[cfg] + (f" [{kern}]" if kern else "")))
     return results

@@ -17,7 +17,7 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     from .layouts import Layout, Swizzle
 
-from . import _C
+from . import _C, _wgmma_plan
 from .bank_model import replay
 
 # The transpose moves elements bitwise, so only the element size matters: every fixed-size numeric
@@ -158,8 +158,8 @@ def _layout_args(op: str, layout: Layout | Swizzle | None) -> tuple[str | None, 
 
 def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
             layout: Layout | Swizzle | None = "swizzle", dtype: npt.DTypeLike | None = None, *, sms: int = 132,
-            config: int = 0, splits: int = 0) -> Explanation:
-    """explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, splits=0) -> Explanation
+            config: int = 0, splits: int = 0, kernel: str = "mma.sync") -> Explanation:
+    """explain(op, shape, layout="swizzle", dtype=None, *, sms=132, config=0, splits=0, kernel="mma.sync") -> Explanation
 
     Every shared-memory access of one launch of smemkit's kernel `op` ("transpose" with shape
     (rows, cols) or (..., rows, cols) for a batch transposed in one launch, or "sgemm" with shape
@@ -184,11 +184,13 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32
     (float16 for gemm).  Needs no GPU.
 
-    Not modelled yet: the sm_90a TMA + wgmma kernel (``_testing.knobs(gemm16_kernel="wgmma")``,
-    csrc/hopper/).  Its shared-memory traffic is TMA's writes and wgmma's descriptor reads, both
-    async-proxy accesses outside the LSU model (ncu counts wgmma's in
-    ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum``); explain("gemm") always describes
-    the ldmatrix + mma.sync kernel, whichever kernel the knob selects.
+    For gemm, ``kernel="wgmma"`` explains the sm_90a TMA + wgmma kernel (csrc/hopper/; what runs on
+    compute capability 9.0 where the gemm16_kernel knob's "auto" rule or "wgmma" selects it:
+    ``smemkit.bench`` names the kernel that ran in BenchResult.config) with `layout` one of its TMA
+    modes.  Modelled: its epilogue's C staging tile (per consumer warp a 16 x 64 layout.h Swizzle<3,3,3>
+    tile, 4-byte stores and 16-byte loads; present where N % 8 == 0).  Not modelled: TMA's writes and
+    wgmma's descriptor reads of the A / B tiles, async-proxy accesses outside the LSU model (ncu counts
+    wgmma's in ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum``); the config string says so.
     """
     if not isinstance(op, str) or op not in _DTYPES:
         raise ValueError(f"explain(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")
@@ -210,7 +212,13 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     else:
         op, dt, shape = check_op_args("explain", op, dtype, shape, _DTYPES)
         itemsize, kshape = _DTYPES[op][dt], shape
-    plan = _C._plan(op, kshape, lay, itemsize, sms, config, splits, swizzle=swz)
+    if kernel not in ("mma.sync", "wgmma") or (kernel == "wgmma" and (op != "gemm" or config != 0)):
+        raise ValueError(f"explain(): kernel must be 'mma.sync' or (gemm, config 0) 'wgmma'; got {kernel!r}")
+    if kernel == "wgmma":
+        _C._plan(op, kshape, "swizzle", itemsize, sms, config, splits)  # the shape's checks
+        plan = _wgmma_plan.plan(kshape, layout, sms)
+    else:
+        plan = _C._plan(op, kshape, lay, itemsize, sms, config, splits, swizzle=swz)
     accesses = []
     for entry in plan["accesses"]:
         name, width, kind, repeats, addr = entry[:5]

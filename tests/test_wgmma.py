@@ -33,12 +33,14 @@ def test_mode_mapping():
 def test_knob_names():
     with _testing.knobs(gemm16_kernel="wgmma"):
         assert _testing.current()["gemm16_kernel"] == 1
-    assert _testing.current()["gemm16_kernel"] == 0
+    with _testing.knobs(gemm16_kernel="mma"):
+        assert _testing.current()["gemm16_kernel"] == 0
+    assert _testing.current()["gemm16_kernel"] == 2  # "auto", the default
     with pytest.raises(ValueError):
         with _testing.knobs(gemm16_kernel="tma"):
             pass
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_kernel=2):
+        with _testing.knobs(gemm16_kernel=3):
             pass
 
 
@@ -81,6 +83,28 @@ def test_wgmma_within_bound(poison, shape, layout, swb, dtype):
     a, b, c, _, _ = operands(shape, dtype)
     d = run_wgmma(True, a, b, layout=layout)
     check(d, shape, dtype, dtype, 1.0, 0.0)
+
+
+# The persistent grid (min(tiles, SMs) blocks walking the GROUP_M raster, the k-tile counter and the
+# mbarrier parity carried across tiles): M or N = 1 (one tile row / column), tile counts that are not a
+# multiple of the SM count with 1-3 k-tiles per tile (so the ring's stage and parity change mid-tile and
+# across tiles), and several waves with a partial last one.
+PERSISTENT = [(1, 520, 200), (300, 1, 136), (1, 1, 64), (4096, 4096, 72), (3000, 5000, 136), (2112, 4104, 264),
+              (130, 33000, 16)]
+
+
+@pytest.mark.gpu
+@needs_sm90
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
+@pytest.mark.parametrize("layout, swb", [MODES[0], MODES[3]], ids=[MODE_IDS[0], MODE_IDS[3]])
+@pytest.mark.parametrize("shape", PERSISTENT, ids=["x".join(map(str, s)) for s in PERSISTENT])
+def test_wgmma_persistent_grid(poison, shape, layout, swb, dtype):
+    a, b, c, _, _ = operands(shape, dtype)
+    d = run_wgmma(True, a, b, layout=layout)
+    check(d, shape, dtype, dtype, 1.0, 0.0)
+    if shape[0] > 1000:  # the register epilogue over many tiles too (beta != 0)
+        d = run_wgmma(True, a, b, c, alpha=0.5, beta=-1.0, layout=layout)
+        check(d, shape, dtype, dtype, 0.5, -1.0)
 
 
 @pytest.mark.gpu

@@ -25,7 +25,7 @@ def main(specs):
         tdt = torch.bfloat16 if len(parts) > 3 and parts[3] == "bfloat16" else torch.float16
         a = torch.from_numpy(rng.uniform(-1, 1, (m, k)).astype(np.float32)).to("cuda", tdt)
         b = torch.from_numpy(rng.uniform(-1, 1, (k, n)).astype(np.float32)).to("cuda", tdt)
-        with knobs(gemm16_variant=config):
+        with knobs(gemm16_variant=config, gemm16_kernel="mma"):  # the mma.sync kernel explain() models
             smemkit.gemm(a, b, layout=smemkit.Swizzle(2, 3, 2) if layout == "swizzle232" else layout)
             torch.cuda.synchronize()
         print(spec, flush=True)

@@ -4,8 +4,10 @@ cuBLAS GemmEx, all through smemkit.bench (the one timing path; cuBLAS timed in t
     python bench/timing/bench_wgmma.py [--shapes 4096,4096,4096 8192,8192,8192] [--dtypes float16 bfloat16]
                                        [--modes swizzle swz233 swz133 naive]
 
-Per shape and dtype: one row for mma.sync (its shipped "swizzle" layout, variant 0) and one per wgmma
-mode (_testing.knobs(gemm16_kernel="wgmma")): swizzle = TMA SWIZZLE_128B, swz233 = Swizzle(2, 3, 3) =
+Per shape and dtype: one row for mma.sync (its shipped "swizzle" layout, variant 0, forced with
+_testing.knobs(gemm16_kernel="mma"): the default "auto" picks wgmma for big aligned grids), one for the
+default ("auto": the kernel it picked is named), and one per wgmma mode
+(_testing.knobs(gemm16_kernel="wgmma")): swizzle = TMA SWIZZLE_128B, swz233 = Swizzle(2, 3, 3) =
 64B, swz133 = Swizzle(1, 3, 3) = 32B, naive = no swizzle (interleaved core matrices).  Before timing,
 each wgmma mode is checked on a 300 x 264 x 200 product against float64 and the script stops if the
 wgmma kernel did not run (a silent fallback to mma.sync would otherwise time the wrong kernel).
@@ -63,14 +65,17 @@ def main():
     for s in args.shapes:
         shape = tuple(int(x) for x in s.split(","))
         for dt in args.dtypes:
-            r = smemkit.bench("gemm", shape, dtype=dt, layout=["swizzle"])[0]
+            with _testing.knobs(gemm16_kernel="mma"):
+                r = smemkit.bench("gemm", shape, dtype=dt, layout=["swizzle"])[0]
             row("mma.sync", "swizzle", shape, r)
+            r = smemkit.bench("gemm", shape, dtype=dt, layout=["swizzle"])[0]
+            row(f"auto {r.config.rsplit('[', 1)[-1].rstrip(']')}", "swizzle", shape, r)
             with _testing.knobs(gemm16_kernel="wgmma"):
                 before = _testing.wgmma_launches()
                 res = smemkit.bench("gemm", shape, dtype=dt, layout=[MODES[m] for m in args.modes])
                 ran = _testing.wgmma_launches() - before
             for m, r in zip(args.modes, res):
-                row("wgmma" if ran else "FALLBACK(mma.sync)", m, shape, r)
+                row("wgmma" if ran and r.config.endswith("[wgmma]") else "FALLBACK(mma.sync)", m, shape, r)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #define SMK_API_WGMMA_H
 
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 
 #include "api/gemm16.h"
 
@@ -37,11 +38,27 @@ int smk_wgmma_mode(int layout, int b, int m, int s);
 /* Validate and enqueue: cudaErrorInvalidValue for bad params or a layout smk_wgmma_mode refuses,
  * SMK_WGMMA_FALLBACK (see above), else the first CUDA error (0 = enqueued). */
 int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream);
+/* smk_wgmma_launch where the "auto" rule (smk_gemm16_kernel_for with knob 2) takes p, else
+ * SMK_WGMMA_FALLBACK without touching the device beyond reading its SM count and capability. */
+int smk_wgmma_launch_auto(const smk_gemm16_params *p, cudaStream_t stream);
 
-/* Which kernel smk_gemm16_launch runs for variant 0: 0 = mma.sync (default), 1 = wgmma where it can
- * (SMK_WGMMA_FALLBACK -> mma.sync).  Process-wide (the gemm16_kernel test knob); -1 for other values. */
+/* Which kernel smk_gemm16_launch runs for variant 0: 0 = mma.sync, 1 = wgmma where it can
+ * (SMK_WGMMA_FALLBACK -> mma.sync), 2 = auto (the default): wgmma where smk_gemm16_kernel_for says so.
+ * Process-wide (the gemm16_kernel test knob); -1 for other values. */
 int smk_gemm16_set_kernel(int kernel);
 int smk_gemm16_kernel(void);
+/* The "auto" grid rule: whether an M x N x K product (variant 0, layout "swizzle", aligned rows, a
+ * compute capability 9.0 device of `sms` SMs) runs faster on the wgmma kernel's 128 x 256 persistent
+ * tiles than on mma.sync: K >= 256 and the last wave at least 2/3 full in the sense
+ * 3 * tiles >= 2 * sms * ceil(tiles / sms), tiles = ceil(M / 128) * ceil(N / 256).  Pure. */
+int smk_wgmma_auto(int64_t M, int64_t N, int64_t K, int sms);
+/* 1 where smk_gemm16_launch runs the wgmma kernel, 0 for mma.sync: knob (0 mma, 1 wgmma, 2 auto), the
+ * tile variant, the shape, the layout as smk_gemm16_params spells it, whether A's and B's rows are
+ * 16-byte aligned, the device's compute capability and SM count.  Auto takes only layout "swizzle"
+ * (naive / pad / explicit swizzles keep the mma.sync kernel whose conflicts explain() models).  Pure:
+ * the launcher and bench / explain / the CLI ask the same function. */
+int smk_gemm16_kernel_for(int knob, int variant, int64_t M, int64_t N, int64_t K, int layout, int b, int m, int s,
+                          int rows_aligned, int cc_major, int cc_minor, int sms);
 /* How many wgmma kernels this process has enqueued (tests check that the kernel they mean ran). */
 unsigned long long smk_wgmma_launches(void);
 

@@ -138,12 +138,13 @@ extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
     return pad_bytes(q, pad_mask(q, vec));
 }
 
-/* The wgmma kernel first where smk_gemm16_set_kernel(1) asks for it (variant 0 only); on its
+/* The wgmma kernel first where smk_gemm16_set_kernel(1) forces it or (2, the default) its auto rule
+ * takes the shape (variant 0 only, smk_gemm16_kernel_for); on its
  * SMK_WGMMA_FALLBACK this kernel runs, an explicit swizzle it does not compile (Swizzle(1,3,3)) then
  * replaced by the automatic one (the fallback cases are the unaligned, K == 0 and non-sm_90 ones). */
 static int try_wgmma(const smk_gemm16_params *p, smk_gemm16_params *alt, cudaStream_t stream)
 {
-    const int e = smk_wgmma_launch(p, stream);
+    const int e = smk_gemm16_kernel() == 1 ? smk_wgmma_launch(p, stream) : smk_wgmma_launch_auto(p, stream);
     if (e != SMK_WGMMA_FALLBACK)
         return e;
     *alt = *p;
@@ -158,7 +159,7 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
     smk_gemm16_params q, alt;
     int sid = 0;
     bool vec = false;
-    if (p && p->variant == 0 && smk_gemm16_kernel() == 1) {
+    if (p && p->variant == 0 && smk_gemm16_kernel() != 0) {
         const int e = try_wgmma(p, &alt, stream);
         if (e != SMK_WGMMA_FALLBACK)
             return e;

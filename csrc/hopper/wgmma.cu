@@ -81,9 +81,17 @@ static int launch(const smk_gemm16_params &q, cudaStream_t stream)
         e = smem_optin<wgmma_gemm<SWB, BF16>>(C::SMEM);
     if (e)
         return e;
-    const dim3 grid((unsigned)((q.N + C::BN - 1) / C::BN), (unsigned)((q.M + C::BM - 1) / C::BM));
-    const int ktiles = (int)((q.K + C::BK - 1) / C::BK);
-    wgmma_gemm<SWB, BF16><<<grid, C::THREADS, C::SMEM, stream>>>(ta, tb, q, ktiles);
+    Sched sc;
+    sc.tiles_m = (int)((q.M + C::BM - 1) / C::BM);
+    sc.tiles_n = (int)((q.N + C::BN - 1) / C::BN);
+    sc.tiles = sc.tiles_m * sc.tiles_n; /* < 2^31: smk_wgmma_launch checked */
+    sc.ktiles = (int)((q.K + C::BK - 1) / C::BK);
+    int sms = 0;
+    e = smk::device_facts(&sms, NULL);
+    if (e)
+        return e;
+    const unsigned blocks = (unsigned)(sc.tiles < sms ? sc.tiles : sms); /* persistent: one block per SM */
+    wgmma_gemm<SWB, BF16><<<blocks, C::THREADS, C::SMEM, stream>>>(ta, tb, q, sc);
     e = (int)cudaGetLastError();
     if (!e)
         g_launches = g_launches + 1;
@@ -106,11 +114,11 @@ inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 
 } /* namespace hop */
 } /* namespace smk */
 
-static volatile int g_kernel = 0; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma */
+static volatile int g_kernel = 2; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma, 2 auto (the default) */
 
 extern "C" int smk_gemm16_set_kernel(int kernel)
 {
-    if (kernel != 0 && kernel != 1)
+    if (kernel < 0 || kernel > 2)
         return -1;
     g_kernel = kernel;
     return 0;
@@ -137,8 +145,9 @@ extern "C" int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream)
 #else
     if (q.variant != 0 || q.K == 0 || !rows16(q.A, q.lda) || !rows16(q.B, q.ldb))
         return SMK_WGMMA_FALLBACK;
-    /* TMA coordinates are int32; the grid's y dimension is at most 65535 blocks of 128 rows */
-    if (q.K > INT32_MAX - 64 || q.N > INT32_MAX - 256 || q.M > 65535LL * 128)
+    /* TMA coordinates are int32; the persistent schedule counts tiles in int */
+    if (q.K > INT32_MAX - 64 || q.N > INT32_MAX - 256 || q.M > INT32_MAX - 128 ||
+        ((q.M + 127) / 128) * ((q.N + 255) / 256) > INT32_MAX)
         return SMK_WGMMA_FALLBACK;
     int dev = 0, major = 0, minor = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -152,4 +161,23 @@ extern "C" int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream)
         return SMK_WGMMA_FALLBACK;
     return q.dtype ? launch_mode<true>(q, swb, stream) : launch_mode<false>(q, swb, stream);
 #endif
+}
+
+/* The "auto" knob: the wgmma kernel where smk_gemm16_kernel_for's rule takes the shape, else
+ * SMK_WGMMA_FALLBACK.  The minor compute capability is checked again by smk_wgmma_launch. */
+extern "C" int smk_wgmma_launch_auto(const smk_gemm16_params *p, cudaStream_t stream)
+{
+    using namespace smk::hop;
+    if (!p)
+        return (int)cudaErrorInvalidValue;
+    int sms = 0, major = 0;
+    const int e = smk::device_facts(&sms, &major);
+    if (e)
+        return e;
+    const bool alpha0 = p->alpha == 0.f; /* BLAS: A and B unread, D = beta * C */
+    const int aligned = p->K > 0 && !alpha0 && p->A && p->B && rows16(p->A, p->lda) && rows16(p->B, p->ldb);
+    if (!smk_gemm16_kernel_for(2, p->variant, p->M, p->N, p->K, p->layout, p->swz_b, p->swz_m, p->swz_s, aligned,
+                               major, 0, sms))
+        return SMK_WGMMA_FALLBACK;
+    return smk_wgmma_launch(p, stream);
 }
