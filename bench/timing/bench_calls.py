@@ -7,6 +7,7 @@ faster), the issues' own definition.
 
     python bench/timing/bench_calls.py --op sgemm --random 300 --seed 11 [--layouts swizzle,pad] [--out rows.jsonl]
     python bench/timing/bench_calls.py --op gemm --random 200 --seed 11
+    python bench/timing/bench_calls.py --op gemm --random 200 --seed 11 --variants 0,10   (chooser vs pre-#28)
 
 Needs torch with CUDA.  Why this and not only ``smemkit.bench``: bench times smemkit's kernels against
 its own cuBLAS handle on operands it allocates; this times exactly what a user's call does (the two
@@ -19,12 +20,29 @@ import argparse
 import sys
 
 import smemkit
+from smemkit import _C
 import draws as D
 from _common import random_run, reps_arg, require_gpu
 
 
-def time_call(d, layouts, torch, rep_ms):
-    """One draw: torch.mm and smemkit's call (every layout) on the same tensors, interleaved."""
+def _with_variant(f, v):
+    """f run with the tensor-core GEMM forced to variant v (smemkit._testing's gemm16_variant knob), put
+    back to 0 behind it; None: f as it is."""
+    if v is None:
+        return f
+
+    def g():
+        _C._set_knob("gemm16_variant", v)
+        try:
+            return f()
+        finally:
+            _C._set_knob("gemm16_variant", 0)
+    return g
+
+
+def time_call(d, layouts, torch, rep_ms, variants=(None,)):
+    """One draw: torch.mm and smemkit's call (every layout, every forced variant: labels layout@vN) on
+    the same tensors, interleaved."""
     M, N, K = d.shape
     dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[d.dtype]
     a = torch.randn(M, K, device="cuda").to(dt)
@@ -33,11 +51,15 @@ def time_call(d, layouts, torch, rep_ms):
     out = torch.empty(M, N, device="cuda", dtype=dt)
     f = smemkit.sgemm if d.dtype == "float32" else smemkit.gemm
     fns = {"torch.mm": lambda: torch.mm(a, b, out=ref)}
+    labels = []
     for lay in layouts:
-        fns[lay] = (lambda lay=lay: f(a, b, out=out, layout=lay))
+        for v in variants:
+            label = lay if v is None else f"{lay}@v{v}"
+            fns[label] = _with_variant(lambda lay=lay: f(a, b, out=out, layout=lay), v)
+            labels.append(label)
     t = smemkit.timeit(fns, warmup_ms=5, rep_ms=rep_ms)
     ceil = t[0].median_ms
-    ms = {lay: t[i + 1].median_ms for i, lay in enumerate(layouts)}
+    ms = {lab: t[i + 1].median_ms for i, lab in enumerate(labels)}
     return {"ratio": {lay: ceil / v for lay, v in ms.items()}, "median_ms": {"torch.mm": ceil, **ms}}
 
 
@@ -47,6 +69,8 @@ def main(argv=None):
     ap.add_argument("--random", type=reps_arg, metavar="N", required=True, help="N shapes from the op's law")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--layouts", default="swizzle", help="comma-separated layouts (default: swizzle)")
+    ap.add_argument("--variants", help="gemm: comma-separated forced variants to A/B in one run, e.g. 0,10 "
+                    "(0: the chooser, 10: variant 0 before #28; smemkit.bench_configs('gemm'))")
     ap.add_argument("--rep-ms", type=float, default=25.0, help="timed budget per callable and draw")
     ap.add_argument("--out", help="write one JSON line per draw here")
     ap.add_argument("--md", help="append the markdown summary to this file")
@@ -63,7 +87,8 @@ def main(argv=None):
     draws = D.sgemm_draws(args.random, args.seed) if args.op == "sgemm" else D.gemm_draws(args.random, args.seed)
     title = (f"{args.op}: torch.mm time / smemkit call time on dense torch tensors, {args.random} random shapes "
              f"(#{27 if args.op == 'sgemm' else 28}'s law)")
-    random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms), seed=args.seed, out=args.out,
+    variants = [int(v) for v in args.variants.split(",")] if args.variants else [None]
+    random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms, variants), seed=args.seed, out=args.out,
                md=args.md, title=title)
 
 
