@@ -20,23 +20,20 @@ import argparse
 import sys
 
 import smemkit
-from smemkit import _C
+from smemkit import _testing
 import draws as D
 from _common import random_run, reps_arg, require_gpu
 
 
 def _with_variant(f, v):
-    """f run with the tensor-core GEMM forced to variant v (smemkit._testing's gemm16_variant knob), put
-    back to 0 behind it; None: f as it is."""
+    """f run with the tensor-core GEMM forced to variant v (smemkit._testing's gemm16_variant knob, put
+    back behind it); None: f as it is."""
     if v is None:
         return f
 
     def g():
-        _C._set_knob("gemm16_variant", v)
-        try:
+        with _testing.knobs(gemm16_variant=v):
             return f()
-        finally:
-            _C._set_knob("gemm16_variant", 0)
     return g
 
 
