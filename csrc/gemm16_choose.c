@@ -21,7 +21,9 @@
  * The candidates are every (tile, S) with S = 1..64 slices of at least MIN_KC columns, the workspace
  * at most WS_MAX bytes, S > 1 only where the tile's grid is under one wave (split-K is for outputs that
  * do not fill the GPU; past a wave its gain is a fraction of the last wave against S times the output
- * in fp32 traffic); the cheapest wins, ties to the bigger tile and fewer slices (table order).
+ * in fp32 traffic); the cheapest wins, ties to the bigger tile and fewer slices (table order), and
+ * only by a margin (KEEP) over the choice of variant 0 before #28, which holds otherwise: where the
+ * model is unsure the measured-good old path stays (big aligned shapes, big odd ones padded).
  */
 #include <stddef.h>
 #include <math.h>
@@ -49,6 +51,7 @@ static const struct {
 #define MIN_KC 256       /* a slice has at least this many K columns */
 #define MAX_SPLITS 64
 #define WS_MAX ((int64_t)1 << 28)
+#define KEEP 0.9         /* another choice must model at least 10% faster than variant 0 before #28 */
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
@@ -85,6 +88,19 @@ static double cost_ns(int t, int64_t M, int64_t N, int64_t K, int64_t S, int64_t
     return tt;
 }
 
+/* Variant 0 before #28 (128x256, or 128x128 under half a wave of it; every unaligned operand copied; no
+ * split) into ch, and its modelled cost. */
+static double old_choice(int64_t M, int64_t N, int64_t K, int sms, int a_al, int b_al, smk_gemm16_choice *ch)
+{
+    const int t = 2 * cdiv(M, kTiles[0].bm) * cdiv(N, kTiles[0].bn) < sms ? 1 : 0; /* kTiles[1]: 128x128 */
+    ch->variant = kTiles[t].variant;
+    ch->pad_a = !a_al;
+    ch->pad_b = !b_al;
+    ch->est_ns = cost_ns(t, M, N, K, 1, K, sms, 0) + (a_al ? 0.0 : COPY_NS + 4.0 * M * pad8(K) / BW) +
+                 (b_al ? 0.0 : COPY_NS + 4.0 * K * pad8(N) / BW);
+    return ch->est_ns;
+}
+
 void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned,
                        smk_gemm16_choice *ch)
 {
@@ -98,6 +114,7 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
     ch->est_ns = 0.0;
     if (M <= 0 || N <= 0 || K <= 0 || sms < 1)
         return;
+    best = KEEP * old_choice(M, N, K, sms, a_rows_aligned, b_rows_aligned, ch);
     for (t = 0; t < N_TILES; t++) {
         const int64_t kt = cdiv(K, kTiles[t].bk);
         const int64_t tiles = cdiv(M, kTiles[t].bm) * cdiv(N, kTiles[t].bn);

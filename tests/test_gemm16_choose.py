@@ -102,7 +102,7 @@ def test_mid_sizes_fill_more_sms_than_the_old_tile(lib, shape):
 def test_unaligned_rows_copied_only_when_the_gemm_dwarfs_the_copies(lib):
     big = choose(lib, 4097, 4095, 4093, 132, False, False)  # copies ~0.1 ms, the staged path ~2.5x slower
     assert big.pad_a and big.pad_b
-    for shape in [(300, 260, 333), (513, 257, 129), (74, 6, 13105), (16052, 535, 46)]:
+    for shape in [(300, 260, 333), (513, 257, 129), (74, 6, 13105), (381, 29, 5523)]:
         ch = choose(lib, *shape, 132, False, False)
         assert not ch.pad_a and not ch.pad_b, shape  # a few microseconds of GEMM: read in place
 
@@ -144,3 +144,12 @@ def test_plan_replays_the_choice(lib):
         assert plan["blocks"] == math.ceil(M / bm) * math.ceil(N / bn) * ch.splits
     old = _C._plan("gemm", (4097, 4095, 4093), "swizzle", 2, 132, PRE28, 0)
     assert "unaligned rows padded" in old["config"] and old["blocks"] == 33 * 16
+
+
+@pytest.mark.parametrize("shape", [(3001, 2999, 1001), (7324, 12946, 681), (5776, 10273, 4689)])
+def test_big_odd_shapes_keep_the_old_padded_path(lib, shape):
+    """Where variant 0 before #28 already beat cuBLAS (issue 28: 1.47x .. 2.42x), the chooser keeps it
+    unless its model finds 10% (KEEP): 128x256, unsplit, both operands padded."""
+    M, N, K = shape
+    ch = choose(lib, M, N, K, 132, K % 8 == 0, N % 8 == 0)
+    assert (ch.variant, ch.splits, ch.pad_a, ch.pad_b) == (1, 1, K % 8 != 0, N % 8 != 0)

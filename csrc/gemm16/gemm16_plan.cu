@@ -307,6 +307,9 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
 } /* namespace g16 */
 } /* namespace smk */
 
+/* Variant 0 replays smk_gemm16_choose (plan_v0): its tile, in place or padded, a split K as S times the
+ * blocks of k_chunk columns (api/gemm16.h's "variant 0 pads such operands" is the pre-#28 variant's rule,
+ * kVariantPre28; variant 0 pads only where its chooser says so). */
 extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
                                int variant, int sms, smk_plan *plan)
 {
