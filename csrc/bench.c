@@ -160,12 +160,13 @@ static void buffer_bytes(const smk_bench_spec *s, size_t b[3])
     }
 }
 
-/* The temporaries smk_gemm16_launch allocates on the run's buffers: dense rows (lda = K, ldb = N) on
- * allocator bases, which are aligned, so a row starts on 16 bytes iff its length is a multiple of 8. */
+/* The temporaries smk_gemm16_launch allocates on the run's buffers (padded copies, split-K's
+ * workspace): dense rows (lda = K, ldb = N) on allocator bases, which are aligned, so a row starts on
+ * 16 bytes iff its length is a multiple of 8. */
 static size_t gemm16_temp_bytes(const smk_bench_spec *s)
 {
     return smk_gemm16_temp_bytes_shape(s->dims[0], s->dims[1], s->dims[2], s->config, s->dims[2] % 8 == 0,
-                                       s->dims[1] % 8 == 0);
+                                       s->dims[1] % 8 == 0, smk_gemm16_device_sms());
 }
 
 size_t smk_bench_device_bytes(const smk_bench_spec *spec)

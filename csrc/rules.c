@@ -340,9 +340,12 @@ void smk_need_gemm16(const smk_operand *a, const smk_operand *b, const smk_opera
         if (ops[i] && !ops[i]->on_device && (ops[i]->contiguous != 1 || !ops[i]->native))
             host = smk_add_sat(host, smk_bytes_of(smk_numel(ops[i]), ops[i]->esz));
     if (!a->on_device) {
+        /* the device copies (rows padded to 16 bytes), then what the launcher borrows: a split's workspace */
         dev = smk_host_gemm16_device_bytes(M, N, K, oesz, use_c);
+        dev = smk_add_sat(dev, smk_gemm16_temp_bytes_shape(M, N, o->alpha != 0.0 ? K : 0, o->config, 1, 1,
+                                                           smk_gemm16_device_sms()));
     } else { /* the temporaries (the result is the caller's library's): copies of operands that are not
-              * row-major, then the launcher's padded copies of rows that do not start on 16 bytes */
+              * row-major, then the launcher's padded copies of rows that do not start on 16 bytes and its split-K workspace */
         int aligned[2] = {1, 1};
         for (i = 0; i < 3; i++) {
             int64_t ld = 1;
@@ -354,7 +357,7 @@ void smk_need_gemm16(const smk_operand *a, const smk_operand *b, const smk_opera
                 aligned[i] = (copy ? 0 : (uintptr_t)ops[i]->ptr % 16) == 0 && ld % 8 == 0;
         }
         dev = smk_add_sat(dev, smk_gemm16_temp_bytes_shape(M, N, o->alpha != 0.0 ? K : 0, o->config, aligned[0],
-                                                           aligned[1]));
+                                                           aligned[1], smk_gemm16_device_sms()));
         host = 0;
     }
     *host_bytes = host;

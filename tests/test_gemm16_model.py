@@ -177,9 +177,10 @@ def _explain_counts(r):
     import smemkit
     shape = tuple(int(x) for x in r["shape"].split("x"))
     layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
-    from smemkit import _testing
-    with _testing.knobs(gemm16_matvec=0):  # the rows measured the tile kernel (31x33x17 routes to matvec now)
-        e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132, config=int(r["config"]))
+    # the rows of config 0 were measured before issue 28's chooser: that launch is now variant 10
+    # (SMK_GEMM16_VARIANT_PRE28, variant 0 as it was)
+    config = int(r["config"]) or 10
+    e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132, config=config)
     pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
             "st": lambda a: a.instr == "ldst" and a.kind == "store"}
     return {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))

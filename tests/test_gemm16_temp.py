@@ -10,6 +10,7 @@ import pytest
 from smemkit import _C, _testing
 
 SMK_SWIZZLE = 2
+PRE28 = 10  # api/gemm16.h SMK_GEMM16_VARIANT_PRE28: variant 0 before #28 (always pads)
 
 
 class Gemm16Params(ctypes.Structure):  # csrc/api/gemm16.h smk_gemm16_params, field for field
@@ -24,9 +25,9 @@ class Gemm16Params(ctypes.Structure):  # csrc/api/gemm16.h smk_gemm16_params, fi
 @pytest.fixture(scope="module")
 def lib():
     so = ctypes.CDLL(_C.__file__)
-    so.smk_gemm16_temp_bytes.argtypes = [ctypes.POINTER(Gemm16Params)]
+    so.smk_gemm16_temp_bytes.argtypes = [ctypes.POINTER(Gemm16Params), ctypes.c_int]
     so.smk_gemm16_temp_bytes.restype = ctypes.c_size_t
-    so.smk_gemm16_temp_bytes_shape.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int] * 3
+    so.smk_gemm16_temp_bytes_shape.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int] * 4
     so.smk_gemm16_temp_bytes_shape.restype = ctypes.c_size_t
     return so
 
@@ -37,23 +38,23 @@ def pad8(n):
 
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
 def test_shape_query_equals_the_launchers_query(lib, mode):
-    with _testing.knobs(gemm16_matvec=mode):  # 0: the tiles' padded copies; 1..3: the matvec workspace
+    with _testing.knobs(gemm16_matvec=mode):  # 0: the tiles' copies and splits; 1..3: the matvec workspace
         _equal_queries(lib, mode)
 
 
 def _equal_queries(lib, mode):
     base_a, base_b = 1 << 20, 1 << 22
     checked = nonzero = 0
-    for M, N, K in itertools.product([0, 1, 7, 8, 9, 100], [0, 1, 6, 8, 33], [0, 1, 8, 13, 64]):
-        for variant, alpha, off_a, off_b, da, db in itertools.product([0, 1], [1.0, 0.0], [0, 2, 16], [0, 6],
+    for M, N, K in itertools.product([0, 1, 7, 8, 9, 100, 4000], [0, 1, 6, 8, 33, 3000], [0, 1, 8, 13, 64, 3001]):
+        for variant, alpha, off_a, off_b, da, db in itertools.product([0, 1, PRE28], [1.0, 0.0], [0, 2, 16], [0, 6],
                                                                      [0, 1, 8], [0, 3, 8]):
             lda, ldb = K + da, N + db
             p = Gemm16Params(A=base_a + off_a, B=base_b + off_b, D=1 << 24, M=M, N=N, K=K, lda=lda, ldb=ldb,
                              ldc=N, ldd=max(N, 1), alpha=alpha, beta=0.0, layout=SMK_SWIZZLE, variant=variant)
-            want = lib.smk_gemm16_temp_bytes(ctypes.byref(p))
+            want = lib.smk_gemm16_temp_bytes(ctypes.byref(p), 132)
             a_al = (base_a + off_a) % 16 == 0 and lda % 8 == 0
             b_al = (base_b + off_b) % 16 == 0 and ldb % 8 == 0
-            got = lib.smk_gemm16_temp_bytes_shape(M, N, K if alpha else 0, variant, a_al, b_al)
+            got = lib.smk_gemm16_temp_bytes_shape(M, N, K if alpha else 0, variant, a_al, b_al, 132)
             assert got == want, (M, N, K, variant, alpha, off_a, off_b, lda, ldb)
             checked += 1
             nonzero += want > 0
@@ -62,15 +63,20 @@ def _equal_queries(lib, mode):
 
 @_testing.knobs(gemm16_matvec=0)  # 33 x 17 x 13 is the memory-bound path's otherwise (M <= 32)
 def test_shape_query_counts_the_padded_rows(lib):
-    # A (M x K) unaligned only: M rows of pad8(K) two-byte elements; B (K x N) likewise; both: the sum.
+    # The pre-#28 variant copies every unaligned operand: A (M x K) M rows of pad8(K) two-byte elements,
+    # B (K x N) likewise, both the sum.  Variant 0 copies only where its cost model says so
+    # (tests/test_gemm16_choose.py); at 33x17x13 it reads the rows in place.
     M, N, K = 33, 17, 13
-    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 0, 1) == M * pad8(K) * 2
-    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 1, 0) == K * pad8(N) * 2
-    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 0, 0) == (M * pad8(K) + K * pad8(N)) * 2
-    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 1, 1) == 0
-    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 1, 0, 0) == 0  # variants 1.. read such rows in place
-    assert lib.smk_gemm16_temp_bytes_shape(M, N, 0, 0, 0, 0) == 0  # K == 0 (or alpha == 0): A, B not read
-    assert lib.smk_gemm16_temp_bytes_shape(-1, N, K, 0, 0, 0) == 0
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, PRE28, 0, 1, 132) == M * pad8(K) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, PRE28, 1, 0, 132) == K * pad8(N) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, PRE28, 0, 0, 132) == (M * pad8(K) + K * pad8(N)) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, PRE28, 1, 1, 132) == 0
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 0, 0, 132) == 0  # in place
+    M, N, K = 4097, 4095, 4093  # variant 0 copies both here
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 0, 0, 132) == (M * pad8(K) + K * pad8(N)) * 2
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 1, 0, 0, 132) == 0  # variants 1.. read such rows in place
+    assert lib.smk_gemm16_temp_bytes_shape(M, N, 0, 0, 0, 0, 132) == 0  # K == 0 (or alpha == 0): A, B not read
+    assert lib.smk_gemm16_temp_bytes_shape(-1, N, K, 0, 0, 0, 132) == 0
 
 
 def test_shape_query_counts_the_matvec_workspace(lib):
@@ -81,5 +87,5 @@ def test_shape_query_counts_the_matvec_workspace(lib):
         kind, splits = mirror(M, N, K)
         want = splits * M * N * 4 if splits > 1 else 0
         for al in itertools.product([0, 1], [0, 1]):
-            assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, *al) == want, (M, N, K, kind)
-    assert lib.smk_gemm16_temp_bytes_shape(16, 4096, 4096, 0, 1, 1) > 0
+            assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, *al, 132) == want, (M, N, K, kind)
+    assert lib.smk_gemm16_temp_bytes_shape(16, 4096, 4096, 0, 1, 1, 132) > 0

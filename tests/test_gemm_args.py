@@ -84,9 +84,9 @@ def test_bank_model_ldmatrix_kind():
 
 
 def test_explain_gemm_unaligned_rows_and_small_grids():
-    """Variant 0 pads rows that are not 16-byte aligned and runs the cp.async kernel (its plan says so);
-    a forced variant reads them in place and fills its tiles with st.shared.v4.  Grids under half a
-    wave of 128x256 tiles run 128x128 tiles (one block per SM)."""
+    """Variant 0 pads rows that are not 16-byte aligned where the GEMM dwarfs the copies and runs the
+    cp.async kernel (its plan says so), else reads them in place; a forced variant reads them in place
+    and fills its tiles with st.shared.v4.  Tiles follow the chooser (variant 10: the old rule)."""
     odd = smemkit.explain("gemm", (4097, 4095, 4093), "swizzle", "float16")
     assert "unaligned rows padded" in odd.config and odd.config.startswith("128x256x64")
     assert {a.instr for a in odd.accesses} == {"ldmatrix.x4", "cp.async", "cp.async.zfill", "ldst"}  # ldst: zeros past K
@@ -97,9 +97,16 @@ def test_explain_gemm_unaligned_rows_and_small_grids():
     fills = [a for a in staged.accesses if not a.instr.startswith("ldmatrix")]
     assert [(a.instr, a.kind, a.width) for a in fills] == [("ldst", "store", 16)] * 2
     assert all("register-staged" in a.name for a in fills)
-    assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle").config.startswith("128x128x64")
+    # variant 10 = variant 0 before #28: 128x128 tiles under half a wave of 128x256
+    assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle", config=10).config.startswith("128x128x64")
+    assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle", sms=40, config=10).config.startswith("128x256x64")
+    # variant 0 (csrc/gemm16_choose.c): 64x128 tiles fill 128 of 132 SMs at 1024^3; rows in place when small
+    assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle").config.startswith("64x128x64")
     assert smemkit.explain("gemm", (1024, 1024, 1024), "swizzle", sms=40).config.startswith("128x256x64")
     assert smemkit.explain("gemm", (2048, 2048, 2048), "swizzle").config.startswith("128x256x64")
+    small = smemkit.explain("gemm", (300, 260, 333), "swizzle", "float16")
+    assert "unaligned rows in place" in small.config
+    assert all("register-staged" in a.name for a in small.accesses if not a.instr.startswith("ldmatrix"))
 
 
 class _FakeTorchDtype:

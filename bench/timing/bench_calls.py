@@ -8,6 +8,7 @@ faster), the issues' own definition.
     python bench/timing/bench_calls.py --op sgemm --random 300 --seed 11 [--layouts swizzle,pad] [--out rows.jsonl]
     python bench/timing/bench_calls.py --op gemm --random 200 --seed 11 [--knob gemm16_matvec=0]
     python bench/timing/bench_calls.py --op sgemm --random 300 --seed 11 --ab-old   (issue 27's paths vs before)
+    python bench/timing/bench_calls.py --op gemm --random 200 --seed 11 --variants 0,10   (chooser vs pre-#28)
 
 Needs torch with CUDA.  Why this and not only ``smemkit.bench``: bench times smemkit's kernels against
 its own cuBLAS handle on operands it allocates; this times exactly what a user's call does (the two
@@ -25,20 +26,22 @@ import draws as D
 from _common import random_run, reps_arg, require_gpu
 
 
-def old_paths(call):
-    """call run with the SGEMM's issue-27 paths off (knob sgemm_new_paths=0: scalar unaligned streams in
-    the skinny kernels, no tiny-K kernel), for an A/B in one run; the knob is a C global, set around the
-    call (a few microseconds of host time inside the timed region: on draws of a few microseconds compare
-    against a whole run with --old-paths instead)."""
+def with_knobs(call, knobs):
+    """call run with smemkit._testing knobs set around it (put back behind it), for an A/B inside one run;
+    {} : call as it is.  The knobs are C globals set from Python, a few microseconds of host time inside the
+    timed region: on draws of a few microseconds compare whole runs (--knob / --old-paths) instead."""
+    if not knobs:
+        return call
+
     def run():
-        with _testing.knobs(sgemm_new_paths=0):
+        with _testing.knobs(**knobs):
             return call()
     return run
 
 
-def time_call(d, layouts, torch, rep_ms, ab_old=False):
-    """One draw: torch.mm and smemkit's call (every layout; with ab_old also each as "<layout>:old", the
-    paths before issue 27) on the same tensors, interleaved."""
+def time_call(d, layouts, torch, rep_ms, arms=(("", {}),)):
+    """One draw: torch.mm and smemkit's call (every layout x every A/B arm: label '<layout><suffix>', the
+    arm's knobs set around the call) on the same tensors, interleaved."""
     M, N, K = d.shape
     dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[d.dtype]
     a = torch.randn(M, K, device="cuda").to(dt)
@@ -48,9 +51,8 @@ def time_call(d, layouts, torch, rep_ms, ab_old=False):
     f = smemkit.sgemm if d.dtype == "float32" else smemkit.gemm
     fns = {"torch.mm": lambda: torch.mm(a, b, out=ref)}
     for lay in layouts:
-        fns[lay] = (lambda lay=lay: f(a, b, out=out, layout=lay))
-        if ab_old and d.dtype == "float32":
-            fns[lay + ":old"] = old_paths(fns[lay])
+        for suffix, knobs in arms:
+            fns[lay + suffix] = with_knobs(lambda lay=lay: f(a, b, out=out, layout=lay), knobs)
     t = smemkit.timeit(fns, warmup_ms=5, rep_ms=rep_ms)
     ceil = t[0].median_ms
     ms = {name: t[i + 1].median_ms for i, name in enumerate(list(fns)[1:])}
@@ -71,6 +73,8 @@ def main(argv=None):
     ap.add_argument("--ab-old", action="store_true",
                     help="sgemm: also time each layout with the issue-27 paths off ('<layout>:old' columns)")
     ap.add_argument("--old-paths", action="store_true", help="the whole run with the issue-27 paths off")
+    ap.add_argument("--variants", help="gemm: comma-separated forced variants to A/B in one run, e.g. 0,10 "
+                    "(0: the chooser, 10: variant 0 before #28; smemkit.bench_configs('gemm')): '<layout>@vN'")
     args = ap.parse_args(argv)
     require_gpu("bench_calls.py")
     try:
@@ -93,8 +97,13 @@ def main(argv=None):
     if args.old_paths:
         knobs["sgemm_new_paths"] = 0
         title += " [issue-27 paths off]"
+    arms = [("", {})]
+    if args.ab_old and args.op == "sgemm":
+        arms.append((":old", {"sgemm_new_paths": 0}))
+    if args.variants:
+        arms = [(f"@v{v}", {"gemm16_variant": int(v)}) for v in args.variants.split(",")]
     with _testing.knobs(**knobs):
-        random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms, args.ab_old), seed=args.seed,
+        random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms, arms), seed=args.seed,
                    out=args.out, md=args.md, title=title)
 
 

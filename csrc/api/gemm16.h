@@ -43,22 +43,54 @@ typedef struct {
     int variant;
 } smk_gemm16_params;
 
-/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params).  Variant 0 with
- * an A or B whose rows are not 16-byte aligned (base or leading dimension) first copies that operand
- * on `stream` into a stream-ordered temporary with rows padded to 16 bytes (smk_rt_alloc_on; freed on
- * `stream` behind the kernel, nothing synchronises); variants 1..5 read such rows in place through
- * registers.  cudaErrorMemoryAllocation when a temporary cannot be had. */
+/* Enqueue on `stream`; returns a cudaError_t (cudaErrorInvalidValue for bad params).  Variant 0 runs
+ * smk_gemm16_choose's answer: its tile; an A or B whose rows are not 16-byte aligned (base or leading
+ * dimension) either read in place through registers or first copied on `stream` into a stream-ordered
+ * temporary with rows padded to 16 bytes; and a split K: fp32 partial tiles in a stream-ordered
+ * workspace, then one reduction kernel (smk_rt_alloc_on; everything freed on `stream` behind the
+ * kernels, nothing synchronises).  Variants 1..9 read unaligned rows in place and never split;
+ * SMK_GEMM16_VARIANT_PRE28 is variant 0 before the chooser.  cudaErrorMemoryAllocation when a
+ * temporary cannot be had. */
 int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream);
-/* Device bytes of the temporaries smk_gemm16_launch(p) allocates (0 for none, or for invalid params):
- * what a caller's size check must count besides the operands. */
-size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p);
+/* Device bytes of the temporaries smk_gemm16_launch(p) allocates on a device of `sms` multiprocessors
+ * (padded copies of unaligned rows, split-K's workspace; 0 for none, or for invalid params): what a
+ * caller's size check must count besides the operands.  sms <= 0: the current device's. */
+size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p, int sms);
 /* The same bytes from the shape alone (gemm16_temp.c; pure, no CUDA): what smk_gemm16_launch borrows
- * for an M x N x K problem of `variant` whose A rows (a_rows_aligned) and B rows (b_rows_aligned)
- * start on 16 bytes (base 16-byte aligned and leading dimension a multiple of 8 elements).  Only
- * variant 0 copies, and only when A and B are read: pass K = 0 when alpha == 0.  0 for negative sizes
- * and for variants that do not copy. */
+ * for an M x N x K problem of `variant` on `sms` multiprocessors (<= 0: 132) whose A rows
+ * (a_rows_aligned) and B rows (b_rows_aligned) start on 16 bytes (base 16-byte aligned and leading
+ * dimension a multiple of 8 elements).  Only variant 0 and SMK_GEMM16_VARIANT_PRE28 borrow, and only
+ * when A and B are read: pass K = 0 when alpha == 0.  0 for negative sizes and other variants. */
 size_t smk_gemm16_temp_bytes_shape(int64_t M, int64_t N, int64_t K, int variant, int a_rows_aligned,
-                                   int b_rows_aligned);
+                                   int b_rows_aligned, int sms);
+/* The current device's multiprocessors as the launcher sees them (cached per device), 0 when unknown. */
+int smk_gemm16_device_sms(void);
+/* The last variant: variant 0 as it was before issue #28 (unaligned rows always copied padded, 128x256x64
+ * or 128x128x64 by the grid, no split), kept for the A/B against the chooser. */
+#define SMK_GEMM16_VARIANT_PRE28 10
+/* Variant 0's choice for one launch (gemm16_choose.c; pure, no CUDA): the tile configuration (as the
+ * variant number that runs it alone), the K split (splits slices of k_chunk columns, the last shorter;
+ * 1 = none: fp32 partials in a stream-ordered workspace, then one reduction applying alpha, beta, C and
+ * the output rounding) and which unaligned operands are copied padded (pad_a, pad_b; an unaligned
+ * operand not copied is read in place through registers), by a wave-quantization cost model (est_ns)
+ * of an M x N x K product on `sms` multiprocessors whose A / B rows are (not) 16-byte aligned. */
+typedef struct {
+    int variant, splits;
+    int64_t k_chunk;
+    int pad_a, pad_b;
+    double est_ns;
+} smk_gemm16_choice;
+void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned,
+                       smk_gemm16_choice *ch);
+/* The device bytes of a choice: padded copies (*pad_bytes) + split-K workspace (*ws_bytes), saturating. */
+size_t smk_gemm16_choice_bytes(int64_t M, int64_t N, int64_t K, const smk_gemm16_choice *ch, size_t *pad_bytes,
+                               size_t *ws_bytes);
+/* The workspace's row pitch in floats: N rounded up to 4 (16-byte rows). */
+int64_t smk_gemm16_ws_ldw(int64_t N);
+/* The tiles variant 0 chooses from: X(variant, BM, BN, BK, blocks per SM, relative MMA rate in percent);
+ * gemm16_launch.cu checks each against tiles.h. */
+#define SMK_G16_CHOOSER_TILES(X) X(1, 128, 256, 64, 1, 100) X(6, 128, 128, 64, 1, 88) X(8, 64, 128, 64, 2, 80) \
+    X(9, 64, 64, 64, 3, 62)
 int smk_gemm16_num_variants(void);
 /* Static text describing a variant ("128x256x32 block tile, 4 stages, ..."), NULL if out of range. */
 const char *smk_gemm16_variant_name(int variant);

@@ -1,7 +1,8 @@
 /* The tensor-core GEMM's host-side pieces, declared for the translation units that share them:
  *   launch_dt       one configuration x layout x swizzle, both dtypes and load paths; defined for every
  *                   row of SMK_G16_CONFIGS by the kernel translation units (gemm16_k_*.cu, instantiate.cuh)
- *   pad_mask, pad_bytes, pad_operands, free_padded: gemm16_padcopy.cu (variant 0's padded temporaries)
+ *   pad_mask, pad_operands, free_padded: gemm16_padcopy.cu (variant 0's padded temporaries)
+ *   launch_reduce   gemm16_reduce.cu (split-K's reduction)
  *   small_grid      here: variant 0's tile choice, launcher and plan alike */
 #ifndef SMK_GEMM16_DISPATCH_H
 #define SMK_GEMM16_DISPATCH_H
@@ -16,19 +17,36 @@
 namespace smk {
 namespace g16 {
 
+/* How one kernel launch runs beyond its params: fastu = the staged path's funnel-shift loads (variant 5,
+ * variant 0 in place); splits = gridDim.y, the K slices of split-K (kernel.cuh k_slice), k_chunk and
+ * stride (fp32 elements between partial tiles) their geometry. */
+struct KSlice {
+    int64_t k_chunk, stride;
+};
+struct LaunchHow {
+    int fastu, splits;
+    KSlice ks;
+};
+
 template <class C, int LAYOUT, int SID>
-int launch_dt(const smk_gemm16_params &q, bool vec, cudaStream_t s);
+int launch_dt(const smk_gemm16_params &q, bool vec, const LaunchHow &how, cudaStream_t s);
 
 
-/* Which of A (bit 0) and B (bit 1) variant 0 copies for q (after prepare), and the bytes that takes. */
+/* Split-K's reduction (gemm16_reduce.cu): D = alpha * (sum of the S fp32 partial tiles at ws, stride
+ * floats apart, rows of ldw floats) + beta * C, rounded to q's output dtype, on `stream`. */
+int launch_reduce(const smk_gemm16_params &q, const float *ws, int64_t stride, int64_t ldw, int S, cudaStream_t stream);
+
+/* Which of A (bit 0) and B (bit 1) have unaligned rows (none when vec). */
 int pad_mask(const smk_gemm16_params &q, bool vec);
-size_t pad_bytes(const smk_gemm16_params &q, int mask);
 /* Variant 0 with unaligned rows: the operands in mask copied into padded temporaries (tmp), q pointed
  * at them; free_padded(tmp) on the same stream behind the kernel, even after a failure. */
 int pad_operands(smk_gemm16_params *q, int mask, void *tmp[2], cudaStream_t stream);
 void free_padded(void *tmp[2], cudaStream_t stream);
 
-/* Variant 0's tiles: VSmall when VAligned's grid is under half a wave of `sms` multiprocessors. */
+/* Whether rows at ptr, ld elements apart, all start on 16 bytes (cp.async's 16-byte chunks). */
+inline bool rows_aligned(const void *ptr, int64_t ld) { return ((uintptr_t)ptr & 15u) == 0 && ld % 8 == 0; }
+
+/* Variant 0's tiles before #28: VSmall when VAligned's grid is under half a wave of `sms` multiprocessors. */
 inline bool small_grid(int64_t M, int64_t N, int sms)
 {
     const int64_t blocks = ((M + VAligned::BM - 1) / VAligned::BM) * ((N + VAligned::BN - 1) / VAligned::BN);

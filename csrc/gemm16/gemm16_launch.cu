@@ -2,14 +2,16 @@
  * the layout / swizzle dispatch onto the kernel translation units.
  *
  * Rules: the launcher validates params (cudaErrorInvalidValue), opts into > 48 KB shared memory once
- * per instantiation (instantiate.cuh), returns the first CUDA error, never exits; only variant 0 with
- * unaligned rows allocates (stream-ordered padded temporaries, gemm16_padcopy.cu). */
+ * per instantiation (instantiate.cuh), returns the first CUDA error, never exits; only variant 0 (and
+ * the pre-#28 variant) allocates: stream-ordered padded temporaries (gemm16_padcopy.cu) and split-K's
+ * fp32 workspace (launch_split), as smk_gemm16_choose (gemm16_choose.c) says. */
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdint.h>
 
 #include "common/gemm_args.h"
 #include "common/launch.h"
+#include "runtime.h"
 #include "dispatch.h"
 #include "layout.h"
 #include "matvec.h"
@@ -22,44 +24,111 @@ namespace g16 {
 
 static const char *const kVariantNames[kNumVariants] = {
 #define SMK_G16_NAME(n, V, name) , name
-    kVariant0Name SMK_G16_VARIANTS(SMK_G16_NAME)
+    kVariant0Name SMK_G16_VARIANTS(SMK_G16_NAME), kVariantPre28Name
 #undef SMK_G16_NAME
 };
+static_assert(kVariantPre28 == SMK_GEMM16_VARIANT_PRE28, "api/gemm16.h numbers the pre-#28 variant");
+
+/* The chooser's tile rows (api/gemm16.h SMK_G16_CHOOSER_TILES) are table variants of that geometry. */
+template <int VAR> struct VariantCfg;
+#define SMK_G16_VCFG(n, V, name) template <> struct VariantCfg<n> { using type = V; };
+SMK_G16_VARIANTS(SMK_G16_VCFG)
+#undef SMK_G16_VCFG
+#define SMK_G16_CHECK_TILE(v, bm, bn, bk, bps, eff)                                                          \
+    static_assert(VariantCfg<v>::type::BM == bm && VariantCfg<v>::type::BN == bn &&                          \
+                      VariantCfg<v>::type::BK == bk && VariantCfg<v>::type::MINB <= bps,                      \
+                  "SMK_G16_CHOOSER_TILES row " #v " matches tiles.h");
+SMK_G16_CHOOSER_TILES(SMK_G16_CHECK_TILE)
+#undef SMK_G16_CHECK_TILE
 
 template <class C>
-int launch_layout(const smk_gemm16_params &q, int sid, bool vec, cudaStream_t s)
+int launch_layout(const smk_gemm16_params &q, int sid, bool vec, const LaunchHow &how, cudaStream_t s)
 {
     switch (q.layout) {
-    case SMK_NAIVE: return launch_dt<C, SMK_NAIVE, 0>(q, vec, s);
-    case SMK_PAD: return launch_dt<C, SMK_PAD, 0>(q, vec, s);
+    case SMK_NAIVE: return launch_dt<C, SMK_NAIVE, 0>(q, vec, how, s);
+    case SMK_PAD: return launch_dt<C, SMK_PAD, 0>(q, vec, how, s);
     case SMK_SWIZZLE:
         switch (sid) {
-        case 0: return launch_dt<C, SMK_SWIZZLE, 0>(q, vec, s);
-        case 1: return launch_dt<C, SMK_SWIZZLE, 1>(q, vec, s);
-        case 2: return launch_dt<C, SMK_SWIZZLE, 2>(q, vec, s);
-        case 3: return launch_dt<C, SMK_SWIZZLE, 3>(q, vec, s);
+        case 0: return launch_dt<C, SMK_SWIZZLE, 0>(q, vec, how, s);
+        case 1: return launch_dt<C, SMK_SWIZZLE, 1>(q, vec, how, s);
+        case 2: return launch_dt<C, SMK_SWIZZLE, 2>(q, vec, how, s);
+        case 3: return launch_dt<C, SMK_SWIZZLE, 3>(q, vec, how, s);
         default: return (int)cudaErrorInvalidValue;
         }
     default: return (int)cudaErrorInvalidValue;
     }
 }
 
-/* Variant 0 on aligned rows: VSmall or VAligned by the grid. */
-static int launch_aligned(const smk_gemm16_params &q, int sid, int sms, cudaStream_t stream)
+/* One variant's configuration (1 .. the table's last) on q as it is. */
+static int launch_variant(int variant, const smk_gemm16_params &q, int sid, bool vec, const LaunchHow &how,
+                          cudaStream_t s)
 {
-    return small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, stream)
-                                     : launch_layout<VAligned>(q, sid, true, stream);
+    switch (variant) {
+#define SMK_G16_CASE(n, V, name) case n: return launch_layout<V>(q, sid, vec, how, s);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
-/* Variant 0 with unaligned rows: A and / or B (mask) copied padded, the aligned kernel on the copies,
- * the temporaries freed on `stream` behind it (no synchronisation). */
-static int launch_padded(smk_gemm16_params q, int sid, int mask, int sms, cudaStream_t stream)
+/* The variant before #28 (kVariantPre28, for the A/B): unaligned rows always copied padded, then
+ * 128x256x64 (128x128x64 for grids under half a wave), no split. */
+static int launch_pre28(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream_t stream)
 {
+    const LaunchHow one = {0, 1, {0, 0}};
+    const int mask = pad_mask(q, vec);
     void *tmp[2] = {NULL, NULL};
-    int e = pad_operands(&q, mask, tmp, stream);
+    int e = mask ? pad_operands(&q, mask, tmp, stream) : (int)cudaSuccess;
     if (e == (int)cudaSuccess)
-        e = launch_aligned(q, sid, sms, stream);
-    free_padded(tmp, stream);
+        e = small_grid(q.M, q.N, sms) ? launch_layout<VSmall>(q, sid, true, one, stream)
+                                      : launch_layout<VAligned>(q, sid, true, one, stream);
+    if (mask)
+        free_padded(tmp, stream);
+    return e;
+}
+
+/* Split-K: ch.splits fp32 partial tiles into a stream-ordered workspace on `stream`, then the
+ * reduction (gemm16_reduce.cu) into D; the workspace freed on `stream` behind them. */
+static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk_gemm16_choice &ch,
+                        cudaStream_t stream)
+{
+    const int64_t ldw = smk_gemm16_ws_ldw(q.N), stride = q.M * ldw;
+    void *ws = NULL;
+    const smk_status st = smk_rt_alloc_on(&ws, (size_t)ch.splits * (size_t)stride * sizeof(float), stream);
+    if (st.code != SMK_OK)
+        return st.cuda ? st.cuda : (int)cudaErrorMemoryAllocation;
+    smk_gemm16_params w = q; /* the partial tiles: fp32 D = 1 * A[:, slice] @ B[slice, :], C not read */
+    w.D = ws;
+    w.ldd = ldw;
+    w.C = NULL;
+    w.alpha = 1.f;
+    w.beta = 0.f;
+    w.out_f32 = 1;
+    const LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}};
+    int e = launch_variant(ch.variant, w, sid, vec, how, stream);
+    if (e == (int)cudaSuccess)
+        e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, stream);
+    smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
+    return e;
+}
+
+/* Variant 0: the choice of gemm16_choose.c (tile, split, padded copies or unaligned rows in place),
+ * run as chosen.  A and B padded (ch.pad_a / pad_b) into temporaries freed on `stream` behind it. */
+static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream_t stream)
+{
+    smk_gemm16_choice ch;
+    smk_gemm16_choose(q.M, q.N, q.K, sms, rows_aligned(q.A, q.lda), rows_aligned(q.B, q.ldb), &ch);
+    const int mask = (ch.pad_a ? 1 : 0) | (ch.pad_b ? 2 : 0);
+    void *tmp[2] = {NULL, NULL};
+    int e = mask ? pad_operands(&q, mask, tmp, stream) : (int)cudaSuccess;
+    if (mask)
+        vec = q.K == 0 || (rows_aligned(q.A, q.lda) && rows_aligned(q.B, q.ldb));
+    if (e == (int)cudaSuccess) {
+        const LaunchHow one = {0, 1, {0, 0}};
+        e = ch.splits > 1 ? launch_split(q, sid, vec, ch, stream) : launch_variant(ch.variant, q, sid, vec, one, stream);
+    }
+    if (mask)
+        free_padded(tmp, stream);
     return e;
 }
 
@@ -85,7 +154,7 @@ static int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, b
     const int st = gemm_normalise(q);
     if (st != 0)
         return st;
-    *vec = q->K == 0 || (aligned16(q->A) && aligned16(q->B) && q->lda % 8 == 0 && q->ldb % 8 == 0);
+    *vec = q->K == 0 || (rows_aligned(q->A, q->lda) && rows_aligned(q->B, q->ldb));
     return 0;
 }
 
@@ -111,6 +180,7 @@ extern "C" int smk_gemm16_variant_geometry(int variant, int *bm, int *bn, int *b
     } while (0)
     switch (variant) {
     case 0: SMK_G16_GEOM(VAligned); return 0;
+    case kVariantPre28: SMK_G16_GEOM(VAligned); return 0;
 #define SMK_G16_CASE(n, V, name) case n: SMK_G16_GEOM(V); return 0;
     SMK_G16_VARIANTS(SMK_G16_CASE)
 #undef SMK_G16_CASE
@@ -124,7 +194,13 @@ extern "C" int smk_gemm16_supports_swizzle(int b, int m, int s)
     return smk::g16::swizzle_id(b, m, s) >= 0;
 }
 
-extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
+extern "C" int smk_gemm16_device_sms(void)
+{
+    int sms = 0;
+    return smk::device_facts(&sms, NULL) == 0 ? sms : 0;
+}
+
+extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p, int sms)
 {
     using namespace smk::g16;
     smk_gemm16_params q;
@@ -135,7 +211,8 @@ extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p)
     smk_mv_route r;
     if (mv_route(q, &r)) /* the memory-bound path: its workspace, no padded copies */
         return r.ws_bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)r.ws_bytes;
-    return pad_bytes(q, pad_mask(q, vec));
+    return smk_gemm16_temp_bytes_shape(q.M, q.N, q.K, q.variant, rows_aligned(q.A, q.lda), rows_aligned(q.B, q.ldb),
+                                       sms > 0 ? sms : smk_gemm16_device_sms());
 }
 
 /* The wgmma kernel first where smk_gemm16_set_kernel(1) forces it or (2, the default) its auto rule
@@ -170,21 +247,16 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
         return (int)cudaErrorInvalidValue;
     if (st > 0)
         return (int)cudaSuccess;
-    switch (q.variant) {
-    case 0: {
+    if (q.variant == 0 || q.variant == kVariantPre28) {
         int sms = 0;
         const int e = smk::device_facts(&sms, NULL);
         if (e)
             return e;
         smk_mv_route r;
-        if (mv_route(q, &r)) /* M or N small, or tiny K: the memory-bound path (matvec.h) */
+        if (q.variant == 0 && mv_route(q, &r)) /* M or N small, or tiny K: the memory-bound path (matvec.h) */
             return mv_launch(q, r, sms, stream);
-        const int mask = pad_mask(q, vec);
-        return mask ? launch_padded(q, sid, mask, sms, stream) : launch_aligned(q, sid, sms, stream);
+        return q.variant == 0 ? launch_v0(q, sid, vec, sms, stream) : launch_pre28(q, sid, vec, sms, stream);
     }
-#define SMK_G16_CASE(n, V, name) case n: return launch_layout<V>(q, sid, vec, stream);
-    SMK_G16_VARIANTS(SMK_G16_CASE)
-#undef SMK_G16_CASE
-    default: return (int)cudaErrorInvalidValue;
-    }
+    const LaunchHow how = {q.variant == 5, 1, {0, 0}};
+    return launch_variant(q.variant, q, sid, vec, how, stream);
 }

@@ -4,10 +4,11 @@
  * leading dimension that is not a multiple of 8 elements: 4097x4095x4093, a slice x[:, 1:]) cannot
  * feed it.  Variant 0 copies such an operand, on the caller's stream, into a stream-ordered temporary
  * whose rows are padded to a multiple of 8 elements, runs the aligned kernel on it, and frees the
- * temporary behind the kernel; variants 1..7 keep the register-staged path for unaligned operands
- * (the two compared: docs/GEMM16_NOTES.md, "Unaligned rows: padded copies (variant 0)").  C and D are
- * read and written by the epilogue from registers (pairs where aligned, else single elements) and are
- * never copied.  smk_gemm16_temp_bytes() is the bytes, for the callers' size checks. */
+ * temporary behind the kernel, when smk_gemm16_choose (gemm16_choose.c) finds the copies cheaper than
+ * the register-staged path in place (the two compared: docs/GEMM16_NOTES.md, "Unaligned rows: padded
+ * copies (variant 0)"); variants 1..9 always read in place.  C and D are read and written by the
+ * epilogue from registers (pairs where aligned, else single elements) and are never copied.
+ * smk_gemm16_temp_bytes() is the bytes, for the callers' size checks. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -24,9 +25,9 @@ static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
 int pad_mask(const smk_gemm16_params &q, bool vec)
 {
-    if (vec || q.variant != 0)
+    if (vec)
         return 0;
-    return (aligned16(q.A) && q.lda % 8 == 0 ? 0 : 1) | (aligned16(q.B) && q.ldb % 8 == 0 ? 0 : 2);
+    return (rows_aligned(q.A, q.lda) ? 0 : 1) | (rows_aligned(q.B, q.ldb) ? 0 : 2);
 }
 
 static size_t mul_sat(int64_t a, int64_t b)
@@ -34,18 +35,6 @@ static size_t mul_sat(int64_t a, int64_t b)
     const uint64_t x = (uint64_t)a, y = (uint64_t)b;
     return (a < 0 || b < 0 || (y && x > SIZE_MAX / y)) ? SIZE_MAX : (size_t)(x * y);
 }
-static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
-
-size_t pad_bytes(const smk_gemm16_params &q, int mask)
-{
-    size_t n = 0;
-    if (mask & 1)
-        n = add_sat(n, mul_sat(q.M, 2 * pad8(q.K)));
-    if (mask & 2)
-        n = add_sat(n, mul_sat(q.K, 2 * pad8(q.N)));
-    return n;
-}
-
 /* dst (rows x dpitch, 16-byte aligned, dpitch a multiple of 8) <- src (rows x cols, row pitch
  * spitch elements, any 2-byte alignment); columns cols..dpitch-1 become zeros.  One thread per
  * 16-byte destination chunk: a chunk whose two surrounding aligned 16-byte source blocks lie inside

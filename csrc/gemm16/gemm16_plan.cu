@@ -209,12 +209,13 @@ int frag_accesses(long long blocks, long long kt_all, bool staged, smk_plan *pla
 }
 
 template <class C, int LAYOUT, int SID>
-int block_plan(int64_t M, int64_t N, int64_t K, bool staged, smk_plan *plan)
+int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, smk_plan *plan)
 {
     using S = Smem<C, LAYOUT, SID>;
     const long long blocks = ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
     const long long kt_all = (K + C::BK - 1) / C::BK;
-    const int64_t lda = staged ? K : (K + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8; /* variant 0 pads */
+    /* A's rows hold lda_k columns (K, or the whole K of a split's slice of K columns); variant 0 pads */
+    const int64_t lda = staged ? lda_k : (lda_k + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8;
     PlanFill f[SMK_PLAN_MAX];
     const int n = fill_classes<C>(M, N, K, staged, f);
     int a = 0;
@@ -246,17 +247,18 @@ int block_plan(int64_t M, int64_t N, int64_t K, bool staged, smk_plan *plan)
 }
 
 template <class C>
-int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan)
+int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan, int64_t lda_k = -1)
 {
+    const int64_t lk = lda_k < 0 ? K : lda_k;
     switch (layout) {
-    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, staged, plan);
-    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, staged, plan);
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, lk, staged, plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, lk, staged, plan);
     default:
         switch (sid) {
-        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, staged, plan);
-        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, staged, plan);
-        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, staged, plan);
-        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, staged, plan);
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, lk, staged, plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, lk, staged, plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, lk, staged, plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, lk, staged, plan);
         }
     }
 }
@@ -278,9 +280,54 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
     return 0;
 }
 
+static void append(smk_plan *plan, const char *text)
+{
+    const size_t n = strlen(plan->config);
+    snprintf(plan->config + n, sizeof plan->config - n, "%s", text);
+}
+
+static int plan_variant(int variant, int64_t M, int64_t N, int64_t K, int64_t lda_k, int layout, int sid, bool staged,
+                        smk_plan *plan)
+{
+    switch (variant) {
+#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, lda_k);
+    SMK_G16_VARIANTS(SMK_G16_CASE)
+#undef SMK_G16_CASE
+    default: return -1;
+    }
+}
+
+/* Variant 0 as smk_gemm16_launch runs it: smk_gemm16_choose's tile; unaligned rows padded (the cp.async
+ * kernel) or read in place (the staged kernel); a split K as S launches' worth of blocks of k_chunk
+ * columns each (the last slice, shorter when K is not S * k_chunk, modelled as a whole one: its edge
+ * k-tile's lanes counted as full).  The reduction uses no shared memory. */
+static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, int sms, smk_plan *plan)
+{
+    smk_gemm16_choice ch;
+    smk_gemm16_choose(M, N, K, sms, !staged, !staged, &ch);
+    const bool in_place = staged && !ch.pad_a && !ch.pad_b;
+    const int rc = plan_variant(ch.variant, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan);
+    if (rc != 0)
+        return rc;
+    if (ch.splits > 1) {
+        for (int i = 0; i < plan->n; i++)
+            plan->acc[i].repeats *= ch.splits;
+        plan->blocks *= ch.splits;
+        char t[48];
+        snprintf(t, sizeof t, "; split K %d x %lld", ch.splits, (long long)ch.k_chunk);
+        append(plan, t);
+    }
+    if (staged)
+        append(plan, in_place ? "; unaligned rows in place" : "; unaligned rows padded");
+    return 0;
+}
+
 } /* namespace g16 */
 } /* namespace smk */
 
+/* Variant 0 replays smk_gemm16_choose (plan_v0): its tile, in place or padded, a split K as S times the
+ * blocks of k_chunk columns (api/gemm16.h's "variant 0 pads such operands" is the pre-#28 variant's rule,
+ * kVariantPre28; variant 0 pads only where its chooser says so). */
 extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
                                int variant, int sms, smk_plan *plan)
 {
@@ -297,13 +344,13 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, &r))
         return mv_plan(r, plan);
     switch (variant) {
-    case 0: /* as smk_gemm16_launch: unaligned rows are padded first, so always the cp.async kernel */
+    case 0:
+        return plan_v0(M, N, K, layout, sid, staged, sms, plan);
+    case kVariantPre28: /* unaligned rows padded first, so always the cp.async kernel */
         rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan)
                                    : plan_cfg<VAligned>(M, N, K, layout, sid, false, plan);
-        if (rc == 0 && staged) {
-            const size_t n = strlen(plan->config);
-            snprintf(plan->config + n, sizeof plan->config - n, "; unaligned rows padded");
-        }
+        if (rc == 0 && staged)
+            append(plan, "; unaligned rows padded");
         return rc;
 #define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan);
     SMK_G16_VARIANTS(SMK_G16_CASE)

@@ -15,30 +15,31 @@ namespace smk {
 namespace g16 {
 
 template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
-int launch_inst(const smk_gemm16_params &q, cudaStream_t stream)
+int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream)
 {
     using S = Smem<C, LAYOUT, SID>;
     const int64_t blocks = ((q.M + C::BM - 1) / C::BM) * ((q.N + C::BN - 1) / C::BN);
-    if (blocks <= 0 || blocks > INT_MAX)
+    if (blocks <= 0 || blocks > INT_MAX || how.splits < 1 || how.splits > 65535)
         return (int)cudaErrorInvalidValue;
     auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC>;
     const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC>>(S::BYTES);
     if (e)
         return e;
-    kern<<<(unsigned)blocks, C::THREADS, S::BYTES, stream>>>(q, q.variant == 5);
+    kern<<<dim3((unsigned)blocks, (unsigned)how.splits), C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks);
     return (int)cudaGetLastError();
 }
 
 template <class C, int LAYOUT, int SID>
-int launch_dt(const smk_gemm16_params &q, bool vec, cudaStream_t s)
+int launch_dt(const smk_gemm16_params &q, bool vec, const LaunchHow &h, cudaStream_t s)
 {
     if (q.dtype == 1)
-        return vec ? launch_inst<C, LAYOUT, SID, true, true>(q, s) : launch_inst<C, LAYOUT, SID, true, false>(q, s);
-    return vec ? launch_inst<C, LAYOUT, SID, false, true>(q, s) : launch_inst<C, LAYOUT, SID, false, false>(q, s);
+        return vec ? launch_inst<C, LAYOUT, SID, true, true>(q, h, s) : launch_inst<C, LAYOUT, SID, true, false>(q, h, s);
+    return vec ? launch_inst<C, LAYOUT, SID, false, true>(q, h, s) : launch_inst<C, LAYOUT, SID, false, false>(q, h, s);
 }
 
 #define SMK_G16_INSTANTIATE(V, ...) \
-    template int launch_dt<V, SMK_G16_LAYOUT, SMK_G16_SID>(const smk_gemm16_params &, bool, cudaStream_t);
+    template int launch_dt<V, SMK_G16_LAYOUT, SMK_G16_SID>(const smk_gemm16_params &, bool, const LaunchHow &, \
+                                                           cudaStream_t);
 SMK_G16_CONFIGS(SMK_G16_INSTANTIATE)
 #undef SMK_G16_INSTANTIATE
 

@@ -32,6 +32,7 @@
 #include "api/gemm16.h"
 #include "common/ptx_mma.cuh"
 #include "common/raster.cuh"
+#include "dispatch.h"
 #include "smem.cuh"
 #include "unaligned.cuh"
 
@@ -180,11 +181,32 @@ struct WarpMma {
 namespace smk {
 namespace g16 {
 
-/* ---- the kernel: tile position -> load path's main loop (warp MMA inside) -> epilogue ---------------
- * VEC: rows 16-byte aligned (AsyncLoad), else StagedLoad; fastu: variant 5's funnel-shift loads. */
-template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
-__global__ void __launch_bounds__(C::THREADS, C::MINB) gemm16_kernel(const smk_gemm16_params p, int fastu)
+/* ---- split-K: blockIdx.y's slice of K ------------------------------------------------------------
+ * With gridDim.y = S > 1 (variant 0's split, gemm16_split.cu) block (x, z) computes the product of
+ * A[:, z*k_chunk, +k_chunk) and B[z*k_chunk, +k_chunk), :) (the last slice shorter) into the fp32
+ * partial tile D + z*stride (the host passes D = the workspace, out_f32 = 1, alpha = 1, beta = 0).
+ * k_chunk is a multiple of BK, so each slice's A and B rows keep the alignment of the whole rows. */
+__device__ __forceinline__ smk_gemm16_params k_slice(const smk_gemm16_params &p, const KSlice &ks)
 {
+    smk_gemm16_params q = p;
+    if (gridDim.y > 1) {
+        const int64_t z = blockIdx.y, k0 = z * ks.k_chunk, kl = p.K - k0;
+        q.A = (const unsigned short *)p.A + k0;
+        q.B = (const unsigned short *)p.B + k0 * p.ldb;
+        q.K = kl < ks.k_chunk ? kl : ks.k_chunk;
+        q.D = (float *)p.D + z * ks.stride;
+    }
+    return q;
+}
+
+/* ---- the kernel: tile position -> load path's main loop (warp MMA inside) -> epilogue ---------------
+ * VEC: rows 16-byte aligned (AsyncLoad), else StagedLoad; fastu: variant 5's (and variant 0's in-place)
+ * funnel-shift loads; ks: the K slice of blockIdx.y (unused when gridDim.y == 1). */
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
+__global__ void __launch_bounds__(C::THREADS, C::MINB)
+    gemm16_kernel(const smk_gemm16_params p0, int fastu, const KSlice ks)
+{
+    const smk_gemm16_params p = k_slice(p0, ks);
     using S = Smem<C, LAYOUT, SID>;
     using Load = typename std::conditional<VEC, AsyncLoad<C, S>, StagedLoad<C, S>>::type;
     using Mma = WarpMma<C, S, BF16>;

@@ -56,14 +56,18 @@ struct Cfg {
  * Configurations: X(name, BM, BN, BK, WM, WN, STAGES, MINB, FAST), each compiled for every layout,
  * swizzle, dtype and load path.  The benchmark shows BK = 32 (naive 4-way on A) next to BK = 64
  * (naive 8-way); V6 is V4 without the 2-blocks register cap (V4 spills); V7 is V1 with the general
- * load path on every tile (the A/B reference for the interior fast path). */
+ * load path on every tile (the A/B reference for the interior fast path); V8 (64x128, 2 per SM) and V9
+ * (64x64, 3 per SM) are the mid-size tiles variant 0's chooser (gemm16_choose.c) may pick when the big
+ * tiles' grid would leave SMs idle (1000^3: 32 blocks of 128x256 on 132 SMs, 128 of 64x128). */
 #define SMK_G16_CONFIGS(X)                          \
     X(V1, 128, 256, 64, 64, 64, 3, 1, true)         \
     X(V2, 128, 256, 32, 64, 64, 4, 1, true)         \
     X(V3, 128, 128, 32, 64, 32, 4, 2, true)         \
     X(V4, 128, 128, 64, 64, 32, 3, 2, true)         \
     X(V6, 128, 128, 64, 64, 32, 3, 1, true)         \
-    X(V7, 128, 256, 64, 64, 64, 3, 1, false)
+    X(V7, 128, 256, 64, 64, 64, 3, 1, false)        \
+    X(V8, 64, 128, 64, 32, 32, 3, 2, true)          \
+    X(V9, 64, 64, 64, 32, 16, 4, 3, true)
 
 /* Variants 1.. in order: X(number, configuration, description).  Variant 5 is variant 2's kernel with
  * the aligned-block + funnel-shift loads for unaligned rows (launch.cu passes fastu). */
@@ -74,29 +78,35 @@ struct Cfg {
     X(4, V4, "128x128x64 block tile, 3 stages, 8 warps of 64x32, 2 blocks per SM")                           \
     X(5, V2, "128x256x32 as variant 2; unaligned rows read as aligned 16-byte blocks + funnel shift")        \
     X(6, V6, "128x128x64 block tile, 3 stages, 8 warps of 64x32, 1 block per SM")                            \
-    X(7, V7, "128x256x64 as variant 1, predicated cp.async path on every tile (before the interior fast path)")
+    X(7, V7, "128x256x64 as variant 1, predicated cp.async path on every tile (before the interior fast path)") \
+    X(8, V8, "64x128x64 block tile, 3 stages, 8 warps of 32x32, 2 blocks per SM")                           \
+    X(9, V9, "64x64x64 block tile, 4 stages, 8 warps of 32x16, 3 blocks per SM")
 
 #define SMK_G16_USING(V, bm, bn, bk, wm, wn, stages, minb, fast) using V = Cfg<bm, bn, bk, wm, wn, stages, minb, fast>;
 SMK_G16_CONFIGS(SMK_G16_USING)
 #undef SMK_G16_USING
 
-/* Variant 0, the shipped default: 128x256x64 unless that grid is under half a wave, then 128x128x64
- * (one block per SM anyway); unaligned rows copied into padded temporaries first. */
+/* Variant 0, the shipped default: smk_gemm16_choose's tile, K split and padded copies (gemm16_choose.c).
+ * VAligned / VSmall: the tiles of variant 0 before #28 (kVariantPre28, small_grid). */
 using VAligned = V1;
 using VSmall = V6;
 constexpr const char *kVariant0Name =
-    "shipped: 128x256x64 (128x128x64 for grids under half a wave); unaligned rows copied padded first";
+    "shipped: tile (128x256 .. 64x64), K split and padded copies of unaligned rows by a cost model";
 
 #define SMK_G16_COUNT(n, V, name) +1
-constexpr int kNumVariants = 1 SMK_G16_VARIANTS(SMK_G16_COUNT);
+constexpr int kNumTableVariants = 1 SMK_G16_VARIANTS(SMK_G16_COUNT);
 #undef SMK_G16_COUNT
+/* One more number after the table: variant 0 before issue #28, for the A/B (launch.cu launch_pre28). */
+constexpr int kVariantPre28 = kNumTableVariants, kNumVariants = kNumTableVariants + 1;
+constexpr const char *kVariantPre28Name =
+    "variant 0 before #28: 128x256x64 (128x128x64 under half a wave), unaligned rows copied padded, no split";
 
 #define SMK_G16_NUMBER(n, V, name) , n
 constexpr int kVariantNumbers[] = {0 SMK_G16_VARIANTS(SMK_G16_NUMBER)};
 #undef SMK_G16_NUMBER
 constexpr bool numbered_in_order(int i = 0)
 {
-    return i == kNumVariants || (kVariantNumbers[i] == i && numbered_in_order(i + 1));
+    return i == kNumTableVariants || (kVariantNumbers[i] == i && numbered_in_order(i + 1));
 }
 static_assert(numbered_in_order(), "SMK_G16_VARIANTS rows are numbered 1, 2, ... in order");
 

@@ -28,17 +28,17 @@ constexpr int kReduceThreads = 64;
 
 inline int reduce_groups_per_warp(int S) { return S >= 16 ? 2 : (S >= 8 ? 4 : 8); }
 
-template <bool VEC>
-__global__ void __launch_bounds__(kReduceThreads)
-    sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S, int G,
-                        const smk_sgemm_params p)
+/* The walk both split-K reductions share (this SGEMM's, and the tensor-core GEMM's gemm16/gemm16_reduce.cu):
+ * store(m, n, sum, valid) once per float4 group of an M x N output, valid = N - n columns left in the
+ * row (>= 1; only the first min(valid, 4) are sums).  Called by every thread of the grid. */
+template <class Store>
+__device__ __forceinline__ void reduce_walk(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S,
+                                            int G, int64_t M, int64_t N, Store store)
 {
-    pdl_wait_prerequisites(); /* the GEMM grid's partial tiles are complete and visible */
     const int lane = threadIdx.x & 31, tx = lane & (G - 1), ty = lane / G, L = 32 / G;
-    const int64_t per_row = ldw / 4, groups = p.M * per_row;
+    const int64_t per_row = ldw / 4, groups = M * per_row;
     const int64_t warp = ((int64_t)blockIdx.x * kReduceThreads + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * kReduceThreads) >> 5;
-    const float alpha = p.alpha, beta = p.beta;
     for (int64_t g0 = warp * G; g0 < groups; g0 += warps * G) { /* uniform per warp: shuffles below */
         const int64_t g = g0 + tx;
         const bool ok = g < groups;
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kReduceThreads)
         float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
         if (ok) {
             const float *w = W + m * ldw + n;
-            if (n + 4 <= p.N) {
+            if (n + 4 <= N) {
 #pragma unroll 4
                 for (int z = ty; z < S; z += L) {
                     const float4 v = __ldcg(reinterpret_cast<const float4 *>(w + z * slice_stride));
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kReduceThreads)
                     s.w += v.w;
                 }
             } else { /* a row's last group when N % 4 != 0: only its written columns (never the pad) */
-                const int nv = (int)(p.N - n); /* 1..3 */
+                const int nv = (int)(N - n); /* 1..3 */
                 for (int z = ty; z < S; z += L) {
                     const float *wz = w + z * slice_stride;
                     s.x += __ldcg(wz);
@@ -71,10 +71,22 @@ __global__ void __launch_bounds__(kReduceThreads)
             s.z += __shfl_xor_sync(0xffffffffu, s.z, o);
             s.w += __shfl_xor_sync(0xffffffffu, s.w, o);
         }
-        if (!ok || ty != 0 || n >= p.N) continue;
-        /* C formed only; read only if beta != 0 */
-        store4<VEC>(p.D + m * p.ldd + n, p.C + m * p.ldc + n, s, alpha, beta, (int)(p.N - n));
+        if (!ok || ty != 0 || n >= N) continue;
+        store(m, n, s, (int)(N - n));
     }
+}
+
+template <bool VEC>
+__global__ void __launch_bounds__(kReduceThreads)
+    sgemm_reduce_kernel(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S, int G,
+                        const smk_sgemm_params p)
+{
+    pdl_wait_prerequisites(); /* the GEMM grid's partial tiles are complete and visible */
+    const float alpha = p.alpha, beta = p.beta;
+    /* C formed only; read only if beta != 0 */
+    reduce_walk(W, slice_stride, ldw, S, G, p.M, p.N, [&](int64_t m, int64_t n, float4 s, int valid) {
+        store4<VEC>(p.D + m * p.ldd + n, p.C + m * p.ldc + n, s, alpha, beta, valid);
+    });
 }
 
 } /* namespace smk */

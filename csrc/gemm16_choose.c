@@ -1,0 +1,166 @@
+/*
+ * gemm16_choose.c -- variant 0's choice for one tensor-core GEMM launch (api/gemm16.h smk_gemm16_choose):
+ * the tile configuration, the K split, and whether unaligned rows are copied padded or read in place.
+ * Pure C, no CUDA: the launcher (gemm16/gemm16_launch.cu) runs the answer, the plan (gemm16_plan.cu)
+ * replays it for explain(), and the size checks (gemm16_temp.c -> rules.c, bench.c) count its bytes.
+ *
+ * The model, in nanoseconds on one GPU of `sms` multiprocessors (H100-calibrated constants below):
+ *   tiles   = ceil(M / BM) * ceil(N / BN),  blocks = tiles * S,  kc = K columns per slice (BK multiple)
+ *   waves   = ceil(blocks / (sms * BPS))   (wave quantization: the full waves, then a partial one)
+ *   T_block = BM * BN * (KMUL * kc + K0) / (RATE * EFF * sqrt(r / BPS) / r), r blocks resident per SM
+ *             (BPS in a full wave, ceil(rest / sms) in the last: r blocks share the SM's rate, and
+ *             fewer than BPS hide less latency); KMUL = 1 for cp.async loads, STAGED in place
+ *   T_tile  = full waves * T_block(BPS) + T_block(r of the last wave)
+ *   T_gemm  = max(T_tile, DRAM bytes of A, B, D / BW)
+ *   split   S > 1 adds T_SPLIT (the reduction launch, the workspace) + S*M*N*8 bytes / BW (fp32
+ *           partials written and read back)
+ *   unaligned rows (a base or a pitch off 16 bytes): either copied padded, each copy COPY_NS + 4 bytes
+ *           per element / BW, then the cp.async kernel at T_gemm; or read in place through registers
+ *           (the staged path, ~2.7x slower per MMA at 4097x4095x4093: docs/GEMM16_NOTES.md), KMUL =
+ *           STAGED.  Whichever is smaller; a tie copies (the old behaviour).
+ * The candidates are every (tile, S) with S = 1..64 slices of at least MIN_KC columns, the workspace
+ * at most WS_MAX bytes, S > 1 only where the tile's grid is under one wave (split-K is for outputs that
+ * do not fill the GPU; past a wave its gain is a fraction of the last wave against S times the output
+ * in fp32 traffic); the cheapest wins, ties to the bigger tile and fewer slices (table order), and
+ * only by a margin (KEEP) over the choice of variant 0 before #28, which holds otherwise: where the
+ * model is unsure the measured-good old path stays (big aligned shapes, big odd ones padded).
+ */
+#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "api/gemm16.h"
+
+/* The tiles variant 0 may choose: X(variant, BM, BN, BK, blocks per SM, efficiency in percent of the
+ * 128x256 tile's per-SM MMA rate).  gemm16_launch.cu checks the geometry against tiles.h. */
+static const struct {
+    int variant, bm, bn, bk, bps, eff;
+} kTiles[] = {
+#define SMK_G16_TILE_ROW(v, bm, bn, bk, bps, eff) {v, bm, bn, bk, bps, eff},
+    SMK_G16_CHOOSER_TILES(SMK_G16_TILE_ROW)
+#undef SMK_G16_TILE_ROW
+};
+#define N_TILES ((int)(sizeof kTiles / sizeof kTiles[0]))
+
+#define RATE 1600.0      /* multiply-adds per ns per SM of the 128x256 tile (~420 TFLOP/s on 132 SMs) */
+#define K0 128.0         /* a block's fixed cost (pipeline fill, epilogue) in K columns */
+#define BW 2500.0        /* DRAM bytes per ns */
+#define T_SPLIT 3000.0   /* the reduction kernel's launch and tail, the workspace's allocation */
+#define COPY_NS 2500.0   /* one padded copy's launch and tail, its temporary's allocation */
+#define STAGED 2.5       /* register-staged (in-place) loads per MMA against cp.async */
+#define MIN_KC 256       /* a slice has at least this many K columns */
+#define MAX_SPLITS 64
+#define WS_MAX ((int64_t)1 << 28)
+#define KEEP 0.9         /* another choice must model at least 10% faster than variant 0 before #28 */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
+
+/* fp32 partial tiles: S slices of M rows of N rounded up to 4 floats (16-byte rows) */
+int64_t smk_gemm16_ws_ldw(int64_t N) { return (N + 3) & ~(int64_t)3; }
+
+/* One block's time with r blocks resident on its SM (of the bps the tile is built for): the SM's rate
+ * RATE * EFF at full residency, sqrt(r / bps) of it with fewer (less latency hidden), shared by r. */
+static double block_ns(int t, int64_t kc, double kmul, int64_t r)
+{
+    const double share = sqrt((double)r / kTiles[t].bps) / (double)r;
+    return (double)kTiles[t].bm * kTiles[t].bn * (kmul * (double)kc + K0) / (RATE * kTiles[t].eff / 100.0 * share);
+}
+
+/* The grid's time: full waves (bps blocks per SM), then the last partial wave with ceil(rest / sms)
+ * blocks per SM.  kmul: the per-k-column cost of the load path (1 for cp.async, STAGED in place). */
+static double tile_ns(int t, int64_t M, int64_t N, int64_t kc, int64_t S, int sms, double kmul)
+{
+    const int64_t blocks = cdiv(M, kTiles[t].bm) * cdiv(N, kTiles[t].bn) * S;
+    const int64_t slots = (int64_t)sms * kTiles[t].bps, full = blocks / slots, rest = blocks - full * slots;
+    return (double)full * block_ns(t, kc, kmul, kTiles[t].bps) + (rest ? block_ns(t, kc, kmul, cdiv(rest, sms)) : 0.0);
+}
+
+/* The cost of (tile t, S slices) with rows aligned or read in place (staged), without padded copies. */
+static double cost_ns(int t, int64_t M, int64_t N, int64_t K, int64_t S, int64_t kc, int sms, int staged)
+{
+    const double mem = (2.0 * ((double)M * K + (double)K * N) + 2.0 * M * N) / BW;
+    double tt = tile_ns(t, M, N, kc, S, sms, staged ? STAGED : 1.0);
+    if (tt < mem)
+        tt = mem;
+    if (S > 1)
+        tt += T_SPLIT + 8.0 * S * (double)M * N / BW;
+    return tt;
+}
+
+/* Variant 0 before #28 (128x256, or 128x128 under half a wave of it; every unaligned operand copied; no
+ * split) into ch, and its modelled cost. */
+static double old_choice(int64_t M, int64_t N, int64_t K, int sms, int a_al, int b_al, smk_gemm16_choice *ch)
+{
+    const int t = 2 * cdiv(M, kTiles[0].bm) * cdiv(N, kTiles[0].bn) < sms ? 1 : 0; /* kTiles[1]: 128x128 */
+    ch->variant = kTiles[t].variant;
+    ch->pad_a = !a_al;
+    ch->pad_b = !b_al;
+    ch->est_ns = cost_ns(t, M, N, K, 1, K, sms, 0) + (a_al ? 0.0 : COPY_NS + 4.0 * M * pad8(K) / BW) +
+                 (b_al ? 0.0 : COPY_NS + 4.0 * K * pad8(N) / BW);
+    return ch->est_ns;
+}
+
+void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned,
+                       smk_gemm16_choice *ch)
+{
+    const int unaligned = K > 0 && !(a_rows_aligned && b_rows_aligned);
+    double best = -1.0;
+    int t;
+    ch->variant = kTiles[0].variant;
+    ch->splits = 1;
+    ch->k_chunk = K;
+    ch->pad_a = ch->pad_b = 0;
+    ch->est_ns = 0.0;
+    if (M <= 0 || N <= 0 || K <= 0 || sms < 1)
+        return;
+    best = KEEP * old_choice(M, N, K, sms, a_rows_aligned, b_rows_aligned, ch);
+    for (t = 0; t < N_TILES; t++) {
+        const int64_t kt = cdiv(K, kTiles[t].bk);
+        const int64_t tiles = cdiv(M, kTiles[t].bm) * cdiv(N, kTiles[t].bn);
+        const int64_t max_s = tiles < (int64_t)sms * kTiles[t].bps ? MAX_SPLITS : 1; /* split under a wave only */
+        int64_t s;
+        for (s = 1; s <= max_s && s <= kt; s++) {
+            const int64_t per = cdiv(kt, s), kc = per * kTiles[t].bk, S = cdiv(kt, per);
+            double c;
+            int staged;
+            if (S != s || (S > 1 && (kc < MIN_KC || S * M * smk_gemm16_ws_ldw(N) * 4 > WS_MAX)))
+                continue; /* the same split as a smaller s, or slices too thin, or the workspace too big */
+            for (staged = 0; staged <= unaligned; staged++) {
+                c = cost_ns(t, M, N, K, S, kc, sms, staged);
+                if (unaligned && !staged) /* the copies */
+                    c += (a_rows_aligned ? 0.0 : COPY_NS + 4.0 * M * pad8(K) / BW) +
+                         (b_rows_aligned ? 0.0 : COPY_NS + 4.0 * K * pad8(N) / BW);
+                if (best < 0.0 || c < best) {
+                    best = c;
+                    ch->variant = kTiles[t].variant;
+                    ch->splits = (int)S;
+                    ch->k_chunk = S > 1 ? kc : K;
+                    ch->pad_a = unaligned && !staged && !a_rows_aligned;
+                    ch->pad_b = unaligned && !staged && !b_rows_aligned;
+                    ch->est_ns = c;
+                }
+            }
+        }
+    }
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b; }
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static size_t to_size(uint64_t x) { return x > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)x; }
+
+size_t smk_gemm16_choice_bytes(int64_t M, int64_t N, int64_t K, const smk_gemm16_choice *ch, size_t *pad_bytes,
+                               size_t *ws_bytes)
+{
+    uint64_t a = 0, b = 0, w = 0;
+    if (M > 0 && N > 0 && K > 0) {
+        a = ch->pad_a ? mul_sat((uint64_t)M, 2 * (uint64_t)pad8(K)) : 0;
+        b = ch->pad_b ? mul_sat((uint64_t)K, 2 * (uint64_t)pad8(N)) : 0;
+        w = ch->splits > 1 ? mul_sat(mul_sat((uint64_t)ch->splits, (uint64_t)M), 4 * (uint64_t)smk_gemm16_ws_ldw(N)) : 0;
+    }
+    if (pad_bytes)
+        *pad_bytes = to_size(add_sat(a, b));
+    if (ws_bytes)
+        *ws_bytes = to_size(w);
+    return to_size(add_sat(add_sat(a, b), w));
+}
