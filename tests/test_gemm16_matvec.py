@@ -20,7 +20,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 
 from test_gemm import BF16, DTYPES, LAYOUT_IDS, LAYOUTS, OUT_TINY, OUT_U, gamma  # noqa: E402
 
-TARGET_WARPS, MAX_SPLITS = 8448, 2048
+TARGET_WARPS, MAX_SPLITS, SEG = 8448, 2048, 248  # SEG: a warp's 31 x 8 elements of the stream
 
 
 def cdiv(a, b):
@@ -40,12 +40,11 @@ def mirror(M, N, K, mode=1):
         return None
     cols = N <= 8 and M >= N
     if mode == 2 or (mode == 1 and not cols and M <= 8):
-        tm = pow2(min(M, 8), 8)
-        s = max(1, min(cdiv(TARGET_WARPS, cdiv(M, tm) * cdiv(N, 256)), cdiv(K, 32), K // (8 * M), MAX_SPLITS))
+        s = max(1, min(cdiv(TARGET_WARPS, cdiv(M, min(M, 8)) * cdiv(N, SEG)), cdiv(K, 32), K // (8 * M), MAX_SPLITS))
         kc = cdiv(cdiv(K, s), 32) * 32
         return ("ROWS", cdiv(K, kc))
     if mode == 3 or cols:
-        return ("COLS", cdiv(K, 256))
+        return ("COLS", cdiv(K, SEG))
     return ("TINYK", 1) if K <= 16 else None
 
 
@@ -69,8 +68,8 @@ def test_route_matches_the_rule_on_random_shapes():
             assert e.accesses == () and "no shared memory" in e.config
             if got[1] > 1 and got[0] == "ROWS":  # partials at most a quarter of B's bytes
                 assert got[1] * M * N * 4 <= K * N * 2 // 4
-            if got[1] > 1 and got[0] == "COLS":  # partials N / 128 of A's bytes (one per 256 k)
-                assert got[1] * M * N * 4 <= M * (K + 255) * 2 * N // 128
+            if got[1] > 1 and got[0] == "COLS":  # partials N / 124 of A's bytes (one per 248 k)
+                assert got[1] * M * N * 4 <= M * (K + 247) * 2 * N // 124
 
 
 @pytest.mark.parametrize("mode", [0, 2, 3])
@@ -97,7 +96,7 @@ def test_rows_grid_is_wide():
     """ROWS reaches the target warps when K allows it: slices of 32 k, workspace <= B / 4."""
     for M, N, K in [(1, 4096, 4096), (2, 8920, 350), (4, 5269, 343), (1, 284, 50597), (8, 35, 17472)]:
         kind, S = mirror(M, N, K)
-        warps = cdiv(M, pow2(min(M, 8), 8)) * cdiv(N, 256) * S
+        warps = cdiv(N, SEG) * S
         assert kind == "ROWS" and (warps >= TARGET_WARPS or 2 * S >= min(cdiv(K, 32), K // (8 * M))), (M, N, K)
 
 
@@ -195,7 +194,7 @@ def test_matvec_every_row_offset(poison, dtype, r, mode):
     """N or K = 8 q + r, rows of pitch = r mod 8 from base offsets r and r + 3: every 16-byte offset of
     every stream; ROWS split (K >= 16 M) and not, COLS split (K > 256) and not."""
     rng = np.random.default_rng(100 + r)
-    shapes = [(3, 8 * 40 + r, 8 * 9 + r), (5, 8 * 70 + r, 8 * 700 + r), (8, 8 * 37 + r, 40 + r), (1, 8 + r, 3000 + r),
+    shapes = [(3, 8 * 31 + r, 8 * 5 + r), (7, 8 * 62 + r, 8 * 300 + r), (3, 8 * 40 + r, 8 * 9 + r), (5, 8 * 70 + r, 8 * 700 + r), (8, 8 * 37 + r, 40 + r), (1, 8 + r, 3000 + r),
               (8 * 50 + r, 3, 8 * 30 + r), (8 * 40 + r, 8, 8 * 900 + r), (8 * 9 + r, 1 + r, 8 * 31 + r), (r + 1, 1, r + 1)]
     for M, N, K in shapes:
         for off in (r, (r + 3) % 8):

@@ -34,12 +34,13 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         return;
     }
     if (r.kind == SMK_MV_ROWS) {
+#define SMK_MV_ROWS_CASE(TM) case TM: mv_rows_kernel<TM, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
         switch (r.tm) {
-        case 1: mv_rows_kernel<1, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
-        case 2: mv_rows_kernel<2, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
-        case 4: mv_rows_kernel<4, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
+        SMK_MV_ROWS_CASE(1) SMK_MV_ROWS_CASE(2) SMK_MV_ROWS_CASE(3) SMK_MV_ROWS_CASE(4)
+        SMK_MV_ROWS_CASE(5) SMK_MV_ROWS_CASE(6) SMK_MV_ROWS_CASE(7)
         default: mv_rows_kernel<8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
         }
+#undef SMK_MV_ROWS_CASE
         return;
     }
     switch (r.npad) {

@@ -3,13 +3,13 @@
  * the same code and explain() models no shared access for these launches.
  *
  * Streams (ROWS: B's rows, COLS: A's rows) are read as aligned 16-byte chunks whatever the row's
- * offset mod 8 elements: a warp's 256 elements e0 .. e0 + 255 starting `sh` elements into their
- * 16-byte chunk are lane l's chunk l (elements 8 l - sh .. 8 l - sh + 7) and, for lane 31 when
- * sh != 0, one more; lane l takes elements sh .. 7 of its chunk and 0 .. sh - 1 of lane l + 1's
- * (__shfl_down_sync), selected by word (sh / 2) and funnel-shifted by 16 bits for odd sh.  A chunk
+ * offset mod 8 elements: a warp's segment of 248 elements starting `sh` elements into its 16-byte
+ * chunk is lane l's chunk l (elements 8 l - sh .. 8 l - sh + 7, l < 32); lane l < 31 takes elements
+ * sh .. 7 of its chunk and 0 .. sh - 1 of lane l + 1's (__shfl_down_sync), selected by word (sh / 2)
+ * and funnel-shifted by 16 bits for odd sh; lane 31 only loads (its results are dropped).  A chunk
  * is loaded only when it holds an element of the row segment; the bytes around that element in the
  * same 16-byte chunk are in the same page, whatever they are, and never reach a stored result
- * (ROWS: columns >= N are not stored; COLS: k >= K is zeroed before use).
+ * (ROWS: columns >= N and lane 31 are not stored; COLS: k >= K and lane 31 are zeroed before use).
  *
  * Output (S == 1): alpha * acc + beta * C rounded as the tile kernel's epilogue does (store_f32 /
  * store_16 of epilogue.cuh, one element at a time).  S > 1: fp32 partials into ws[s][m][n], summed
@@ -119,24 +119,23 @@ __global__ void __launch_bounds__(kMvThreads) mv_tinyk_kernel(smk_gemm16_params 
 
 /* ---- 16-byte streams at any row offset (the header comment above) ---------------------------- */
 
-/* Lane `lane`'s chunk of the 256-element segment starting at rp, of which `lim` elements are in the
- * row (elements >= lim are not loaded unless they share a chunk with one that is): x, lane 31's
- * extra chunk xe (zero unless sh != 0), and sh = rp's element offset in its 16-byte chunk (uniform
- * over the warp).  on == false loads nothing. */
-__device__ __forceinline__ void mv_load_seg(const unsigned short *rp, int64_t lim, bool on, int lane, uint4 &x,
-                                            uint4 &xe, int &sh)
+constexpr int kMvSeg = 248; /* elements a warp produces per segment: lanes 0..30 x 8 (lane 31 only loads) */
+
+/* Lane `lane`'s 16-byte chunk of the segment starting at rp (elements 8 lane - sh .. 8 lane - sh + 7),
+ * of which `lim` elements are in the row: loaded only when it holds one of them (and on), else zero.
+ * sh = rp's element offset in its 16-byte chunk, uniform over the warp. */
+__device__ __forceinline__ uint4 mv_load_seg(const unsigned short *rp, int64_t lim, bool on, int lane, int &sh)
 {
     const uintptr_t a = (uintptr_t)rp;
     sh = (int)((a >> 1) & 7);
     const uint4 *q = (const uint4 *)(a - 2 * (uintptr_t)sh) + lane;
-    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
-    x = on && 8 * lane - sh < lim ? __ldg(q) : z;
-    xe = on && lane == 31 && sh != 0 && 256 - sh < lim ? __ldg(q + 1) : z;
+    return on && 8 * lane - sh < lim ? __ldg(q) : make_uint4(0u, 0u, 0u, 0u);
 }
 
-/* The lane's 8 consecutive elements (4 words, element 2 i in the low half of w[i]) from its chunk x
- * and the next lane's (lane 31: xe).  Warp-uniform sh; every lane must call it (shuffles). */
-__device__ __forceinline__ void mv_seg8(uint4 x, uint4 xe, int sh, int lane, unsigned (&w)[4])
+/* The lane's 8 consecutive elements rp[8 lane .. 8 lane + 7] (4 words, element 2 i in the low half of
+ * w[i]) from its chunk x and lane + 1's (lane 31's are garbage).  Warp-uniform sh; every lane must
+ * call it (shuffles). */
+__device__ __forceinline__ void mv_seg8(uint4 x, int sh, unsigned (&w)[4])
 {
     if (sh == 0) {
         w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
@@ -147,8 +146,6 @@ __device__ __forceinline__ void mv_seg8(uint4 x, uint4 xe, int sh, int lane, uns
     n.y = __shfl_down_sync(0xffffffffu, x.y, 1);
     n.z = __shfl_down_sync(0xffffffffu, x.z, 1);
     n.w = __shfl_down_sync(0xffffffffu, x.w, 1);
-    if (lane == 31)
-        n = xe;
     const unsigned c[8] = {x.x, x.y, x.z, x.w, n.x, n.y, n.z, n.w};
     const int q = sh >> 1; /* selects on the word offset: no indexed registers */
     unsigned e[5];
@@ -171,65 +168,84 @@ __device__ __forceinline__ void mv_unpack8(const unsigned (&w)[4], float (&v)[8]
     }
 }
 
+/* ROWS' FMAs for UK B rows (chunks x, offsets sh; only the first `left` are the slice's): the rows'
+ * 8 elements times a[i], broadcast from lane g + u of ar. */
+template <int TM, int UK, bool BF16>
+__device__ __forceinline__ void mv_rows_fma(const uint4 (&x)[UK], const int (&sh)[UK], const float (&ar)[TM], int g,
+                                            int64_t left, float (&acc)[TM][8])
+{
+#pragma unroll
+    for (int u = 0; u < UK; u++) {
+        if (u >= left)
+            break;
+        unsigned w[4];
+        float b[8];
+        mv_seg8(x[u], sh[u], w);
+        mv_unpack8<BF16>(w, b);
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+            const float a = __shfl_sync(0xffffffffu, ar[i], g + u);
+#pragma unroll
+            for (int e = 0; e < 8; e++)
+                acc[i][e] = fmaf(a, b[e], acc[i][e]);
+        }
+    }
+}
+
 /*
- * ROWS (M <= 8 per row group): grid x = 256-column warp segments, y = groups of 4 K slices (warp w of
- * the block takes slice 4 y + w), z = row groups of TM.  Lane l owns D[m0 + i][c0 + 8 l + e], i < TM,
- * e < 8.  Per 32-k group of its slice: lane l loads A[m0 + i][kb + l] (TM 2-byte loads), then per k
- * the B row's segment (one 16-byte chunk per lane, UK rows loaded before the first is used: UK x 512
- * bytes in flight per warp), a[i] by __shfl_sync from lane k - kb, and TM x 8 FMAs.
+ * ROWS (M <= 8 per row group): grid x = 248-column segments, y = groups of 4 K slices (warp w of the
+ * block takes slice 4 y + w), z = row groups of TM.  Lane l < 31 owns D[m0 + i][c0 + 8 l + e], i < TM,
+ * e < 8.  B rows come UK at a time (one 16-byte chunk per lane each), the next UK issued before the
+ * current are used (2 x UK x 512 bytes in flight per warp); A's TM x 32 k group is one 2-byte load
+ * per lane and row, issued a group ahead, a[i] broadcast by __shfl_sync from lane k % 32.
  */
 template <int TM, bool BF16>
 __global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p, int64_t kc, int64_t splits, float *ws)
 {
-    constexpr int UK = 8;
+    constexpr int UK = TM > 4 ? 4 : 8;
     const int lane = threadIdx.x & 31;
     const int64_t slice = (int64_t)blockIdx.y * 4 + (threadIdx.x >> 5);
     if (slice >= splits)
         return;
-    const int64_t c0 = (int64_t)blockIdx.x * 256, cl = c0 + 8 * lane, m0 = (int64_t)blockIdx.z * TM;
+    const int64_t c0 = (int64_t)blockIdx.x * kMvSeg, cl = c0 + 8 * lane, lim = p.N - c0, m0 = (int64_t)blockIdx.z * TM;
     const int64_t k0 = slice * kc, k1 = min(p.K, k0 + kc);
     const int mrows = (int)min((int64_t)TM, p.M - m0);
-    const unsigned short *A = (const unsigned short *)p.A, *B = (const unsigned short *)p.B;
-    float acc[TM][8];
+    const unsigned short *A = (const unsigned short *)p.A + m0 * p.lda, *B = (const unsigned short *)p.B + c0;
+    float acc[TM][8] = {}, ar[TM], an[TM];
 #pragma unroll
     for (int i = 0; i < TM; i++)
+        ar[i] = i < mrows && k0 + lane < k1 ? to_f<BF16>(__ldg(A + i * p.lda + k0 + lane)) : 0.f;
+    uint4 x[UK];
+    int sh[UK];
 #pragma unroll
-        for (int e = 0; e < 8; e++)
-            acc[i][e] = 0.f;
-    for (int64_t kb = k0; kb < k1; kb += 32) {
-        float ar[TM];
+    for (int u = 0; u < UK; u++)
+        x[u] = mv_load_seg(B + (k0 + u) * p.ldb, lim, k0 + u < k1, lane, sh[u]);
+    for (int64_t kb = k0; kb < k1; kb += UK) {
+        const int g = (int)((kb - k0) & 31);
+        if (g == 0)
 #pragma unroll
-        for (int i = 0; i < TM; i++)
-            ar[i] = i < mrows && kb + lane < k1 ? to_f<BF16>(__ldg(A + (m0 + i) * p.lda + kb + lane)) : 0.f;
-#pragma unroll 1
-        for (int u0 = 0; u0 < 32; u0 += UK) {
-            if (kb + u0 >= k1)
-                break;
-            uint4 x[UK], xe[UK];
-            int sh[UK];
-#pragma unroll
-            for (int u = 0; u < UK; u++) {
-                const int64_t k = kb + u0 + u;
-                mv_load_seg(B + k * p.ldb + c0, p.N - c0, k < k1, lane, x[u], xe[u], sh[u]);
+            for (int i = 0; i < TM; i++) {
+                const int64_t k = kb + 32 + lane;
+                an[i] = i < mrows && k < k1 ? to_f<BF16>(__ldg(A + i * p.lda + k)) : 0.f;
             }
+        uint4 y[UK];
+        int shy[UK];
 #pragma unroll
-            for (int u = 0; u < UK; u++) {
-                if (kb + u0 + u >= k1)
-                    break;
-                unsigned w[4];
-                float b[8];
-                mv_seg8(x[u], xe[u], sh[u], lane, w);
-                mv_unpack8<BF16>(w, b);
-#pragma unroll
-                for (int i = 0; i < TM; i++) {
-                    const float a = __shfl_sync(0xffffffffu, ar[i], u0 + u);
-#pragma unroll
-                    for (int e = 0; e < 8; e++)
-                        acc[i][e] = fmaf(a, b[e], acc[i][e]);
-                }
-            }
+        for (int u = 0; u < UK; u++) {
+            const int64_t k = kb + UK + u;
+            y[u] = mv_load_seg(B + k * p.ldb, lim, k < k1, lane, shy[u]);
         }
+        mv_rows_fma<TM, UK, BF16>(x, sh, ar, g, k1 - kb, acc);
+#pragma unroll
+        for (int u = 0; u < UK; u++)
+            x[u] = y[u], sh[u] = shy[u];
+        if (g + UK == 32)
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+                ar[i] = an[i];
     }
+    if (lane == 31)
+        return;
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         if (i >= mrows)
@@ -273,45 +289,54 @@ __device__ __forceinline__ float mv_rscatter(float (&s)[NPAD], int lane, int &co
 
 /*
  * COLS (N <= 8 per column group): grid x = blocks of 4 warps along M (RPW rows each), y = K slices of
- * 256, z = column groups of NPAD.  Lane l holds B[k0 + 8 l + e][c0 + c] (e < 8, c < NPAD) in
- * registers; per R = 4 rows it loads the rows' 256-element segments of A (one 16-byte chunk per lane
- * each, R x 512 bytes in flight per warp), then per row 8 x NPAD FMAs and one reduce-scatter.
+ * 248, z = column groups of NPAD.  Lane l < 31 holds B[k0 + 8 l + e][c0 + c] (e < 8, c < NPAD) in
+ * registers (lane 31: zeros); A rows come R at a time (one 16-byte chunk per lane each), the next R
+ * issued before the current are used (2 x R x 512 bytes in flight per warp); per row 8 x NPAD FMAs
+ * and one reduce-scatter.
  */
 template <int NPAD, bool BF16>
 __global__ void __launch_bounds__(kMvThreads) mv_cols_kernel(smk_gemm16_params p, int64_t rpw, float *ws)
 {
-    constexpr int R = 4;
+    constexpr int R = NPAD > 2 ? 4 : 8;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int64_t k0 = (int64_t)blockIdx.y * 256, c0 = (int64_t)blockIdx.z * NPAD, kl = k0 + 8 * lane;
+    const int64_t k0 = (int64_t)blockIdx.y * kMvSeg, c0 = (int64_t)blockIdx.z * NPAD, kl = k0 + 8 * lane;
+    const int64_t k1 = min(p.K, k0 + kMvSeg), lim = p.K - k0;
     const int64_t r0 = ((int64_t)blockIdx.x * 4 + warp) * rpw, r1 = min(p.M, r0 + rpw);
     if (r0 >= p.M)
         return;
-    const unsigned short *A = (const unsigned short *)p.A, *B = (const unsigned short *)p.B;
+    const unsigned short *A = (const unsigned short *)p.A + k0, *B = (const unsigned short *)p.B;
     float b[8][NPAD];
+    unsigned ok = 0; /* bit e: k = kl + e is this slice's (lane 31 and k >= K: none) */
 #pragma unroll
-    for (int e = 0; e < 8; e++)
+    for (int e = 0; e < 8; e++) {
+        ok |= kl + e < k1 ? 1u << e : 0u;
 #pragma unroll
         for (int c = 0; c < NPAD; c++)
-            b[e][c] = kl + e < p.K && c0 + c < p.N ? to_f<BF16>(__ldg(B + (kl + e) * p.ldb + c0 + c)) : 0.f;
-    const bool tail = p.K - k0 < 256; /* warp-uniform: A's k >= K zeroed (garbage may be NaN) */
+            b[e][c] = kl + e < k1 && c0 + c < p.N ? to_f<BF16>(__ldg(B + (kl + e) * p.ldb + c0 + c)) : 0.f;
+    }
+    uint4 x[R];
+    int sh[R];
+#pragma unroll
+    for (int j = 0; j < R; j++)
+        x[j] = mv_load_seg(A + (r0 + j) * p.lda, lim, r0 + j < r1, lane, sh[j]);
     for (int64_t m = r0; m < r1; m += R) {
-        uint4 x[R], xe[R];
-        int sh[R];
+        uint4 y[R];
+        int shy[R];
 #pragma unroll
         for (int j = 0; j < R; j++)
-            mv_load_seg(A + (m + j) * p.lda + k0, p.K - k0, m + j < r1, lane, x[j], xe[j], sh[j]);
+            y[j] = mv_load_seg(A + (m + R + j) * p.lda, lim, m + R + j < r1, lane, shy[j]);
 #pragma unroll
         for (int j = 0; j < R; j++) {
             if (m + j >= r1)
                 break;
             unsigned w[4];
             float a[8], s[NPAD];
-            mv_seg8(x[j], xe[j], sh[j], lane, w);
+            mv_seg8(x[j], sh[j], w);
             mv_unpack8<BF16>(w, a);
-            if (tail)
+            if (ok != 0xffu) /* garbage beyond K or in lane 31 may be NaN: zero it */
 #pragma unroll
                 for (int e = 0; e < 8; e++)
-                    a[e] = kl + e < p.K ? a[e] : 0.f;
+                    a[e] = (ok >> e) & 1u ? a[e] : 0.f;
 #pragma unroll
             for (int c = 0; c < NPAD; c++) {
                 s[c] = 0.f;
@@ -328,6 +353,9 @@ __global__ void __launch_bounds__(kMvThreads) mv_cols_kernel(smk_gemm16_params p
                     mv_out(p, BF16, m + j, c0 + col, v);
             }
         }
+#pragma unroll
+        for (int j = 0; j < R; j++)
+            x[j] = y[j], sh[j] = shy[j];
     }
 }
 

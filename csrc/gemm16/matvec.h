@@ -4,17 +4,17 @@
  * (the kernels stream A or B with 16-byte loads at any row offset, so alignment does not route).
  *
  * Three CUDA-core kernels, NO shared memory (explain() has no shared accesses to model for them):
- *   ROWS  M <= 8 (B is the stream, K x N): lane l of a warp owns 8 consecutive columns
- *         c0 + 8 l .. + 7 of TM <= 8 rows; each B row is read as one aligned 16-byte chunk per lane
- *         funnel-shifted with its neighbour's (matvec.cuh); A's TM x 32 k group is one 2-byte load
- *         per lane per row, broadcast by shuffles.
- *   COLS  N <= 8 with M >= N (A is the stream, M x K): lane l holds B[k0 + 8 l + e][c] (e < 8,
- *         c < NPAD) in registers for a 256-long K slice and streams A rows as aligned 16-byte chunks
- *         (funnel-shifted likewise), R = 4 rows in flight, one reduce-scatter of shuffles per row.
+ *   ROWS  M <= 8 (B is the stream, K x N): lane l < 31 of a warp owns 8 consecutive columns
+ *         c0 + 8 l .. + 7 of TM = min(M, 8) rows; each B row is read as one aligned 16-byte chunk per
+ *         lane funnel-shifted with its neighbour's (matvec.cuh); A's TM x 32 k group is one 2-byte
+ *         load per lane per row, broadcast by shuffles.
+ *   COLS  N <= 8 with M >= N (A is the stream, M x K): lane l < 31 holds B[k0 + 8 l + e][c] (e < 8,
+ *         c < NPAD) in registers for a 248-long K slice and streams A rows as aligned 16-byte chunks
+ *         (funnel-shifted likewise), 2 x R rows in flight, one reduce-scatter of shuffles per row.
  *   TINYK K <= 16 with M, N > 8 (D is the stream): the 2-byte kernel, TM = 8 rows x 8 x 32 columns.
  * ROWS splits K into slices of >= 32 k so that its warps reach kMvTargetWarps (4 x 132 SMs x 16),
- * bounded by the workspace (partials at most a quarter of B's bytes); COLS always slices K by 256
- * (partials N / 128 of A's bytes).  S > 1 writes fp32 partials to a workspace [S][M][N] that one
+ * bounded by the workspace (partials at most a quarter of B's bytes); COLS always slices K by 248
+ * (partials N / 124 of A's bytes).  S > 1 writes fp32 partials to a workspace [S][M][N] that one
  * reduce kernel sums in a fixed order (deterministic), applying alpha, beta * C and the output
  * rounding; S == 1 applies them in the kernel.
  *
@@ -39,19 +39,19 @@ enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3 };
 
 typedef struct {
     int kind;          /* SMK_MV_* */
-    int tm;            /* ROWS, TINYK: rows per thread (ROWS 1, 2, 4, 8; TINYK 8) */
+    int tm;            /* ROWS, TINYK: rows per thread (ROWS 1 .. 8; TINYK 8) */
     int npad;          /* COLS: columns per warp (1, 2, 4, 8) */
     int parts;         /* the reduce's parts per output (S > 1): lanes summing slices p, p + parts, ... */
     int64_t kc;        /* k values per slice */
     int64_t splits;    /* S, the K slices (1: no workspace) */
-    int64_t rpw;       /* COLS: rows per warp (a multiple of 4) */
+    int64_t rpw;       /* COLS: rows per warp (a multiple of 8) */
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
     uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0 */
 } smk_mv_route;
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
 #define SMK_MV_MAX_SPLITS 2048
-#define SMK_MV_COLS_KC 256 /* 32 lanes x 8 k */
+#define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
 
 static inline int64_t smk_mv_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int smk_mv_pow2(int64_t n, int cap)
@@ -62,12 +62,12 @@ static inline int smk_mv_pow2(int64_t n, int cap)
     return p;
 }
 
-/* ROWS geometry (grid: x column warps of 256, y groups of 4 slices, z row groups): 0 or -1. */
+/* ROWS geometry (grid: x column segments of 248, y groups of 4 slices, z row groups): 0 or -1. */
 static inline int smk_mv_rows(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 {
     r->kind = SMK_MV_ROWS;
-    r->tm = smk_mv_pow2(M < 8 ? M : 8, 8);
-    const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, 256);
+    r->tm = M < 8 ? (int)M : 8;
+    const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, SMK_MV_SEG);
     int64_t s = smk_mv_cdiv(SMK_MV_TARGET_WARPS, rg * cw);
     const int64_t by_k = smk_mv_cdiv(K, 32), by_ws = K / (8 * M); /* slices of >= 32 k; partials <= B / 4 */
     if (s > by_k) s = by_k;
@@ -85,10 +85,10 @@ static inline int smk_mv_cols(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 {
     r->kind = SMK_MV_COLS;
     r->npad = smk_mv_pow2(N < 8 ? N : 8, 8);
-    r->kc = SMK_MV_COLS_KC;
+    r->kc = SMK_MV_SEG;
     r->splits = smk_mv_cdiv(K, r->kc);
     const int64_t cg = smk_mv_cdiv(N, r->npad), items = M * r->splits * cg; /* warp-rows */
-    r->rpw = smk_mv_cdiv(smk_mv_cdiv(items, SMK_MV_TARGET_WARPS), 4) * 4;
+    r->rpw = smk_mv_cdiv(smk_mv_cdiv(items, SMK_MV_TARGET_WARPS), 8) * 8;
     r->grid[0] = smk_mv_cdiv(smk_mv_cdiv(M, r->rpw), 4), r->grid[1] = r->splits, r->grid[2] = cg;
     return r->grid[0] > 0x7fffffffLL || r->grid[1] > 65535 || r->grid[2] > 65535 ? -1 : 0;
 }
