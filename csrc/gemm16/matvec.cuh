@@ -297,7 +297,7 @@ __device__ __forceinline__ float mv_rscatter(float (&s)[NPAD], int lane, int &co
 template <int NPAD, bool BF16>
 __global__ void __launch_bounds__(kMvThreads) mv_cols_kernel(smk_gemm16_params p, int64_t rpw, float *ws)
 {
-    constexpr int R = NPAD > 2 ? 4 : 8;
+    constexpr int R = 4;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t k0 = (int64_t)blockIdx.y * kMvSeg, c0 = (int64_t)blockIdx.z * NPAD, kl = k0 + 8 * lane;
     const int64_t k1 = min(p.K, k0 + kMvSeg), lim = p.K - k0;
