@@ -26,27 +26,23 @@ namespace smk {
 namespace g16 {
 
 template <bool BF16>
-static void mv_rows(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
     const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], (unsigned)r.grid[2]);
-#define SMK_MV_ROWS_CASE(TM, CPL)                                                                       \
-    if (r.tm == TM && r.cpl == CPL) {                                                                   \
-        mv_rows_kernel<TM, CPL, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws);                         \
-        return;                                                                                         \
+    if (r.kind == SMK_MV_TINYK) {
+        mv_tinyk_kernel<8, 8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws);
+        return;
     }
-    SMK_MV_ROWS_CASE(1, 8)
-    SMK_MV_ROWS_CASE(2, 8)
-    SMK_MV_ROWS_CASE(4, 8)
-    SMK_MV_ROWS_CASE(8, 8)
-    SMK_MV_ROWS_CASE(16, 8)
-    SMK_MV_ROWS_CASE(32, 4)
+    if (r.kind == SMK_MV_ROWS) {
+#define SMK_MV_ROWS_CASE(TM) case TM: mv_rows_kernel<TM, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
+        switch (r.tm) {
+        SMK_MV_ROWS_CASE(1) SMK_MV_ROWS_CASE(2) SMK_MV_ROWS_CASE(3) SMK_MV_ROWS_CASE(4)
+        SMK_MV_ROWS_CASE(5) SMK_MV_ROWS_CASE(6) SMK_MV_ROWS_CASE(7)
+        default: mv_rows_kernel<8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, r.splits, ws); break;
+        }
 #undef SMK_MV_ROWS_CASE
-}
-
-template <bool BF16>
-static void mv_cols(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
-{
-    const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], (unsigned)r.grid[2]);
+        return;
+    }
     switch (r.npad) {
     case 1: mv_cols_kernel<1, BF16><<<grid, kMvThreads, 0, s>>>(q, r.rpw, ws); break;
     case 2: mv_cols_kernel<2, BF16><<<grid, kMvThreads, 0, s>>>(q, r.rpw, ws); break;
@@ -58,15 +54,12 @@ static void mv_cols(const smk_gemm16_params &q, const smk_mv_route &r, float *ws
 template <bool BF16>
 static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, float *ws, cudaStream_t s)
 {
-    if (r.kind == SMK_MV_ROWS)
-        mv_rows<BF16>(q, r, ws, s);
-    else
-        mv_cols<BF16>(q, r, ws, s);
+    mv_kernel<BF16>(q, r, ws, s);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || !ws)
         return (int)e;
-    const int64_t want = (q.M * q.N + 255) / 256, cap = (int64_t)sms * 8;
-    mv_reduce_kernel<BF16><<<(unsigned)(want < cap ? want : cap), 256, 0, s>>>(q, r.splits, ws);
+    const int64_t per = 32 / r.parts, want = (q.M * q.N + 8 * per - 1) / (8 * per), cap = (int64_t)sms * 16;
+    mv_reduce_kernel<BF16><<<(unsigned)(want < cap ? want : cap), 256, 0, s>>>(q, r.splits, r.parts, ws);
     return (int)cudaGetLastError();
 }
 

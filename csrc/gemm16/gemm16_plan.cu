@@ -272,11 +272,16 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
     plan->threads = 128;
     plan->smem_bytes = 0;
     if (r.kind == SMK_MV_ROWS)
-        snprintf(plan->config, sizeof plan->config, "memory-bound ROWS %dx%d per thread, %lld K slices; no shared memory",
-                 r.tm, 32 * r.cpl, (long long)r.splits);
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices; no shared memory", r.tm,
+                 (long long)r.splits);
+    else if (r.kind == SMK_MV_COLS)
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound COLS %d columns, 16-byte A rows, %lld K slices; no shared memory", r.npad,
+                 (long long)r.splits);
     else
-        snprintf(plan->config, sizeof plan->config, "memory-bound COLS %d columns, %lld K slices; no shared memory",
-                 r.npad, (long long)r.splits);
+        snprintf(plan->config, sizeof plan->config, "memory-bound TINYK 8x256 per thread, %lld K slices; no shared memory",
+                 (long long)r.splits);
     return 0;
 }
 

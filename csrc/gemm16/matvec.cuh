@@ -2,13 +2,18 @@
  * shared memory: every operand goes global -> registers, so the layouts (naive / pad / swizzle) run
  * the same code and explain() models no shared access for these launches.
  *
- * Loads are 2-byte, at any alignment: a warp's load covers 64 contiguous bytes (2 sectors), so a
- * stream of B (ROWS) or A (COLS) needs ~0.2 warp loads per clock per SM to reach 3 TB/s on 132 SMs,
- * well inside the LSU's 1 per clock; no peeling, no padded copies.
+ * Streams (ROWS: B's rows, COLS: A's rows) are read as aligned 16-byte chunks whatever the row's
+ * offset mod 8 elements: a warp's segment of 248 elements starting `sh` elements into its 16-byte
+ * chunk is lane l's chunk l (elements 8 l - sh .. 8 l - sh + 7, l < 32); lane l < 31 takes elements
+ * sh .. 7 of its chunk and 0 .. sh - 1 of lane l + 1's (__shfl_down_sync), selected by word (sh / 2)
+ * and funnel-shifted by 16 bits for odd sh; lane 31 only loads (its results are dropped).  A chunk
+ * is loaded only when it holds an element of the row segment; the bytes around that element in the
+ * same 16-byte chunk are in the same page, whatever they are, and never reach a stored result
+ * (ROWS: columns >= N and lane 31 are not stored; COLS: k >= K and lane 31 are zeroed before use).
  *
  * Output (S == 1): alpha * acc + beta * C rounded as the tile kernel's epilogue does (store_f32 /
- * store_16 of epilogue.cuh, one element at a time: lanes hold consecutive columns, so each warp store
- * is coalesced).  S > 1: fp32 partials into ws[s][m][n], summed by mv_reduce in slice order. */
+ * store_16 of epilogue.cuh, one element at a time).  S > 1: fp32 partials into ws[s][m][n], summed
+ * by mv_reduce_kernel in a fixed order. */
 #ifndef SMK_GEMM16_MATVEC_CUH
 #define SMK_GEMM16_MATVEC_CUH
 
@@ -37,14 +42,14 @@ __device__ __forceinline__ void mv_out(const smk_gemm16_params &p, bool bf16, in
 }
 
 /*
- * ROWS: block = 4 warps side by side along N; blockIdx.x = (row group, column group), blockIdx.z = K
+ * TINYK (K <= 16, D is the stream; 2-byte loads): block = 4 warps side by side along N; blockIdx.x = (row group, column group), blockIdx.z = K
  * slice.  Thread (warp w, lane l) owns D[m0 + i][c0 + l + 32 j], i < TM, j < CPL: per k it loads CPL
  * B values (warp: CPL loads of 64 contiguous bytes) and TM A values (warp-uniform: one broadcast
  * each, L1 hits after the first warp), then TM x CPL FMAs.  UK k rows of B are loaded before any is
  * used, so each warp has UK x CPL x 64 bytes in flight.
  */
 template <int TM, int CPL, bool BF16>
-__global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p, int64_t kc, float *ws)
+__global__ void __launch_bounds__(kMvThreads) mv_tinyk_kernel(smk_gemm16_params p, int64_t kc, float *ws)
 {
     constexpr int UK = TM * CPL >= 128 ? 2 : 32 / CPL; /* b[UK][CPL] + acc[TM][CPL] within 255 registers */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -112,74 +117,275 @@ __global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p
     }
 }
 
-/*
- * COLS: block = 4 warps, each on RPW consecutive rows; blockIdx.y = K slice (k0 = y * 32 J),
- * blockIdx.z = column group (NPAD columns from z * NPAD).  Lane l holds B[k0 + l + 32 j][c] for
- * j < J, c < NPAD (registers, loaded once); per row it loads A[m][k0 + l + 32 j] (warp: J loads of
- * 64 contiguous bytes), forms NPAD partial dots and reduces them over the warp (xor butterfly, 5
- * shuffles each); lane c < NPAD writes column c.
- */
-template <int NPAD, bool BF16>
-__global__ void __launch_bounds__(kMvThreads) mv_cols_kernel(smk_gemm16_params p, int64_t rpw, float *ws)
+/* ---- 16-byte streams at any row offset (the header comment above) ---------------------------- */
+
+constexpr int kMvSeg = 248; /* elements a warp produces per segment: lanes 0..30 x 8 (lane 31 only loads) */
+
+/* Lane `lane`'s 16-byte chunk of the segment starting at rp (elements 8 lane - sh .. 8 lane - sh + 7),
+ * of which `lim` elements are in the row: loaded only when it holds one of them (and on), else zero.
+ * sh = rp's element offset in its 16-byte chunk, uniform over the warp. */
+__device__ __forceinline__ uint4 mv_load_seg(const unsigned short *rp, int64_t lim, bool on, int lane, int &sh)
 {
-    constexpr int J = 64 / NPAD;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int64_t k0 = (int64_t)blockIdx.y * (32 * J), c0 = (int64_t)blockIdx.z * NPAD;
-    const int64_t r0 = ((int64_t)blockIdx.x * 4 + warp) * rpw, r1 = min(p.M, r0 + rpw);
-    const unsigned short *A = (const unsigned short *)p.A, *B = (const unsigned short *)p.B;
-    float b[J][NPAD];
-    bool kok[J];
-#pragma unroll
-    for (int j = 0; j < J; j++) {
-        const int64_t k = k0 + lane + 32 * j;
-        kok[j] = k < p.K;
-#pragma unroll
-        for (int c = 0; c < NPAD; c++)
-            b[j][c] = kok[j] && c0 + c < p.N ? to_f<BF16>(__ldg(B + k * p.ldb + c0 + c)) : 0.f;
+    const uintptr_t a = (uintptr_t)rp;
+    sh = (int)((a >> 1) & 7);
+    const uint4 *q = (const uint4 *)(a - 2 * (uintptr_t)sh) + lane;
+    return on && 8 * lane - sh < lim ? __ldg(q) : make_uint4(0u, 0u, 0u, 0u);
+}
+
+/* The lane's 8 consecutive elements rp[8 lane .. 8 lane + 7] (4 words, element 2 i in the low half of
+ * w[i]) from its chunk x and lane + 1's (lane 31's are garbage).  Warp-uniform sh; every lane must
+ * call it (shuffles). */
+__device__ __forceinline__ void mv_seg8(uint4 x, int sh, unsigned (&w)[4])
+{
+    if (sh == 0) {
+        w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+        return;
     }
-    for (int64_t m = r0; m < r1; m++) {
-        const unsigned short *arow = A + m * p.lda + k0 + lane;
-        float a[J];
+    uint4 n;
+    n.x = __shfl_down_sync(0xffffffffu, x.x, 1);
+    n.y = __shfl_down_sync(0xffffffffu, x.y, 1);
+    n.z = __shfl_down_sync(0xffffffffu, x.z, 1);
+    n.w = __shfl_down_sync(0xffffffffu, x.w, 1);
+    const unsigned c[8] = {x.x, x.y, x.z, x.w, n.x, n.y, n.z, n.w};
+    const int q = sh >> 1; /* selects on the word offset: no indexed registers */
+    unsigned e[5];
 #pragma unroll
-        for (int j = 0; j < J; j++)
-            a[j] = kok[j] ? to_f<BF16>(__ldg(arow + 32 * j)) : 0.f;
-        float s[NPAD];
+    for (int i = 0; i < 5; i++)
+        e[i] = q == 0 ? c[i] : q == 1 ? c[i + 1] : q == 2 ? c[i + 2] : c[i + 3];
+    const unsigned f = (unsigned)(sh & 1) * 16u;
 #pragma unroll
-        for (int c = 0; c < NPAD; c++) {
-            s[c] = 0.f;
+    for (int i = 0; i < 4; i++)
+        w[i] = __funnelshift_r(e[i], e[i + 1], f);
+}
+
+template <bool BF16>
+__device__ __forceinline__ void mv_unpack8(const unsigned (&w)[4], float (&v)[8])
+{
 #pragma unroll
-            for (int j = 0; j < J; j++)
-                s[c] = fmaf(a[j], b[j][c], s[c]);
-        }
+    for (int i = 0; i < 4; i++) {
+        v[2 * i] = to_f<BF16>((unsigned short)(w[i] & 0xffffu));
+        v[2 * i + 1] = to_f<BF16>((unsigned short)(w[i] >> 16));
+    }
+}
+
+/* ROWS' FMAs for UK B rows (chunks x, offsets sh; only the first `left` are the slice's): the rows'
+ * 8 elements times a[i], broadcast from lane g + u of ar. */
+template <int TM, int UK, bool BF16>
+__device__ __forceinline__ void mv_rows_fma(const uint4 (&x)[UK], const int (&sh)[UK], const float (&ar)[TM], int g,
+                                            int64_t left, float (&acc)[TM][8])
+{
 #pragma unroll
-        for (int c = 0; c < NPAD; c++)
+    for (int u = 0; u < UK; u++) {
+        if (u >= left)
+            break;
+        unsigned w[4];
+        float b[8];
+        mv_seg8(x[u], sh[u], w);
+        mv_unpack8<BF16>(w, b);
 #pragma unroll
-            for (int o = 16; o > 0; o >>= 1)
-                s[c] += __shfl_xor_sync(0xffffffffu, s[c], o);
-        float mine = s[0];
+        for (int i = 0; i < TM; i++) {
+            const float a = __shfl_sync(0xffffffffu, ar[i], g + u);
 #pragma unroll
-        for (int c = 1; c < NPAD; c++)
-            mine = lane == c ? s[c] : mine;
-        if (lane < NPAD && c0 + lane < p.N) {
-            if (ws)
-                ws[((int64_t)blockIdx.y * p.M + m) * p.N + c0 + lane] = mine;
-            else
-                mv_out(p, BF16, m, c0 + lane, mine);
+            for (int e = 0; e < 8; e++)
+                acc[i][e] = fmaf(a, b[e], acc[i][e]);
         }
     }
 }
 
-/* D = alpha * sum_s ws[s] + beta * C, the slices summed in order 0..S-1 (deterministic). */
-template <bool BF16>
-__global__ void __launch_bounds__(256) mv_reduce_kernel(smk_gemm16_params p, int64_t splits, const float *ws)
+/*
+ * ROWS (M <= 8 per row group): grid x = 248-column segments, y = groups of 4 K slices (warp w of the
+ * block takes slice 4 y + w), z = row groups of TM.  Lane l < 31 owns D[m0 + i][c0 + 8 l + e], i < TM,
+ * e < 8.  B rows come UK at a time (one 16-byte chunk per lane each), the next UK issued before the
+ * current are used (2 x UK x 512 bytes in flight per warp); A's TM x 32 k group is one 2-byte load
+ * per lane and row, issued a group ahead, a[i] broadcast by __shfl_sync from lane k % 32.
+ */
+template <int TM, bool BF16>
+__global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p, int64_t kc, int64_t splits, float *ws)
 {
-    const int64_t total = p.M * p.N, stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += stride) {
+    constexpr int UK = TM > 4 ? 4 : 8;
+    const int lane = threadIdx.x & 31;
+    const int64_t slice = (int64_t)blockIdx.y * 4 + (threadIdx.x >> 5);
+    if (slice >= splits)
+        return;
+    const int64_t c0 = (int64_t)blockIdx.x * kMvSeg, cl = c0 + 8 * lane, lim = p.N - c0, m0 = (int64_t)blockIdx.z * TM;
+    const int64_t k0 = slice * kc, k1 = min(p.K, k0 + kc);
+    const int mrows = (int)min((int64_t)TM, p.M - m0);
+    const unsigned short *A = (const unsigned short *)p.A + m0 * p.lda, *B = (const unsigned short *)p.B + c0;
+    float acc[TM][8] = {}, ar[TM], an[TM];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+        ar[i] = i < mrows && k0 + lane < k1 ? to_f<BF16>(__ldg(A + i * p.lda + k0 + lane)) : 0.f;
+    uint4 x[UK];
+    int sh[UK];
+#pragma unroll
+    for (int u = 0; u < UK; u++)
+        x[u] = mv_load_seg(B + (k0 + u) * p.ldb, lim, k0 + u < k1, lane, sh[u]);
+    for (int64_t kb = k0; kb < k1; kb += UK) {
+        const int g = (int)((kb - k0) & 31);
+        if (g == 0)
+#pragma unroll
+            for (int i = 0; i < TM; i++) {
+                const int64_t k = kb + 32 + lane;
+                an[i] = i < mrows && k < k1 ? to_f<BF16>(__ldg(A + i * p.lda + k)) : 0.f;
+            }
+        uint4 y[UK];
+        int shy[UK];
+#pragma unroll
+        for (int u = 0; u < UK; u++) {
+            const int64_t k = kb + UK + u;
+            y[u] = mv_load_seg(B + k * p.ldb, lim, k < k1, lane, shy[u]);
+        }
+        mv_rows_fma<TM, UK, BF16>(x, sh, ar, g, k1 - kb, acc);
+#pragma unroll
+        for (int u = 0; u < UK; u++)
+            x[u] = y[u], sh[u] = shy[u];
+        if (g + UK == 32)
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+                ar[i] = an[i];
+    }
+    if (lane == 31)
+        return;
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        if (i >= mrows)
+            break;
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            const int64_t m = m0 + i, n = cl + e;
+            if (n >= p.N)
+                break;
+            if (ws)
+                ws[(slice * p.M + m) * p.N + n] = acc[i][e];
+            else
+                mv_out(p, BF16, m, n, acc[i][e]);
+        }
+    }
+}
+
+/* The NPAD sums of a row, reduced over the warp by a reduce-scatter: each step halves the values a
+ * lane keeps (the upper half where lane bit o is set) and adds the partner's; then the last value's
+ * xor butterfly.  Returns the sum of column `col`, complete in lanes with lane % (32 / NPAD) == 0. */
+template <int NPAD>
+__device__ __forceinline__ float mv_rscatter(float (&s)[NPAD], int lane, int &col)
+{
+    col = 0;
+#pragma unroll
+    for (int half = NPAD / 2, o = 16; half >= 1; half /= 2, o /= 2) {
+        const bool up = (lane & o) != 0;
+#pragma unroll
+        for (int t = 0; t < half; t++) {
+            const float send = up ? s[t] : s[t + half], keep = up ? s[t + half] : s[t];
+            s[t] = keep + __shfl_xor_sync(0xffffffffu, send, o);
+        }
+        col += up ? half : 0;
+    }
+    float v = s[0];
+#pragma unroll
+    for (int o = 16 / NPAD; o >= 1; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/*
+ * COLS (N <= 8 per column group): grid x = blocks of 4 warps along M (RPW rows each), y = K slices of
+ * 248, z = column groups of NPAD.  Lane l < 31 holds B[k0 + 8 l + e][c0 + c] (e < 8, c < NPAD) in
+ * registers (lane 31: zeros); A rows come R at a time (one 16-byte chunk per lane each), the next R
+ * issued before the current are used (2 x R x 512 bytes in flight per warp); per row 8 x NPAD FMAs
+ * and one reduce-scatter.
+ */
+template <int NPAD, bool BF16>
+__global__ void __launch_bounds__(kMvThreads) mv_cols_kernel(smk_gemm16_params p, int64_t rpw, float *ws)
+{
+    constexpr int R = 4;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t k0 = (int64_t)blockIdx.y * kMvSeg, c0 = (int64_t)blockIdx.z * NPAD, kl = k0 + 8 * lane;
+    const int64_t k1 = min(p.K, k0 + kMvSeg), lim = p.K - k0;
+    const int64_t r0 = ((int64_t)blockIdx.x * 4 + warp) * rpw, r1 = min(p.M, r0 + rpw);
+    if (r0 >= p.M)
+        return;
+    const unsigned short *A = (const unsigned short *)p.A + k0, *B = (const unsigned short *)p.B;
+    float b[8][NPAD];
+    unsigned ok = 0; /* bit e: k = kl + e is this slice's (lane 31 and k >= K: none) */
+#pragma unroll
+    for (int e = 0; e < 8; e++) {
+        ok |= kl + e < k1 ? 1u << e : 0u;
+#pragma unroll
+        for (int c = 0; c < NPAD; c++)
+            b[e][c] = kl + e < k1 && c0 + c < p.N ? to_f<BF16>(__ldg(B + (kl + e) * p.ldb + c0 + c)) : 0.f;
+    }
+    uint4 x[R];
+    int sh[R];
+#pragma unroll
+    for (int j = 0; j < R; j++)
+        x[j] = mv_load_seg(A + (r0 + j) * p.lda, lim, r0 + j < r1, lane, sh[j]);
+    for (int64_t m = r0; m < r1; m += R) {
+        uint4 y[R];
+        int shy[R];
+#pragma unroll
+        for (int j = 0; j < R; j++)
+            y[j] = mv_load_seg(A + (m + R + j) * p.lda, lim, m + R + j < r1, lane, shy[j]);
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            if (m + j >= r1)
+                break;
+            unsigned w[4];
+            float a[8], s[NPAD];
+            mv_seg8(x[j], sh[j], w);
+            mv_unpack8<BF16>(w, a);
+            if (ok != 0xffu) /* garbage beyond K or in lane 31 may be NaN: zero it */
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    a[e] = (ok >> e) & 1u ? a[e] : 0.f;
+#pragma unroll
+            for (int c = 0; c < NPAD; c++) {
+                s[c] = 0.f;
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    s[c] = fmaf(a[e], b[e][c], s[c]);
+            }
+            int col;
+            const float v = mv_rscatter<NPAD>(s, lane, col);
+            if ((lane & (32 / NPAD - 1)) == 0 && c0 + col < p.N) {
+                if (ws)
+                    ws[((int64_t)blockIdx.y * p.M + m + j) * p.N + c0 + col] = v;
+                else
+                    mv_out(p, BF16, m + j, c0 + col, v);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < R; j++)
+            x[j] = y[j], sh[j] = shy[j];
+    }
+}
+
+/* D = alpha * sum_s ws[s] + beta * C.  A warp takes 32 / parts consecutive outputs; lane (part p,
+ * output j) sums slices p, p + parts, ... in order, the parts are added by an xor butterfly: the
+ * order is fixed by (splits, parts), never by the grid (deterministic). */
+template <bool BF16>
+__global__ void __launch_bounds__(256) mv_reduce_kernel(smk_gemm16_params p, int64_t splits, int parts, const float *ws)
+{
+    const int lane = threadIdx.x & 31, per = 32 / parts, j = lane % per, part = lane / per;
+    const int64_t total = p.M * p.N, step = (int64_t)gridDim.x * 8 * per;
+    for (int64_t base = ((int64_t)blockIdx.x * 8 + (threadIdx.x >> 5)) * per; base < total; base += step) {
+        const int64_t i = base + j;
         float v = 0.f;
-        for (int64_t s = 0; s < splits; s++)
-            v += ws[s * total + i];
-        const int64_t m = i / p.N;
-        mv_out(p, BF16, m, i - m * p.N, v);
+        if (i < total) {
+            int64_t s = part;
+            for (; s + 3 * parts < splits; s += 4 * parts) {
+                const float v0 = ws[s * total + i], v1 = ws[(s + parts) * total + i];
+                const float v2 = ws[(s + 2 * parts) * total + i], v3 = ws[(s + 3 * parts) * total + i];
+                v += v0, v += v1, v += v2, v += v3;
+            }
+            for (; s < splits; s += parts)
+                v += ws[s * total + i];
+        }
+        for (int o = per; o < 32; o *= 2)
+            v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (part == 0 && i < total) {
+            const int64_t m = i / p.N;
+            mv_out(p, BF16, m, i - m * p.N, v);
+        }
     }
 }
 

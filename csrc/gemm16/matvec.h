@@ -1,18 +1,20 @@
 /* The fp16 / bf16 GEMM's memory-bound path (variant 0): which shapes it takes and how it splits them.
  * Plain C (gemm16_temp.c counts its workspace) and C++ (gemm16_matvec.cu launches it,
  * gemm16_plan.cu names it); a pure function of (M, N, K, mode): no CUDA, no SM count, no alignment
- * (the kernels read A and B with 2-byte loads at any alignment, so alignment does not route).
+ * (the kernels stream A or B with 16-byte loads at any row offset, so alignment does not route).
  *
- * Two CUDA-core kernels, NO shared memory (explain() has no shared accesses to model for them):
- *   ROWS  lanes along N: each thread owns CPL columns c0 + lane + 32 j (j < CPL) and TM rows of D,
- *         streams B's K x N rows (every warp load 64 contiguous bytes), reads A[m][k] as warp-uniform
- *         broadcast loads; for M <= 32 (B is the stream) and for K <= 16 at any M (D is the stream:
- *         writing it is the whole cost; TM = 8 rows per thread).
- *   COLS  lanes along K: a warp holds a 32 J-long k-chunk of B (J x NPAD values in registers) and
- *         streams rows of A (64 contiguous bytes per load), reducing each row's NPAD dot products
- *         with a shuffle butterfly; for N <= 8 with M >= N (A is the stream).
- * Either splits K into S slices when its own warps would not fill the GPU (kMvTargetWarps, sized for
- * H100-class parts: 132 SMs x 32 warps); S > 1 writes fp32 partials to a workspace [S][M][N] that one
+ * Three CUDA-core kernels, NO shared memory (explain() has no shared accesses to model for them):
+ *   ROWS  M <= 8 (B is the stream, K x N): lane l < 31 of a warp owns 8 consecutive columns
+ *         c0 + 8 l .. + 7 of TM = min(M, 8) rows; each B row is read as one aligned 16-byte chunk per
+ *         lane funnel-shifted with its neighbour's (matvec.cuh); A's TM x 32 k group is one 2-byte
+ *         load per lane per row, broadcast by shuffles.
+ *   COLS  N <= 8 with M >= N (A is the stream, M x K): lane l < 31 holds B[k0 + 8 l + e][c] (e < 8,
+ *         c < NPAD) in registers for a 248-long K slice and streams A rows as aligned 16-byte chunks
+ *         (funnel-shifted likewise), 2 x R rows in flight, one reduce-scatter of shuffles per row.
+ *   TINYK K <= 16 with M, N > 8 (D is the stream): the 2-byte kernel, TM = 8 rows x 8 x 32 columns.
+ * ROWS splits K into slices of >= 32 k so that its warps reach kMvTargetWarps (4 x 132 SMs x 16),
+ * bounded by the workspace (partials at most a quarter of B's bytes); COLS always slices K by 248
+ * (partials N / 124 of A's bytes).  S > 1 writes fp32 partials to a workspace [S][M][N] that one
  * reduce kernel sums in a fixed order (deterministic), applying alpha, beta * C and the output
  * rounding; S == 1 applies them in the kernel.
  *
@@ -33,21 +35,23 @@ extern "C" {
 extern volatile int smk_gemm16_matvec_mode;
 int smk_gemm16_set_matvec(int mode);
 
-enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2 };
+enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3 };
 
 typedef struct {
     int kind;          /* SMK_MV_* */
-    int tm, cpl;       /* ROWS: rows per thread (1, 2, 4, 8, 16, 32), columns per lane (4 or 8) */
-    int npad;          /* COLS: columns per warp (1, 2, 4, 8); J = 64 / npad k values per lane */
+    int tm;            /* ROWS, TINYK: rows per thread (ROWS 1 .. 8; TINYK 8) */
+    int npad;          /* COLS: columns per warp (1, 2, 4, 8) */
+    int parts;         /* the reduce's parts per output (S > 1): lanes summing slices p, p + parts, ... */
     int64_t kc;        /* k values per slice */
     int64_t splits;    /* S, the K slices (1: no workspace) */
-    int64_t rpw;       /* COLS: rows per warp */
+    int64_t rpw;       /* COLS: rows per warp (a multiple of 8) */
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
     uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0 */
 } smk_mv_route;
 
-#define SMK_MV_TARGET_WARPS 4096 /* warps that keep an H100's DRAM busy (132 SMs x ~32) */
-#define SMK_MV_MAX_SPLITS 1024
+#define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
+#define SMK_MV_MAX_SPLITS 2048
+#define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
 
 static inline int64_t smk_mv_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int smk_mv_pow2(int64_t n, int cap)
@@ -58,41 +62,51 @@ static inline int smk_mv_pow2(int64_t n, int cap)
     return p;
 }
 
-/* ROWS geometry for M x N x K: 0, or -1 when the grid does not fit. */
+/* ROWS geometry (grid: x column segments of 248, y groups of 4 slices, z row groups): 0 or -1. */
 static inline int smk_mv_rows(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 {
     r->kind = SMK_MV_ROWS;
-    r->tm = K <= 16 && M > 32 ? 8 : smk_mv_pow2(M, 32);
-    r->cpl = r->tm >= 32 ? 4 : 8;
-    const int64_t wcols = 32 * (int64_t)r->cpl, rg = smk_mv_cdiv(M, r->tm), cg = smk_mv_cdiv(N, 4 * wcols);
-    const int64_t warps = rg * smk_mv_cdiv(N, wcols);
-    int64_t s = smk_mv_cdiv(SMK_MV_TARGET_WARPS, warps);
-    const int64_t by_k = K / 64, by_ws = K / (4 * M); /* slices of >= 64 k; partials <= half of B's bytes */
+    r->tm = M < 8 ? (int)M : 8;
+    const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, SMK_MV_SEG);
+    int64_t s = smk_mv_cdiv(SMK_MV_TARGET_WARPS, rg * cw);
+    const int64_t by_k = smk_mv_cdiv(K, 32), by_ws = K / (8 * M); /* slices of >= 32 k; partials <= B / 4 */
     if (s > by_k) s = by_k;
     if (s > by_ws) s = by_ws;
     if (s > SMK_MV_MAX_SPLITS) s = SMK_MV_MAX_SPLITS;
     if (s < 1) s = 1;
-    r->kc = (smk_mv_cdiv(K, s) + 7) / 8 * 8;
+    r->kc = smk_mv_cdiv(smk_mv_cdiv(K, s), 32) * 32;
     r->splits = smk_mv_cdiv(K, r->kc);
-    r->grid[0] = rg * cg, r->grid[1] = 1, r->grid[2] = r->splits;
-    return r->grid[0] > 0x7fffffffLL ? -1 : 0;
+    r->grid[0] = cw, r->grid[1] = smk_mv_cdiv(r->splits, 4), r->grid[2] = rg;
+    return cw > 0x7fffffffLL || r->grid[1] > 65535 || rg > 65535 ? -1 : 0;
 }
 
-/* COLS geometry: 0, or -1 when the grid does not fit. */
+/* COLS geometry (grid: x blocks of 4 warps along M, y slices, z column groups): 0 or -1. */
 static inline int smk_mv_cols(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 {
     r->kind = SMK_MV_COLS;
-    r->npad = smk_mv_pow2(N, 8);
-    r->kc = 32 * (64 / r->npad);
+    r->npad = smk_mv_pow2(N < 8 ? N : 8, 8);
+    r->kc = SMK_MV_SEG;
     r->splits = smk_mv_cdiv(K, r->kc);
-    const int64_t cg = smk_mv_cdiv(N, r->npad), per = M * r->splits * cg; /* warp-rows */
-    r->rpw = per > 4 * SMK_MV_TARGET_WARPS ? smk_mv_cdiv(per, 4 * SMK_MV_TARGET_WARPS) : 1;
+    const int64_t cg = smk_mv_cdiv(N, r->npad), items = M * r->splits * cg; /* warp-rows */
+    r->rpw = smk_mv_cdiv(smk_mv_cdiv(items, SMK_MV_TARGET_WARPS), 8) * 8;
     r->grid[0] = smk_mv_cdiv(smk_mv_cdiv(M, r->rpw), 4), r->grid[1] = r->splits, r->grid[2] = cg;
     return r->grid[0] > 0x7fffffffLL || r->grid[1] > 65535 || r->grid[2] > 65535 ? -1 : 0;
 }
 
+/* TINYK geometry (the 2-byte kernel, 8 rows x 8 x 32 columns per thread, no split): 0 or -1. */
+static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    r->kind = SMK_MV_TINYK;
+    r->tm = 8;
+    r->kc = K;
+    r->splits = 1;
+    r->grid[0] = smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, 4 * 256), r->grid[1] = 1, r->grid[2] = 1;
+    return r->grid[0] > 0x7fffffffLL ? -1 : 0;
+}
+
 /* The route of a variant-0 M x N x K call (after the BLAS normalisation: K == 0 means A and B are not
- * read) under `mode`: 1 and *r filled when the memory-bound path takes it, else 0. */
+ * read) under `mode`: 1 and *r filled when the memory-bound path takes it, else 0.  Automatic: N <= 8
+ * (M >= N) COLS, M <= 8 ROWS, K <= 16 TINYK; 9 <= min(M, N) <= 32 stays with the tile kernel. */
 static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, smk_mv_route *r)
 {
     smk_mv_route z = {0};
@@ -106,14 +120,17 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, smk
         rc = smk_mv_cols(M, N, K, r);
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
-    else if (M <= 32 || K <= 16)
+    else if (M <= 8)
         rc = smk_mv_rows(M, N, K, r);
+    else if (K <= 16)
+        rc = smk_mv_tinyk(M, N, K, r);
     else
         return 0;
     if (rc != 0) {
         *r = z;
         return 0;
     }
+    r->parts = r->splits > 1 ? smk_mv_pow2(smk_mv_cdiv(r->splits, 8), 32) : 1;
     r->ws_bytes = r->splits > 1 ? (uint64_t)r->splits * (uint64_t)M * (uint64_t)N * 4u : 0;
     return 1;
 }
