@@ -13,6 +13,7 @@
 #                                 CALLS_ARGS: more arguments, e.g. "--knob gemm16_matvec=0")
 #           widths:N:SEED         bench/timing/bench_widths.py --random N --seed SEED
 #           py:FILE[:ARGS]        any python script (ARGS comma-separated)
+#           pack                  every log under $OUT into $OUT/logs.tgz (the device tool returns 8 files)
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -61,6 +62,9 @@ for s in "$@"; do
     # shellcheck disable=SC2086
     timeout ${T_PY:-200} python3 "$a" ${b:+${b//,/ }} > "$OUT/$(basename "$a" .py).log" 2>&1
     echo "py rc=$?"; tail -n 25 "$OUT/$(basename "$a" .py).log" ;;
+  pack)
+    (cd "$OUT" && find . -maxdepth 1 -type f ! -name logs.tgz ! -name session.log -printf '%P\n' \
+       | tar czf logs.tgz -T - --remove-files) ;;
   esac
 done
 stamp done
