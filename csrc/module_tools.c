@@ -220,7 +220,9 @@ PyDoc_STRVAR(set_knob_doc,
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
-"by element, as before), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
+"by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
+"2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
+"always), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
@@ -243,6 +245,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
+    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
+        smk_transpose_set_skinny(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else

@@ -19,6 +19,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_splits        0: chosen per shape; else the K slices to force (1 .. 65535)
     transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
                         whole words; 0: element by element
+    transpose_skinny    2 (default): the word-wise skinny kernel for 1- and 2-byte elements, short sides
+                        up to 64 (csrc/transpose/skinny_vec.cuh); 1: the element-wise skinny kernel alone
+                        (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
@@ -37,7 +40,7 @@ from .bench import bench_configs
 __all__ = ["KNOBS", "current", "device_info", "knobs", "sgemm_choose", "staging_info"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose.cu g_odd_path, module_tools.c smk_py_gemm16_variant)
+# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path and g_skinny_mode, module_tools.c smk_py_gemm16_variant)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -45,6 +48,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
+    "transpose_skinny": 2,
     "gemm16_variant": 0,
 }
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
