@@ -19,8 +19,9 @@ def _tile_elems(e):
 
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
 @pytest.mark.parametrize("dtype,itemsize,width,phase_cost", WIDTHS)
-# the tiled kernel; a side of at most 32 elements (16 for 16-byte ones) goes skinny: test_transpose_skinny.py
-@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (33, 7919), (65, 65)])
+# the tiled kernel; a side of at most 32 elements (16 for 16-byte ones, 64 for 1- and 2-byte ones) goes skinny:
+# test_transpose_skinny.py, test_transpose_skinny_vec.py
+@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (65, 7919), (65, 65)])
 def test_transpose_accesses(layout, dtype, itemsize, width, phase_cost, shape):
     e = smemkit.explain("transpose", shape, layout, dtype)
     names = [a.name for a in e.accesses]
@@ -63,13 +64,14 @@ def test_batch_scales_every_count(dtype, layout):
 
 def test_dtype_objects_and_ml_dtypes():
     import numpy as np
-    assert smemkit.explain("transpose", (64, 64), "pad", np.dtype(">f2")).dtype == "float16"
+    assert smemkit.explain("transpose", (128, 128), "pad", np.dtype(">f2")).dtype == "float16"
     if np.dtype(np.longdouble).itemsize == 16:  # x86-64 Linux: 80-bit extended in 16 bytes
         assert smemkit.explain("transpose", (64, 64), "pad", np.longdouble).accesses[0].width == 16
     ml_dtypes = pytest.importorskip("ml_dtypes")
-    e = smemkit.explain("transpose", (64, 64), "pad", ml_dtypes.bfloat16)
+    e = smemkit.explain("transpose", (128, 128), "pad", ml_dtypes.bfloat16)  # tiled (64 and below: skinny)
     assert e.dtype == "bfloat16" and e.accesses[0].width == 4
-    assert smemkit.explain("transpose", (64, 64), "pad", ml_dtypes.float8_e4m3fn).config.startswith("32x32 tile of 4x4")
+    fp8 = smemkit.explain("transpose", (128, 128), "pad", ml_dtypes.float8_e4m3fn)
+    assert fp8.config.startswith("32x32 tile of 4x4")
 
 
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)

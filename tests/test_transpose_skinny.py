@@ -21,8 +21,15 @@ THREADS = 256
 
 
 def cap(itemsize):
-    """The longest short side that goes skinny: half the shipped tile's edge in elements, at most 32."""
-    return 16 if itemsize == 16 else 32
+    """The longest short side that goes skinny: half the shipped tile's edge in elements, at most 32; 64 for
+    1- and 2-byte elements (the word-wise kernel, skinny_vec.cuh: tests/test_transpose_skinny_vec.py)."""
+    return 16 if itemsize == 16 else 64 if itemsize <= 2 else 32
+
+
+@pytest.fixture
+def old_skinny(set_knobs):
+    """The element-wise skinny kernel alone (knob transpose_skinny=1): what this file's plan tests model."""
+    set_knobs(transpose_skinny=1)
 
 
 def is_skinny(shape, dtype):
@@ -72,8 +79,8 @@ def test_bench_names_the_skinny_config():
 @pytest.mark.parametrize("dtype,itemsize", WIDTHS)
 @pytest.mark.parametrize("shape", [(1, 1), (1, 7919), (7919, 1), (3, 2000000), (2000000, 3), (13, 940434),
                                    (2237203, 3), (2, 587572), (29, 621477), (16, 16), (3115923, 1)])
-def test_skinny_plan(layout, dtype, itemsize, shape):
-    if min(shape) > cap(itemsize):
+def test_skinny_plan(layout, dtype, itemsize, shape, old_skinny):
+    if min(shape) > min(cap(itemsize), 32):
         pytest.skip("tiled at this width")
     e = smemkit.explain("transpose", shape, layout, dtype)
     tr, tc = skinny_tile(*shape, itemsize)
@@ -95,7 +102,7 @@ def test_skinny_plan(layout, dtype, itemsize, shape):
 
 
 @pytest.mark.parametrize("dtype,itemsize", WIDTHS[2:])
-def test_skinny_naive_column_read_conflicts(dtype, itemsize):
+def test_skinny_naive_column_read_conflicts(dtype, itemsize, old_skinny):
     # a 16 x 512-byte tile (S x L): the column read steps 512 bytes a lane, every lane of a 16-row run
     # in one bank; the swizzle removes it
     shape = (16, 10**5)
@@ -194,10 +201,10 @@ def test_skinny_device_views(layout, dtype, view, rng, poison):
 @pytest.mark.parametrize("dtype,itemsize", WIDTHS)
 @pytest.mark.parametrize("shape", [(1, 9), (9, 1), (2, 9), (3, 9), (9, 3), (13, 99), (99, 13), (16, 99), (29, 99),
                                    (99, 29), (32, 99), (99, 32)])
-def test_skinny_tile_is_a_bijection(layout, dtype, itemsize, shape):
+def test_skinny_tile_is_a_bijection(layout, dtype, itemsize, shape, old_skinny):
     """The row store puts every element of the tile in its own slot inside the block's shared bytes, and
     the column read reads exactly those slots: the layout map loses and overlaps nothing."""
-    if min(shape) > cap(itemsize):
+    if min(shape) > min(cap(itemsize), 32):
         pytest.skip("tiled at this width")
     plan = smemkit._C._plan("transpose", shape, layout, itemsize)
     (_, _, _, _, store), (_, _, _, _, load) = [a[:5] for a in plan["accesses"]]

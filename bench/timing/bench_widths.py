@@ -3,6 +3,8 @@
 
     python bench/timing/bench_widths.py [--sweep] [--reps 40] [--md out.md]
     python bench/timing/bench_widths.py --random 200 --seed 1 [--out rows.jsonl] [--md out.md]
+        [--skinny 1]   (the knob transpose_skinny for the whole run: 2 the default, 1 the element-wise
+                        skinny kernel alone as before skinny_vec.cuh, 0 the tiled kernel always; A/B)
 
 smemkit's kernels -- 8192 x 8192 and the batch (one launch for all 64 matrices) -- are timed by
 smemkit.bench (the one timing path: events, layouts and the D2D copy interleaved, L2 flushed before
@@ -22,6 +24,7 @@ median, min by class and layout, #26's targets) to stdout and --md.
 """
 import argparse
 import statistics
+import sys
 
 import draws as D
 import smemkit
@@ -134,8 +137,18 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="the draws' seed (--random)")
     ap.add_argument("--out", help="--random: write one JSON line per draw here")
     ap.add_argument("--md")
+    ap.add_argument("--skinny", type=int, default=2, choices=[0, 1, 2],
+                    help="the knob transpose_skinny: 2 (default) word-wise skinny kernel for 1- and 2-byte "
+                    "elements, 1 the element-wise skinny kernel alone, 0 the tiled kernel always")
     args = ap.parse_args()
     require_gpu("bench_widths.py")
+    from smemkit import _testing
+    with _testing.knobs(transpose_skinny=args.skinny):
+        print(f"transpose_skinny={args.skinny}", file=sys.stderr, flush=True)
+        return run(args)
+
+
+def run(args):
     if args.random:
         return random_mode(args)
     args.reps = args.reps or 40

@@ -36,7 +36,8 @@ int smk_transpose_supports(int esz);
  * cudaError_t: cudaErrorInvalidValue for a bad esz, layout or negative size, cudaErrorInvalidConfiguration
  * when the grid would exceed the device limits (tiles per matrix > 2^31 - 1, or batch > 65535^2).
  * rows == 0 or cols == 0 launches nothing.  A matrix with a side of at most 32 elements (16 for 16-byte
- * ones) and contiguous columns takes the skinny kernel (transpose/skinny.cuh; the choice is
+ * ones; 64 for 1- and 2-byte ones, word-wise: transpose/skinny_vec.cuh) and contiguous columns takes a
+ * skinny kernel (transpose/skinny.cuh; the choice is
  * transpose/configs.h's choose()), every other one the tiled kernel.  Any pointer alignment and strides work (1- and 2-byte rows
  * that do not start on a 4-byte boundary move as aligned words re-aligned in registers; misaligned
  * elements of 4 bytes and more, and non-unit column strides, fall back to element-wise accesses). */
@@ -50,6 +51,12 @@ int smk_transpose_num_variants(void);
 /* Tests and benchmarks: 0 makes 1- and 2-byte rows that do not start on a 4-byte boundary take the
  * element-wise path again (default 1: whole words re-aligned in registers). */
 void smk_transpose_set_odd_path(int on);
+/* Tests and benchmarks: the skinny paths, 2 (default) the word-wise skinny kernel for 1- and 2-byte
+ * elements with a short side up to 64 (transpose/skinny_vec.cuh), 1 the element-wise skinny kernel
+ * alone (short side up to 32, 16 for 16-byte elements), 0 the tiled kernel for every shape.  The plan
+ * (explain) follows the same mode. */
+void smk_transpose_set_skinny(int mode);
+int smk_transpose_skinny_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);

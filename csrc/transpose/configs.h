@@ -11,6 +11,8 @@
  *   kernel.cuh   the tiled kernel, as the parts above in order
  *   skinny.cuh   the skinny kernel: one side of at most 32 elements, a TR x TC element tile staged in
  *                shared memory so that both global sides are whole runs along the long side
+ *   skinny_vec.cuh the word-wise skinny kernel: 1- and 2-byte elements, one side of at most 64, every
+ *                global access an aligned word whatever the pitch (launch_skinny picks it, skinny_vec_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -95,25 +97,47 @@ constexpr int skinny_row()
     return -1;
 }
 
-/* THE CHOICE BY SHAPE (a pure function of shape, strides and element size, width row wi >= 0): the
- * skinny kernel when the short side S is at most half the shipped tile's edge in elements, capped at 32
- * (S <= 32 for 1-, 2-, 4- and 8-byte elements, whose tiles are 64 or 128 elements wide; S <= 16 for
- * 16-byte ones, whose tile is 32), i.e. where a tile would cover at most half of its area (DALI's
- * rule is 0.4), and the input's columns are contiguous (in_cs == 1, or a single column), so the reads
- * along the rows are whole runs.  Else the tiled kernel. */
-inline bool skinny_fits(int64_t rows, int64_t cols, int64_t in_cs, int wi)
+/* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
+ * skinny mode, the knob transpose_skinny: 2 the default, 1 the skinny kernel alone as before the
+ * word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
+ * short side S is at most skinny_cap and whose input columns are contiguous (in_cs == 1, or a single
+ * column), so the reads along the rows are whole runs.  Else the tiled kernel.
+ *   skinny_cap: mode 1 -- half the shipped tile's edge in elements, at most 32 (32 for 1-, 2-, 4-,
+ *   8-byte elements, whose tiles are 64 or 128 elements wide; 16 for 16-byte ones, tile 32): where a
+ *   tile covers at most half its area (DALI's rule is 0.4).  Mode 2 -- 1- and 2-byte elements up to
+ *   kVecMaxShort = 64 (skinny_vec.cuh; a 64-wide byte matrix fills half a 128-byte tile, a 36-wide
+ *   fp16 one 56% of a 64-wide tile whose rows are 72-byte runs: 0.18 of a copy), the rest as mode 1. */
+inline int64_t skinny_cap(int wi, int mode)
 {
+    if (mode <= 0)
+        return 0;
+    if (mode >= 2 && kWidths[wi].esz <= 2)
+        return 64;
     const int64_t te = (int64_t)kConfigs[kWidths[wi].shipped].tile * unit_edge(kWidths[wi].esz);
-    const int64_t cap = te / 2 < 32 ? te / 2 : 32;
+    return te / 2 < 32 ? te / 2 : 32;
+}
+
+inline bool skinny_fits(int64_t rows, int64_t cols, int64_t in_cs, int wi, int mode)
+{
     const int64_t s = rows < cols ? rows : cols;
-    return (in_cs == 1 || cols == 1) && s <= cap;
+    return (in_cs == 1 || cols == 1) && s <= skinny_cap(wi, mode);
+}
+
+/* Which skinny kernel (mode 2): the word-wise one (skinny_vec.cuh) for 1- and 2-byte elements with a short
+ * side of at most 64 whose flat side is contiguous -- always for rows <= cols (the output is); for
+ * rows > cols the input's rows must be packed (in_rs == cols) -- else skinny.cuh.  The launcher also
+ * wants both bases element-aligned (else skinny.cuh, whose accesses go byte-wise). */
+inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    const int64_t s = rows < cols ? rows : cols;
+    return mode >= 2 && esz <= 2 && s <= 64 && (in_cs == 1 || cols == 1) && (rows <= cols || in_rs == cols);
 }
 
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else
  * resolve(). */
-inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs)
+inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode)
 {
-    if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi))
+    if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi, mode))
         return &kConfigs[skinny_row()];
     return resolve(variant, wi);
 }

@@ -14,6 +14,7 @@
 #include "transpose/configs.h"
 #include "transpose/kernel.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_vec.cuh"
 
 namespace {
 
@@ -37,6 +38,11 @@ cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 /* Benchmarks and tests: 0 sends odd-pitch sub-word tiles down the element-wise path (the behaviour
  * before the re-aligning path), for a before/after in one run. */
 volatile int g_odd_path = 1;
+
+/* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 2 (default) the word-wise
+ * skinny kernel for 1- and 2-byte elements, short sides up to 64; 1 skinny.cuh alone (short sides up
+ * to 32, 16 for 16 bytes); 0 the tiled kernel always. */
+volatile int g_skinny_mode = 2;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -98,10 +104,37 @@ Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
     return a;
 }
 
-/* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in). */
+/* The word-wise skinny kernel (skinny_vec.cuh): tiles along the long side, at most 17 KB of shared
+ * memory (no opt-in). */
+template <int L, int ESZ>
+cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    const int lt = skinny_vec_lt(p->rows, p->cols, ESZ);
+    const int64_t len = p->rows <= p->cols ? p->cols : p->rows, tl = (int64_t)1 << lt;
+    SkinnyVecArgs a;
+    dim3 grid;
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((len + tl - 1) / tl, 1, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    matrix_args(&a, p, batch, tiles_x);
+    a.s = (int)(p->rows < p->cols ? p->rows : p->cols);
+    a.lt = lt;
+    a.runs_in = p->rows <= p->cols;
+    skinny_vec_kernel<L, ESZ><<<grid, kVecThreads, skinny_vec_bytes(L, a.s, lt, ESZ), stream>>>(a);
+    return cudaGetLastError();
+}
+
+/* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in);
+ * the word-wise one where configs.h's skinny_vec_fits and both bases are element-aligned. */
 template <int L, int ESZ>
 cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
+    if constexpr (ESZ <= 2) {
+        if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) &&
+            (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0)
+            return launch_skinny_vec<L, ESZ>(p, batch, stream);
+    }
     const SkinnyShape s = skinny_shape(p->rows, p->cols, ESZ);
     const int64_t tr = (int64_t)1 << s.lr, tc = (int64_t)1 << s.lc;
     SkinnyArgs a;
@@ -168,6 +201,10 @@ constexpr LaunchTable kLaunch = make_launch_table(std::make_integer_sequence<int
 
 extern "C" void smk_transpose_set_odd_path(int on) { g_odd_path = on != 0; }
 
+extern "C" void smk_transpose_set_skinny(int mode) { g_skinny_mode = mode; }
+
+extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
+
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
 
 extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream)
@@ -175,7 +212,7 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs); /* the path: by shape and strides */
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs, g_skinny_mode); /* by shape and strides */
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */

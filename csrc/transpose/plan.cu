@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <utility>
+#include <vector>
 
 #include "layout.h"
 #include "api/transpose.h"
 #include "transpose/configs.h"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_vec.cuh"
 #include "transpose/tile.cuh"
 
 namespace {
@@ -97,6 +99,76 @@ void skinny_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
              (long long)tc, kSkinnyThreads, ESZ);
 }
 
+/* One access of a plan from its lane addresses (n_instr * 32, -1 = lane idle). */
+void put_access(smk_access *acc, const char *name, int width, int is_store, const std::vector<long long> &v)
+{
+    acc->name = name;
+    acc->width = width;
+    acc->is_store = is_store;
+    acc->n_instr = (int)(v.size() / 32);
+    if (acc->addr)
+        for (size_t i = 0; i < v.size(); i++)
+            acc->addr[i] = v[i];
+}
+
+/* The word-wise skinny kernel (skinny_vec.cuh), one interior block of a C-contiguous input on aligned
+ * bases (the flat side then starts on a word: mis = 0; run s starts at byte s * rp mod 4).  The run
+ * phase: per warp that has a run (s < S) and step k (the tail step included), one instruction per
+ * element e of the word that some lane moves, a lane at its element's buffer byte or idle; the flat phase: one word per
+ * lane, lanes consecutive.  In the kernel's order: case A the run scatter, then the flat load; case B
+ * the flat store, then the run gather. */
+template <int ESZ>
+void skinny_vec_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+{
+    constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
+    const int S = (int)(rows < cols ? rows : cols), lt = skinny_vec_lt(rows, cols, ESZ);
+    const int runs_in = rows <= cols, lw = lt + (ESZ == 2) - 2, nb = ESZ << lt, SE = S * ESZ;
+    const int64_t rp = (runs_in ? cols : rows) * ESZ;
+    const smk_tile tl = skinny_vec_geometry(layout, S, ESZ);
+    std::vector<long long> run, flat;
+    for (int wp = 0; wp < WARPS; wp++)
+        for (int k = 0; k <= kVecSteps; k++) {
+            std::vector<long long> in(E * 32, -1);
+            bool any[E] = {};
+            for (int lane = 0; lane < 32; lane++) {
+                const int t = wp * 32 + lane, q = t + k * kVecThreads;
+                const int s = k < kVecSteps ? q >> lw : t, j = k < kVecSteps ? q & ((1 << lw) - 1) : 1 << lw;
+                const int ms = (int)((s * rp) & 3), ro0 = 4 * j - ms;
+                if (s >= S || ro0 >= nb)
+                    continue;
+                for (int e = 0; e < E; e++) {
+                    const int ro = ro0 + e * ESZ;
+                    if (ro >= 0 && ro < nb) {
+                        in[e * 32 + lane] = skinny_vec_slot(tl, s * ESZ + (ro / ESZ) * SE);
+                        any[e] = true;
+                    }
+                }
+            }
+            for (int e = 0; e < E; e++) // an instruction no lane of the warp executes touches nothing
+                if (any[e])
+                    run.insert(run.end(), in.begin() + e * 32, in.begin() + (e + 1) * 32);
+        }
+    const int fend = SE << lt;
+    for (int x0 = 0; x0 < fend; x0 += 4 * kVecThreads)
+        for (int wp = 0; wp < WARPS; wp++)
+            for (int lane = 0; lane < 32; lane++) {
+                const int x = x0 + 4 * (wp * 32 + lane);
+                if (x0 + 4 * wp * 32 >= fend)
+                    break;
+                flat.push_back(x < fend ? skinny_vec_slot(tl, x) : -1);
+            }
+    const int a = runs_in ? 0 : 1;
+    put_access(&plan->acc[a], runs_in ? "skinny-vec run scatter" : "skinny-vec run gather", ESZ, runs_in, run);
+    put_access(&plan->acc[1 - a], runs_in ? "skinny-vec flat load" : "skinny-vec flat store", 4, !runs_in, flat);
+    plan->n = 2;
+    plan->threads = kVecThreads;
+    plan->smem_bytes = skinny_vec_bytes(layout, S, lt, ESZ);
+    const int64_t len = runs_in ? cols : rows;
+    plan->blocks = (len + ((int64_t)1 << lt) - 1) >> lt;
+    snprintf(plan->config, sizeof plan->config, "skinny-vec %dx%lld tile, %d threads, %d-byte elements",
+             runs_in ? S : 1 << lt, runs_in ? 1LL << lt : (long long)S, kVecThreads, ESZ);
+}
+
 typedef void (*plan_fn)(int layout, int64_t rows, int64_t cols, smk_plan *plan);
 
 /* Row C of kConfigs for row W of kWidths.  A new Kind of kernel branches here. */
@@ -106,7 +178,12 @@ void plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
     constexpr Config c = kConfigs[C];
     static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its plan here");
     if constexpr (c.kind == kSkinny) {
-        skinny_plan<kWidths[W].esz>(layout, rows, cols, plan);
+        constexpr int esz = kWidths[W].esz;
+        if constexpr (esz <= 2) {
+            if (skinny_vec_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode()))
+                return skinny_vec_plan<esz>(layout, rows, cols, plan);
+        }
+        skinny_plan<esz>(layout, rows, cols, plan);
     } else {
         block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan);
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
@@ -142,7 +219,8 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
     const int wi = width_index(esz);
     if (!plan || batch < 0 || rows < 0 || cols < 0 || wi < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS)
         return -1;
-    const Config *v = choose(0, wi, rows, cols, 1); /* the launcher's path for a C-contiguous input */
+    /* the launcher's path for a C-contiguous input, in the same skinny mode */
+    const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode());
     kPlan.fn[v - kConfigs][wi](layout, rows, cols, plan);
     plan->blocks *= batch;
     for (int a = 0; a < plan->n; a++)

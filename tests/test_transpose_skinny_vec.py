@@ -1,0 +1,236 @@
+"""The word-wise skinny transpose (csrc/transpose/skinny_vec.cuh): 1- and 2-byte elements, short side <= 64.
+
+CPU: the choice (configs.h's skinny_cap / skinny_vec_fits, seen through explain(), in each mode of the knob
+transpose_skinny), the plan (tile, blocks, instructions, the buffer map a bijection on the flat phase and
+the run phase covering exactly the flat bytes), and a Python replay of the kernel's index arithmetic on a
+byte memory (misaligned pitches and bases, tails, batches) -- the same expressions as the kernel.
+GPU (marked): bit-exact against NumPy for every width (the 4-, 8- and 16-byte ones through skinny.cuh and
+the tiled kernel at the new caps), every layout, 1 x n and n x 1, short sides 33-64, odd pitches, bases
+off by one element, batches, NaN payloads and -0.0, the old paths (knob) agreeing with the new.
+"""
+import numpy as np
+import pytest
+
+import smemkit
+from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
+
+LAYOUTS = smemkit.LAYOUTS
+THREADS, LOG2_BYTES, STEPS = 256, 14, 16  # skinny_vec.cuh: kVecThreads, kVecLog2Bytes, kVecSteps
+
+
+def lt_of(rows, cols, esz):
+    """skinny_vec_lt: log2 of the tile's long side, 2^14 bytes over the short side to a power of two."""
+    ls = max(0, (min(rows, cols) - 1).bit_length())
+    return LOG2_BYTES - ls - (esz.bit_length() - 1)
+
+
+def slot(layout, x, s, esz):
+    """skinny_vec_slot: buffer byte x -> shared byte (words 2^lc to a row through layout.h, 2^lc = 32, or the
+    lanes' step 4*S bytes in words when that is longer)."""
+    lc = 5 + max(0, (4 * s).bit_length() - 1 - 7)
+    w = x >> 2
+    r, c = w >> lc, w & ((1 << lc) - 1)
+    o = r * ((1 << lc) + 1) + c if layout == "pad" else (w ^ (r & 31)) if layout == "swizzle" else w
+    return o * 4 + (x & 3)
+
+
+def config(shape, dtype):
+    return smemkit.explain("transpose", shape, "pad", dtype).config
+
+
+# ---- CPU: the choice ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "bfloat16", "int16"])
+def test_vec_choice(dtype):
+    for shape in [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
+                  (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]:
+        assert config(shape, dtype).startswith("skinny-vec "), shape
+    for shape in [(65, 10**5), (10**5, 65), (65, 65), (1000, 1000)]:
+        assert "tile" in config(shape, dtype) and not config(shape, dtype).startswith("skinny"), shape
+
+
+@pytest.mark.parametrize("dtype,cap", [("float32", 32), ("float64", 32), ("complex128", 16)])
+def test_wider_elements_unchanged(dtype, cap):
+    assert config((cap, 10**5), dtype).startswith("skinny ") and config((10**5, cap), dtype).startswith("skinny ")
+    assert not config((cap + 1, 10**5), dtype).startswith("skinny")
+
+
+def test_knob_modes(set_knobs):
+    shape = (2237203, 3)
+    set_knobs(transpose_skinny=1)
+    assert config(shape, "float16").startswith("skinny 1024x4 ")  # skinny.cuh: 8 KB tile, S to 4
+    assert not config((36, 10**5), "float16").startswith("skinny")  # above 32: tiled, as before
+    set_knobs(transpose_skinny=0)
+    assert not config(shape, "float16").startswith("skinny")
+    set_knobs(transpose_skinny=2)
+    assert config(shape, "float16").startswith("skinny-vec 2048x3 ")
+    with pytest.raises(ValueError):
+        smemkit._C._set_knob("transpose_skinny", 3)
+
+
+# ---- CPU: the plan --------------------------------------------------------------------------------------
+
+SHAPES = [(1, 9), (9, 1), (3, 9999), (9999, 3), (11, 218130), (218130, 11), (36, 2588866), (2588866, 36),
+          (33, 500), (500, 33), (64, 1001), (1001, 64), (16, 4096), (4096, 16), (32, 777), (777, 32)]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype,esz", [("uint8", 1), ("float16", 2)])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_vec_plan(layout, dtype, esz, shape):
+    rows, cols = shape
+    s, lt = min(shape), lt_of(rows, cols, esz)
+    e = smemkit.explain("transpose", shape, layout, dtype)
+    tile = f"{s}x{1 << lt}" if rows <= cols else f"{1 << lt}x{s}"
+    assert e.config == f"skinny-vec {tile} tile, {THREADS} threads, {esz}-byte elements"
+    long_ = cols if rows <= cols else rows
+    assert e.blocks == -(-long_ // (1 << lt))
+    names = [a.name for a in e.accesses]
+    assert names == (["skinny-vec run scatter", "skinny-vec flat load"] if rows <= cols
+                     else ["skinny-vec flat store", "skinny-vec run gather"])
+    flat = e.accesses[1] if rows <= cols else e.accesses[0]
+    assert flat.width == 4 and flat.excess == 0  # consecutive words: conflict-free in every layout
+    if layout == "swizzle" and s & (s - 1) == 0:
+        run = e.accesses[0] if rows <= cols else e.accesses[1]
+        # power-of-two S: the XOR spreads the lanes' rows (the tail words of misaligned runs, one lane a
+        # run, may still meet: 8 of 2072 instructions 2-way at 64 x 1001)
+        assert run.excess <= 0.01 * run.instructions, run
+    many = smemkit.explain("transpose", (5,) + shape, layout, dtype)
+    assert many.blocks == 5 * e.blocks and many.total() == 5 * e.total()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("esz", [1, 2])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_vec_plan_bijection(layout, esz, shape):
+    """The flat phase covers every word of an interior tile once, at distinct shared words inside the
+    block's bytes; the run phase touches exactly the flat phase's bytes (every element once)."""
+    rows, cols = shape
+    plan = smemkit._C._plan("transpose", shape, layout, esz)
+    acc = [a[:5] for a in plan["accesses"]]
+    (_, _, _, _, run), (_, _, _, _, flat) = acc if rows <= cols else acc[::-1]
+    f = flat.reshape(-1)
+    f = f[f >= 0]
+    lt = lt_of(rows, cols, esz)
+    assert f.size == (min(shape) * esz << lt) // 4 and len(np.unique(f)) == f.size and np.all(f % 4 == 0)
+    assert f.max() + 4 <= plan["smem_bytes"]
+    r = run.reshape(-1)
+    r = r[r >= 0]
+    assert len(np.unique(r)) == r.size and np.all(r % esz == 0)
+    assert np.array_equal(np.sort(r // 4 * 4)[::4 // esz], np.sort(f))
+    want = [slot(layout, x, min(shape), esz) for x in range(0, 4 * f.size, 4)]
+    assert np.array_equal(np.sort(np.asarray(want)), np.sort(f))
+
+
+# ---- CPU: the kernel's index arithmetic, replayed -------------------------------------------------------
+
+def replay(mem, ib, ob, rows, cols, batch, esz, layout):
+    """skinny_vec_kernel, thread by thread, on a bytearray (input C-contiguous at ib, output at ob)."""
+    E, S, lt = 4 // esz, min(rows, cols), lt_of(rows, cols, esz)
+    runs_in = rows <= cols
+    n_long = cols if runs_in else rows
+    lw = lt + (esz == 2) - 2
+    for b in range(batch):
+        for tile in range(-(-n_long // (1 << lt))):
+            p0 = tile << lt
+            n = min(n_long - p0, 1 << lt)
+            nb, mat = n * esz, b * rows * cols
+            rbase, rp = (ib + (mat + p0) * esz, cols * esz) if runs_in else (ob + (mat + p0) * esz, rows * esz)
+            fb = ob + (mat + p0 * S) * esz if runs_in else ib + (mat + p0 * cols) * esz
+            mis = fb & 3
+            fend, fa, smem = mis + n * S * esz, fb - mis, bytearray(1 << 15)
+            words = []  # (global word, run byte of its byte 0, buffer byte of its element 0)
+            for t in range(THREADS):
+                for k in range(STEPS + 1):
+                    q = t + k * THREADS
+                    s, j = (q >> lw, q & ((1 << lw) - 1)) if k < STEPS else (t, 1 << lw)
+                    ra = rbase + s * rp
+                    ro0 = 4 * j - (ra & 3)
+                    if s < S and ro0 < nb:
+                        words.append((ra - (ra & 3) + 4 * j, ro0, mis + s * esz + ro0 // esz * S * esz))
+            elems = [(g + e * esz, slot(layout, x0 + e * S * esz, S, esz)) for g, ro0, x0 in words for e in range(E)
+                     if 0 <= ro0 + e * esz < nb]
+            flat = [(fa + x, slot(layout, x, S, esz)) for x in range(mis, fend, esz)]
+            src, dst = (elems, flat) if runs_in else (flat, elems)
+            for g, sl in src:
+                smem[sl:sl + esz] = mem[g:g + esz]
+            for g, sl in dst:
+                mem[g:g + esz] = smem[sl:sl + esz]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("esz", [1, 2])
+@pytest.mark.parametrize("shape", [(1, 9), (9, 1), (3, 1001), (1001, 3), (37, 777), (777, 37), (64, 257),
+                                   (257, 64), (2, 9000), (9000, 2), (1, 17000), (17000, 1)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+def test_vec_index_replay(layout, esz, shape):
+    rng = np.random.default_rng(26)
+    dt = np.uint8 if esz == 1 else np.uint16
+    a = rng.integers(0, 1 << (8 * esz), size=(2,) + shape).astype(dt)
+    for ioff, ooff in [(0, 0), (esz, 3 * esz % 4 or 2)]:
+        mem = bytearray(b"\xee" * (2 * a.nbytes + 64))
+        ib, ob = 8 + ioff, 24 + a.nbytes + ooff
+        mem[ib:ib + a.nbytes] = a.tobytes()
+        replay(mem, ib, ob, *shape, 2, esz, layout)
+        out = np.frombuffer(bytes(mem[ob:ob + a.nbytes]), dtype=dt).reshape(2, shape[1], shape[0])
+        assert np.array_equal(out, swapped(a)), (ioff, ooff)
+        assert mem[ob - 1] == 0xEE and mem[ob + a.nbytes] == 0xEE
+
+
+# ---- GPU: bit-exact ------------------------------------------------------------------------------------
+
+GPU_SHAPES = [(1, 1), (1, 7919), (7919, 1), (1, 40001), (40001, 1), (2, 58757), (58757, 2), (3, 20001),
+              (20001, 3), (11, 21813), (21813, 11), (32, 4099), (4099, 32), (33, 3001), (3001, 33), (36, 25889),
+              (25889, 36), (47, 999), (999, 47), (63, 4097), (4097, 63), (64, 1025), (1025, 64), (5, 3), (64, 64)]
+ALL = ["uint8", "bool", "int8", "float16", "bfloat16", "int16", "float32", "float64", "complex128"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape", GPU_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_vec_bit_exact(layout, dtype, shape, rng, poison):
+    a = random_bits(shape, np_dtype(dtype), rng)
+    assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("shape", [(60, 11, 2181), (60, 2181, 11), (3, 36, 10001), (3, 10001, 36), (64, 3, 5),
+                                   (7, 1, 999), (7, 999, 1), (70000, 3, 2), (2, 64, 4097)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_vec_batches(layout, dtype, shape, rng, poison):
+    a = random_bits(shape, np_dtype(dtype), rng)
+    assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float16"])
+@pytest.mark.parametrize("view", ["offset-1", "offset-1-T", "row-slice", "batch-step", "padded-rows"])
+@pytest.mark.parametrize("short", [3, 13, 36, 64])
+def test_vec_device_views(layout, dtype, view, short, rng, poison, torch):
+    """Bases off by one element (so off a word for 1- and 2-byte elements), strided inputs (which take
+    skinny.cuh or the tiled kernel), on device tensors."""
+    n = 3 * 4099 * short
+    flat = random_bits((n + 1,), np.dtype(dtype), rng)
+    x = torch.from_numpy(flat).cuda()
+    xs, bs = x[1:].view(3, 4099, short), flat[1:].reshape(3, 4099, short)
+    xv, bv = {"offset-1": (xs, bs), "offset-1-T": (xs.mT.contiguous(), swapped(bs).copy()),
+              "row-slice": (xs[:, ::2], bs[:, ::2]), "batch-step": (xs[::2], bs[::2]),
+              "padded-rows": (xs[:, :, : short - 1], bs[:, :, : short - 1])}[view]
+    out = smemkit.matrix_transpose(xv, layout=layout)
+    assert_bits_equal(out.cpu().numpy(), swapped(bv))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32"])
+@pytest.mark.parametrize("shape", [(11, 21813), (21813, 11), (36, 2589), (2589, 36), (1, 5000), (5000, 1)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+def test_vec_modes_agree(mode, dtype, shape, rng, poison, set_knobs):
+    set_knobs(transpose_skinny=mode)
+    a = random_bits(shape, np_dtype(dtype), rng)
+    for layout in LAYOUTS:
+        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
