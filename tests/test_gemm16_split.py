@@ -73,8 +73,8 @@ def test_split_k_device_unaligned_in_place(poison, chosen, torch, how, layout, d
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
 def test_split_k_beta_c_aliasing_d_and_odd_output_pitch(poison, chosen, torch, dtype, rng):
-    """The reduction reads C and writes D element by element: C may be D itself, and D / C may have odd
-    pitches and offsets."""
+    """The reduction reads C and writes D element by element: C may be a strided view with an odd pitch
+    and offset, D may be C itself, and D's rows may have an odd pitch."""
     M, N, K = 100, 37, 8192
     assert chosen(M, N, K).splits > 1
     a = rng.uniform(-1, 1, (M, K)).astype(dtype)
@@ -85,12 +85,13 @@ def test_split_k_beta_c_aliasing_d_and_odd_output_pitch(poison, chosen, torch, d
     da, db = _to_torch(a, torch), _to_torch(b, torch)
     d = smemkit.gemm(da, db, dc, alpha=-1.0, beta=0.5)
     _check_views(_from_torch(d, np.dtype(dtype)).astype(np.float64), a, b, c, -1.0, 0.5, np.dtype(dtype))
-    out_big = torch.full((M, N + 5), float("nan"), dtype=d.dtype, device="cuda")
-    out = out_big[:, 1:1 + N]  # out=: an odd pitch and offset, NaN where nothing is written
+    # out= must be C-contiguous (the out= rules): N = 37 gives its rows an odd pitch, NaN where nothing is written
+    out = torch.full((M, N), float("nan"), dtype=d.dtype, device="cuda")
     assert smemkit.gemm(da, db, dc, alpha=-1.0, beta=0.5, out=out) is out
     _check_views(_from_torch(out, np.dtype(dtype)).astype(np.float64), a, b, c, -1.0, 0.5, np.dtype(dtype))
-    smemkit.gemm(da, db, dc, alpha=-1.0, beta=0.5, out=dc)  # C is D
-    _check_views(_from_torch(dc, np.dtype(dtype)).astype(np.float64), a, b, c, -1.0, 0.5, np.dtype(dtype))
+    cd = dc.contiguous()
+    smemkit.gemm(da, db, cd, alpha=-1.0, beta=0.5, out=cd)  # C is D
+    _check_views(_from_torch(cd, np.dtype(dtype)).astype(np.float64), a, b, c, -1.0, 0.5, np.dtype(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])

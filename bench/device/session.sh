@@ -7,7 +7,7 @@
 #           tests[:paths]         python3 -m pytest --require-gpu (default: the whole suite)
 #           suite                 the WHOLE suite with --require-gpu in SHARDS (default 4) concurrent pytest
 #                                 processes over disjoint test files (the float64 references are CPU-bound),
-#                                 then the timing-sensitive files (SERIAL) alone; prints each shard's
+#                                 then the timing- and memory-sensitive files (SERIAL) alone; prints each shard's
 #                                 summary line and their sum
 #           calls:OP:N:SEED       bench/timing/bench_calls.py (OP sgemm or gemm; env LAYOUTS, default swizzle;
 #                                 CALLS_ARGS: more arguments, e.g. "--knob gemm16_matvec=0")
@@ -35,7 +35,7 @@ for s in "$@"; do
       ${a:+${a//,/ }} > "$OUT/pytest${a:+-part}.log" 2>&1
     echo "pytest rc=$?"; tail -n 12 "$OUT/pytest${a:+-part}.log" ;;
   suite)
-    serial=${SERIAL:-"tests/test_timing.py tests/test_bench.py tests/test_probe_gpu.py tests/test_multi_gpu.py tests/test_examples.py"}
+    serial=${SERIAL:-"tests/test_timing.py tests/test_bench.py tests/test_probe_gpu.py tests/test_multi_gpu.py tests/test_examples.py tests/test_hardening.py"}
     files=$(ls -S tests/test_*.py | grep -vxF -f <(tr ' ' '\n' <<< "$serial"))
     n=${SHARDS:-4}; i=0; pids=()
     for k in $(seq 0 $((n - 1))); do
