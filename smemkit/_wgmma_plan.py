@@ -9,7 +9,8 @@ columns per 128 x 256 tile and warp.  It applies where D is 2-byte with 16-byte 
 beta == 0 (explain's dense D: N % 8 == 0).
 What is not: TMA's writes of the A / B tiles and wgmma's descriptor reads of them -- async-proxy
 accesses outside the LSU (ncu: ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum``); with
-the 128B mode both are conflict-free by construction, the narrower modes are what bench's A/B times.
+the 128B mode both are meant to be conflict-free (not yet measured: ncu per mode has not been run); the
+narrower modes' cost is what bench's A/B times.
 """
 from __future__ import annotations
 

@@ -55,7 +55,7 @@
  * Bank note: TMA writes and wgmma reads are async-proxy accesses the LSU model (explain) does not see;
  * with SWB = 128 both sides are conflict-free by construction, the narrower modes are what the A/B
  * measures (ncu: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum).  The staging tile is an
- * LSU access from layout.h, conflict-free by the arithmetic above; explain() does not model it yet.
+ * LSU access from layout.h, conflict-free by the arithmetic above; explain(kernel="wgmma") replays it (smemkit/_wgmma_plan.py).
  */
 #ifndef SMK_HOPPER_KERNEL_CUH
 #define SMK_HOPPER_KERNEL_CUH
