@@ -53,7 +53,7 @@
  * Otherwise (fp32 D, beta != 0, unaligned D) the register epilogue of gemm16/epilogue.cuh.
  *
  * Bank note: TMA writes and wgmma reads are async-proxy accesses the LSU model (explain) does not see;
- * with SWB = 128 both sides are conflict-free by construction, the narrower modes are what the A/B
+ * with SWB = 128 both sides are meant to be conflict-free (unmeasured: ncu per mode not run yet); the narrower modes are what the A/B
  * measures (ncu: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum).  The staging tile is an
  * LSU access from layout.h, conflict-free by the arithmetic above; explain(kernel="wgmma") replays it (smemkit/_wgmma_plan.py).
  */
