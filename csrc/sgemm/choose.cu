@@ -149,6 +149,11 @@ bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K)
  * dense calls with K or N off 4 ran about 0.8 of the same shapes on padded rows, docs/RESULTS.md), and
  * temporaries of at most kPadMaxBytes. */
 constexpr double kPadBytesPerNs = 2500.0, kPadShare = 0.1;
+/* Each kernel the padded path adds (a copy per padded operand; the reduction when D goes through the
+ * workspace unsplit), with its stream-ordered allocation, priced as a fixed launch cost: on the H100's
+ * random draws of 2026-11-25 (docs/SGEMM_NOTES.md, "Shapes users bring") the padded path added 4-10 us to
+ * calls of 7-20 us (2-3 added kernels), which byte pricing alone let through. */
+constexpr double kPadLaunchNs = 3000.0;
 constexpr double kPadMaxBytes = 1024.0 * 1024.0 * 1024.0;
 
 int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
@@ -165,7 +170,8 @@ int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_c
     if ((mask & SGEMM_PAD_D) && ch.splits == 1) /* D' written and read back (a split pays it already) */
         temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
     const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits);
-    if (temp > kPadMaxBytes || moved / kPadBytesPerNs > kPadShare * gemm_ns) return 0;
+    const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
+    if (temp > kPadMaxBytes || moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
     return mask;
 }
 

@@ -45,7 +45,8 @@ bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K);
  * through an aligned workspace and the split-K reduction (SGEMM_PAD_D; always when splits > 1).
  * a_al / b_al / dc_al: A, B, and D with C (when read) already on 16 bytes with ld % 4 == 0.  0: run
  * as before (the tile kernel's scalar path).  Pure: pads only TILE configs, only where the copies'
- * bytes cost under kPadShare of the model's time of ch, and the temporaries stay under kPadMaxBytes. */
+ * bytes and the kernels they add (kPadLaunchNs each) cost under kPadShare of the model's time of ch, and
+ * the temporaries stay under kPadMaxBytes. */
 enum { SGEMM_PAD_A = 1, SGEMM_PAD_B = 2, SGEMM_PAD_D = 4 };
 int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
                      bool dc_al);
