@@ -231,7 +231,9 @@ PyDoc_STRVAR(set_knob_doc,
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
 "'sgemm_new_paths' (1, the default: the SGEMM's skinny kernels stream rows that are not 16-byte\n"
-"aligned as re-aligned float4 and K <= 16 may take the tiny-K kernel; 0: the paths before them).");
+"aligned as re-aligned float4 and K <= 16 may take the tiny-K kernel; 0: the paths before them),\n"
+"'pdl' (0, the default: split-K reductions launch after their GEMM; 1: as programmatic dependent\n"
+"launches on sm_90, overlapping the GEMM's tail, whose wait a profiler counts as device time).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -255,6 +257,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_odd_path(v);
     else if (strcmp(name, "sgemm_new_paths") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_new_paths(v);
+    else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
+        smk_rt_set_pdl(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())

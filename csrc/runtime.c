@@ -30,6 +30,7 @@ static volatile int g_sticky[SMK_RT_MAX_DEVICES + 1];  /* the first sticky cudaE
 static volatile int g_ready[SMK_RT_MAX_DEVICES + 1];   /* context created, pool configured */
 static volatile int g_pool_ok[SMK_RT_MAX_DEVICES + 1]; /* supports stream-ordered allocation */
 static volatile int g_poison = 0; /* tests: fill outputs with 0xFF before kernels (every device) */
+static volatile int g_pdl = 0;    /* knob 'pdl': split-K reductions as programmatic dependent launches */
 
 /* The state slot of the calling thread's current device (cudaGetDevice is a thread-local read). */
 static int slot(void)
@@ -454,6 +455,8 @@ smk_status smk_rt_sync(void)
 
 void smk_rt_set_poison(int on) { g_poison = on != 0; }
 int smk_rt_poisoning(void) { return g_poison; }
+void smk_rt_set_pdl(int on) { g_pdl = on != 0; }
+int smk_rt_pdl(void) { return g_pdl; }
 
 smk_status smk_rt_poison(void *dst, size_t bytes) { return smk_rt_poison_on(dst, bytes, cudaStreamPerThread); }
 

@@ -54,7 +54,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
 # module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path and g_skinny_mode, module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, hopper/wgmma.cu g_kernel,
-# sgemm/launch.cu g_new_paths)
+# sgemm/launch.cu g_new_paths, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -67,6 +67,7 @@ KNOBS = {
     "gemm16_matvec": 1,
     "gemm16_kernel": 2,
     "sgemm_new_paths": 1,
+    "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name

@@ -130,3 +130,16 @@ def test_split_k_is_deterministic(chosen, torch, rng):
     d0 = smemkit.gemm(a, b, out_dtype=np.float32)
     for _ in range(3):
         assert torch.equal(smemkit.gemm(a, b, out_dtype=np.float32), d0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
+@pytest.mark.parametrize("pdl", [0, 1])
+def test_split_k_reduction_with_and_without_dependent_launch(poison, chosen, set_knobs, pdl, dtype):
+    """Knob 'pdl' moves the reduction's start (after the GEMM, or overlapping its tail on sm_90), never
+    its result."""
+    set_knobs(pdl=pdl)
+    shape = SPLIT_SHAPES[0]
+    assert chosen(*shape).splits > 1, "the shape must take the split path"
+    a, b, c, _, _ = operands(shape, dtype)
+    d = smemkit.gemm(a, b, c, alpha=2.0, beta=-0.75, layout="swizzle")
+    check(d, shape, dtype, dtype, 2.0, -0.75)

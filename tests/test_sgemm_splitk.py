@@ -103,3 +103,17 @@ def test_bench_times_split_and_unsplit():
     assert auto.median_ms > 0 and one.median_ms > 0
     with pytest.raises(ValueError, match="splits"):
         smemkit.bench("sgemm", (64, 64, 8192), splits=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("pdl", [0, 1])
+@pytest.mark.parametrize("mnk,s", [((300, 200, 1001), 7), ((1, 4096, 4096), 0), ((33, 1, 40000), 0)],
+                         ids=["300x200x1001-s7", "1x4096x4096", "33x1x40000"])
+def test_reduction_as_a_dependent_launch_or_after_the_gemm(layout, pdl, mnk, s, rng, poison, set_knobs):
+    """Knob 'pdl' (0 the default: the reduction launches after the GEMM; 1: a programmatic dependent
+    launch on sm_90) changes when the reduction starts, never what it computes."""
+    set_knobs(pdl=pdl, sgemm_splits=s)
+    assert s or _C._sgemm_choose(*mnk, sms())[1] > 1
+    a, b, c = operands(rng, *mnk, 1.0)
+    check(smemkit.sgemm(a, b, c, alpha=2.0, beta=-0.75, layout=layout), a, b, c, 2.0, -0.75)

@@ -12,6 +12,8 @@
 #           calls:OP:N:SEED       bench/timing/bench_calls.py (OP sgemm or gemm; env LAYOUTS, default swizzle;
 #                                 CALLS_ARGS: more arguments, e.g. "--knob gemm16_matvec=0")
 #           widths:N:SEED         bench/timing/bench_widths.py --random N --seed SEED
+#           prof:OP:N:SEED        bench/timing/profile_calls.py --op OP --random N --seed SEED: the acceptance's
+#                                 method (summed kernel device time, torch.profiler; OP sgemm, gemm, transpose)
 #           py:FILE[:ARGS]        any python script (ARGS comma-separated)
 #           pack                  every log under $OUT into $OUT/logs.tgz (the device tool returns 8 files)
 set -uo pipefail
@@ -58,6 +60,10 @@ for s in "$@"; do
     timeout ${T_WIDTHS:-300} python3 bench/timing/bench_widths.py --random "$a" --seed "$b" \
       --out "$OUT/widths_${b}.jsonl" --md "$OUT/widths_${b}.md" > "$OUT/widths_${b}.log" 2>&1
     echo "widths rc=$?"; grep '^|' "$OUT/widths_${b}.md" | head -n 30 ;;
+  prof)
+    timeout ${T_PROF:-300} python3 bench/timing/profile_calls.py --op "$a" --random "$b" --seed "$c" \
+      --out "$OUT/prof_${a}_${c}.jsonl" --md "$OUT/prof_${a}_${c}.md" > "$OUT/prof_${a}_${c}.log" 2>&1
+    echo "prof rc=$?"; grep '^|' "$OUT/prof_${a}_${c}.md" | head -n 30 ;;
   py)
     # shellcheck disable=SC2086
     timeout ${T_PY:-200} python3 "$a" ${b:+${b//,/ }} > "$OUT/$(basename "$a" .py).log" 2>&1

@@ -36,6 +36,9 @@ M = {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "wf_ld",
 
 
 def read_ncu(path):
+    """One dict of counters per CALL: the kernels between two marker kernels (spin_kernel, launched by
+    ncu_kernels.py before each call and after the last) summed, their names joined in "kernel".  A file
+    without markers (an older run) gives one entry per kernel."""
     launches = OrderedDict()
     with open(path) as f:
         lines = [l for l in f if l.startswith('"')]
@@ -43,7 +46,23 @@ def read_ncu(path):
         if row.get("Metric Name") in M:
             d = launches.setdefault(row["ID"], {"kernel": row["Kernel Name"]})
             d[M[row["Metric Name"]]] = float(row["Metric Value"].replace(",", ""))
-    return list(launches.values())
+    kernels = list(launches.values())
+    if not any("spin_kernel" in k["kernel"] for k in kernels):
+        return kernels
+    calls, cur = [], None
+    for k in kernels:
+        if "spin_kernel" in k["kernel"]:
+            if cur is not None:
+                calls.append(cur)
+            cur = {"kernel": ""}
+            continue
+        if cur is None:
+            continue
+        cur["kernel"] = (cur["kernel"] + " + " if cur["kernel"] else "") + k["kernel"]
+        for key, v in k.items():
+            if key != "kernel":
+                cur[key] = cur.get(key, 0.0) + v
+    return calls
 
 
 def layout_of(name):

@@ -2,8 +2,11 @@
 
     python bench/profiling/ncu_kernels.py MANIFEST [--ops transpose sgemm gemm]
 
-Writes the launch list (op, layout, shape, dtype, config) to MANIFEST, one line per launch in launch
-order, so the ncu rows can be matched to launches.  Every transpose element width (1, 2, 4, 8, 16
+Writes the launch list (op, layout, shape, dtype, config) to MANIFEST, one line per call in call
+order, so the ncu rows can be matched to calls.  A call may launch several kernels (padded copies, a
+split-K reduction, the memory-bound paths); each call is preceded by a marker kernel (torch's
+spin_kernel, ``torch.cuda._sleep``) and the last by one more, so compare_ncu.py sums the counters of
+every kernel between two markers: what explain() predicts is the call's shared traffic, all kernels.  Every transpose element width (1, 2, 4, 8, 16
 bytes) is covered, tile multiples and ragged edges, odd pitches of 1- and 2-byte elements, and a batch
 (shape (batch, rows, cols): one launch through smemkit.matrix_transpose).  The tensor-core GEMM
 ("gemm") runs on PyTorch CUDA tensors (dense, row-major: odd K or N make rows that are not 16-byte
@@ -33,7 +36,15 @@ CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "fl
          ("transpose", (4, 1000, 5), "float64"),
          ("sgemm", (512, 512, 512), "float32"),
          ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32"),
-         ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32")]
+         ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32"),
+         # issue 27's paths: the tiny-K kernel (no shared memory), the skinny kernels on rows off 16 bytes
+         # (re-aligned streams) with a K split and its reduction, the padded tile path (operand copies)
+         ("sgemm", (4681, 2634, 2), "float32"), ("sgemm", (2048, 515, 9), "float32"),
+         ("sgemm", (30, 3927, 2117), "float32"), ("sgemm", (2159, 30, 1521), "float32"),
+         ("sgemm", (4870, 1, 3779), "float32"), ("sgemm", (1018, 1910, 371), "float32"),
+         # the word-wise skinny transpose (1- and 2-byte elements, short side up to 64, any pitch)
+         ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
+         ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16")]
 # every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
 CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]
 # 128-byte-aligned rows (K, N multiples of 64) with and without block edges, then rows that are not
@@ -46,6 +57,19 @@ GEMM_LAYOUTS = ["naive", "pad", "swizzle", "swizzle232"]
 CASES += [("gemm", s, "float16", 0) for s in GEMM_SHAPES]
 CASES += [("gemm", (513, 257, 129), "float16", 2), ("gemm", (777, 640, 960), "float16", 1),
           ("gemm", (1024, 512, 256), "bfloat16", 0)]
+# issue 28's routes of config 0: split-K (64x64 / 64x128 tiles + the reduction), unaligned rows read in
+# place, the memory-bound paths (ROWS, COLS, tiny K: no shared memory), mid-size tiles
+CASES += [("gemm", s, "float16", 0) for s in [(256, 256, 16384), (381, 29, 5523), (1245, 208, 8608),
+                                               (12047, 12, 10), (6, 1421, 176), (6964, 6, 4032),
+                                               (2917, 5082, 18), (1000, 2000, 1000)]]
+CASES += [("gemm", (9066, 2, 470), "bfloat16", 0)]
+
+
+def mark():
+    """A marker kernel between calls (compare_ncu.py groups the kernels of a call by them)."""
+    import torch
+    torch.cuda._sleep(1000)
+    torch.cuda.synchronize()
 
 
 def gemm_layout(name):
@@ -72,6 +96,7 @@ def main(manifest, ops):
             if op not in ops:
                 continue
             for layout in (GEMM_LAYOUTS if op == "gemm" else smemkit.LAYOUTS):
+                mark()
                 if op == "gemm":
                     launch_gemm(shape, dtype, layout, config, rng)
                 elif op == "transpose":
@@ -88,6 +113,7 @@ def main(manifest, ops):
                     with knobs(sgemm_config=config):
                         smemkit.sgemm(a, b, layout=layout)
                 f.write(f"{op},{layout},{'x'.join(map(str, shape))},{dtype},{config}\n")
+        mark()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 #include "dispatch.h"
 #include "sgemm/reduce.cuh"
 #include "epilogue.cuh"
+#include "runtime.h"
 
 namespace smk {
 namespace g16 {
@@ -58,7 +59,7 @@ int launch_reduce(const smk_gemm16_params &q, const float *ws, int64_t stride, i
     const int ef = device_facts(&sms, &major);
     if (ef)
         return ef;
-    const bool pdl = major >= 9;
+    const bool pdl = major >= 9 && smk_rt_pdl(); /* off by default: runtime.h says why */
     const int G = reduce_groups_per_warp(S);
     const int64_t warps = (q.M * (ldw / 4) + G - 1) / G, per_block = kReduceThreads / 32;
     const int64_t blocks = (warps + per_block - 1) / per_block, cap = (int64_t)sms * 32;

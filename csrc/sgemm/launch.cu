@@ -96,7 +96,7 @@ static unsigned reduce_blocks(int64_t M, int64_t ldw, int G, int sms)
 }
 
 /* The reduction of S partial tiles at ws into q's D, a programmatic dependent launch where the device
- * has them (pdl: sm_90 and later; the GEMM kernels call pdl_allow_dependents). */
+ * has them and knob 'pdl' asks for it (pdl: sm_90 and later; the GEMM kernels call pdl_allow_dependents). */
 static int launch_reduce(const smk_sgemm_params &q, const float *ws, int64_t stride, int64_t ldw, int S, int sms,
                          bool pdl, cudaStream_t stream)
 {
@@ -227,8 +227,9 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     smk_sgemm_choice ch;
     smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
     const int pad = !vec && smk::sgemm_new_paths() ? smk::pad_mask(q, ch, sms) : 0;
-    if (pad) return smk::launch_padded(q, ch, pad, sms, major >= 9, stream);
-    if (ch.splits > 1) return smk::launch_split(q, ch, sms, major >= 9, stream);
+    const bool pdl = major >= 9 && smk_rt_pdl(); /* off by default: runtime.h says why */
+    if (pad) return smk::launch_padded(q, ch, pad, sms, pdl, stream);
+    if (ch.splits > 1) return smk::launch_split(q, ch, sms, pdl, stream);
     const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
     return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
 }
