@@ -72,7 +72,8 @@ for step in "$@"; do
     cp "$out/cand_hw.txt" "$out/probe_hw.metrics"; cp "$out/cand_sass.txt" "$out/probe_sass.metrics"
     run_ncu probe_hw "$out/probe_hw.metrics" "$(cap 40 150)" smk_wgmma_probe 0 -- "$probe"
     run_ncu probe_sass "$out/probe_sass.metrics" "$(cap 40 140)" smk_wgmma_probe 0 -- "$probe"
-    python3 "$here/wgmma_ncu_table.py" probe "$out/probe_hw.csv" "$out/probe_sass.csv" | tee "$out/probe_summary.txt" | head -n 60 ;;
+    python3 "$here/wgmma_ncu_table.py" probe "$out/probe_hw.csv" "$out/probe_sass.csv" > "$out/probe_summary.txt"
+    head -n 60 "$out/probe_summary.txt" ;;
   gemm)
     cp "$out/cand_hw.txt" "$out/gemm_hw.metrics"; cp "$out/cand_sass.txt" "$out/gemm_sass.metrics"
     run_ncu gemm_hw "$out/gemm_hw.metrics" "$(cap 120 100)" wgmma_gemm 1 -- \
@@ -80,11 +81,13 @@ for step in "$@"; do
     run_ncu gemm_sass "$out/gemm_sass.metrics" "$(cap 100 75)" wgmma_gemm 1 -- \
       python3 "$here/ncu_wgmma.py" "$out/gemm_manifest_sass.txt" --set small
     python3 "$here/wgmma_ncu_table.py" gemm "$out/gemm_manifest.txt" "$out/gemm_hw.csv" "$out/gemm_sass.csv" \
-      | tee "$out/gemm_summary.txt" | head -n 120 ;;
+      > "$out/gemm_summary.txt"
+    head -n 120 "$out/gemm_summary.txt" ;;
   big)
     python3 "$here/wgmma_ncu_table.py" nonzero "$out/gemm_hw.csv" "$out/gemm_sass.csv" -o "$out/big.metrics"
     run_ncu big "$out/big.metrics" "$(cap 60 10)" wgmma_gemm 1 -- python3 "$here/ncu_wgmma.py" "$out/big_manifest.txt" --set big
-    python3 "$here/wgmma_ncu_table.py" gemm "$out/big_manifest.txt" "$out/big.csv" | tee "$out/big_summary.txt" | head -n 60 ;;
+    python3 "$here/wgmma_ncu_table.py" gemm "$out/big_manifest.txt" "$out/big.csv" > "$out/big_summary.txt"
+    head -n 60 "$out/big_summary.txt" ;;
   esac
 done
 echo "== ncu_wgmma done ($(left) s left)"

@@ -210,7 +210,8 @@ def cmd_rows(args):
         if not manifest:
             continue
         for (shape, dtype, mode, i), m in zip(gemm_cases(manifest), merged(hw, sass)):
-            out.append(["gemm", shape, dtype, mode, i] + [fmt(m[c]) if m.get(c) is not None else "" for c in COLUMNS.values()])
+            out.append(["gemm", shape, dtype, mode, i] +
+                       [fmt(m[c]) if m.get(c) is not None else "" for c in COLUMNS.values()])
     for (mode, kind, cw), d in probe_table(args.probe_hw, args.probe_sass).items():
         out.append(["probe", "m64n256k16x4", "float16", mode, f"{kind}-cw{cw}"] +
                    [fmt(d[c]) if d.get(c) is not None else "" for c in COLUMNS.values()])
@@ -263,7 +264,8 @@ def main():
     args = ap.parse_args()
     if args.cmd == "rows":
         args.header = HEADER + "".join(f"#   {k} = {v}\n" for k, v in COLUMNS.items())
-    return {"rows": cmd_rows, "candidates": cmd_candidates, "probe": cmd_probe, "gemm": cmd_gemm, "nonzero": cmd_nonzero}[args.cmd](args)
+    cmds = {"rows": cmd_rows, "candidates": cmd_candidates, "probe": cmd_probe, "gemm": cmd_gemm, "nonzero": cmd_nonzero}
+    return cmds[args.cmd](args)
 
 
 if __name__ == "__main__":
