@@ -348,6 +348,35 @@ static PyObject *py_wgmma_launches(PyObject *module, PyObject *unused)
     return PyLong_FromUnsignedLongLong(smk_wgmma_launches());
 }
 
+PyDoc_STRVAR(wgmma_descs_doc,
+"_wgmma_descs(swb, /)\n--\n\n"
+"The 16 wgmma matrix descriptors of one k-tile of the wgmma kernel in mode swb (128, 64, 32, 0), as\n"
+"its own a_desc / b_desc compute them for a stage at shared offset 0: item 2 * (4 * cw + kk) is A's,\n"
+"the next B's, of consumer warpgroup cw and k16 step kk (smk_wgmma_descs; pure, no GPU).  ValueError\n"
+"for another swb.");
+static PyObject *py_wgmma_descs(PyObject *module, PyObject *arg)
+{
+    uint64_t d[16] = {0};
+    PyObject *t = NULL;
+    const long swb = PyLong_AsLong(arg);
+    if (swb == -1 && PyErr_Occurred())
+        return NULL;
+    if (smk_wgmma_descs((int)swb, d) != 0) {
+        PyErr_Format(PyExc_ValueError, "_wgmma_descs(): swb must be 128, 64, 32 or 0; got %ld", swb);
+        return NULL;
+    }
+    t = PyTuple_New(16);
+    for (int i = 0; t && i < 16; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(d[i]);
+        if (!v) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
 PyDoc_STRVAR(gemm16_kernel_for_doc,
 "_gemm16_kernel_for(knob, variant, M, N, K, layout, b, m, s, rows_aligned, cc_major, cc_minor, sms, /)\n--\n\n"
 "1 where the tensor-core GEMM launcher runs the sm_90a wgmma kernel, 0 for mma.sync (smk_gemm16_kernel_for;\n"
@@ -368,6 +397,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_wgmma_mode", py_wgmma_mode, METH_VARARGS, wgmma_mode_doc},
     {"_gemm16_kernel_for", py_gemm16_kernel_for, METH_VARARGS, gemm16_kernel_for_doc},
     {"_wgmma_launches", py_wgmma_launches, METH_NOARGS, wgmma_launches_doc},
+    {"_wgmma_descs", py_wgmma_descs, METH_O, wgmma_descs_doc},
     {"_bench", SMK_KW(py_bench), bench_doc},
     {"_configs", py_configs, METH_O, configs_doc},
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},

@@ -35,7 +35,7 @@ _DTYPES = {"transpose": _TRANSPOSE_ITEMSIZE, "sgemm": {"float32": 4}, "gemm": {"
 
 # smk_access.kind (csrc/runtime.h SMK_ACC_*) as _C._plan names it; bank_model.replay takes the same
 # names as its `kind` (csrc/bank_model.h SMK_BANK_KIND_*), "ldst" being LDS / STS ("load" / "store").
-INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill")
+INSTRUCTIONS = ("ldst", "ldmatrix.x1", "ldmatrix.x2", "ldmatrix.x4", "cp.async", "cp.async.zfill", "wgmma")
 
 
 def _transpose_itemsize(dtype: npt.DTypeLike, fname: str = "explain") -> tuple[str, int]:
@@ -66,7 +66,7 @@ class Access:
     wavefronts: int     # predicted by the bank model
     ideal: int          # the conflict-free cost of the same instructions
     worst_ways: float   # the worst instruction's wavefronts / its ideal
-    instr: str = "ldst"  # "ldst" (LDS/STS), "ldmatrix.x1/.x2/.x4" or "cp.async" (INSTRUCTIONS)
+    instr: str = "ldst"  # "ldst" (LDS/STS), "ldmatrix.x1/.x2/.x4", "cp.async" or "wgmma" (INSTRUCTIONS)
 
     @property
     def excess(self) -> int:
@@ -187,10 +187,22 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     For gemm, ``kernel="wgmma"`` explains the sm_90a TMA + wgmma kernel (csrc/hopper/; what runs on
     compute capability 9.0 where the gemm16_kernel knob's "auto" rule or "wgmma" selects it:
     ``smemkit.bench`` names the kernel that ran in BenchResult.config) with `layout` one of its TMA
-    modes.  Modelled: its epilogue's C staging tile (per consumer warp a 16 x 64 layout.h Swizzle<3,3,3>
-    tile, 4-byte stores and 16-byte loads; present where N % 8 == 0).  Not modelled: TMA's writes and
-    wgmma's descriptor reads of the A / B tiles, async-proxy accesses outside the LSU model (ncu counts
-    wgmma's in ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum``); the config string says so.
+    modes ("swizzle" = 128B, Swizzle(2, 3, 3) = 64B, Swizzle(1, 3, 3) = 32B, "naive" = none).  Modelled:
+    wgmma's descriptor reads of A and B (instr "wgmma": the kernel's own descriptors decoded into the
+    PTX canonical layouts' 8 x 16-byte core matrices, one 8-row phase each; ncu:
+    ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma``, 80 wavefronts per m64n256k16 and no bank
+    conflict in any mode; instructions counted per warp as ncu's
+    ``smsp__sass_inst_executed_op_shared_gmma``, 4 per warpgroup wgmma) and the epilogue's C staging tile
+    (per consumer warp a 16 x 64 layout.h Swizzle<3,3,3> tile, 4-byte stores and 16-byte loads; present
+    where N % 8 == 0; exact against ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}``).
+    What the model cannot see: TMA's writes of the A / B tiles (async proxy: no LSU wavefront or
+    bank-conflict counter shows them; ncu has them only as ``l1tex__data_bank_writes``, bytes / 4, and
+    UTMALDG counts -- the config string gives the boxes per stage), and the arbitration conflicts the
+    hardware counters ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}`` add when the staging
+    stores run beside the other warpgroup's wgmma reads or the next tile's TMA writes (up to +53 % on
+    the epilogue's counts at 4096^3; they agree with the model where a block's epilogue runs alone).
+    The modes differ in TMA's work per stage (5 / 10 / 20 / 40 boxes of 128 / 64 / 32 / 16-byte rows,
+    twice the L2 -> L1 bytes with no swizzle), not in modelled bank conflicts (docs/GEMM16_NOTES.md).
     """
     if not isinstance(op, str) or op not in _DTYPES:
         raise ValueError(f"explain(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")
@@ -224,9 +236,15 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
         name, width, kind, repeats, addr = entry[:5]
         instr = entry[5] if len(entry) > 5 else "ldst"
         sources = entry[6] if len(entry) > 6 else None  # a gemm cp.async: the LDGSTS rule needs them
-        wf, idl = replay(addr, width, kind if instr == "ldst" else instr, sources=sources)
+        per_instr = 1
+        if instr == "wgmma":  # each core matrix one 8-row phase: ldmatrix's rule, 4 matrices per group
+            wf, idl = replay(addr, 16, "ldmatrix.x4")
+            wf, idl = wf.reshape(-1, _wgmma_plan.WGMMA_GROUPS).sum(1), idl.reshape(-1, _wgmma_plan.WGMMA_GROUPS).sum(1)
+            per_instr = _wgmma_plan.WARPS_PER_WGMMA  # ncu counts HGMMA per warp
+        else:
+            wf, idl = replay(addr, width, kind if instr == "ldst" else instr, sources=sources)
         worst = float(np.max(wf / np.maximum(idl, 1))) if len(wf) else 0.0
         repeats *= batch
-        accesses.append(Access(name, width, kind, int(len(wf)) * repeats, int(wf.sum()) * repeats,
+        accesses.append(Access(name, width, kind, int(len(wf)) * repeats * per_instr, int(wf.sum()) * repeats,
                                int(idl.sum()) * repeats, worst, instr))
     return Explanation(op, shape, shown, dt, plan["config"], plan["blocks"] * batch, tuple(accesses))

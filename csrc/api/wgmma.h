@@ -59,6 +59,13 @@ int smk_wgmma_auto(int64_t M, int64_t N, int64_t K, int sms);
  * the launcher and bench / explain / the CLI ask the same function. */
 int smk_gemm16_kernel_for(int knob, int variant, int64_t M, int64_t N, int64_t K, int layout, int b, int m, int s,
                           int rows_aligned, int cc_major, int cc_minor, int sms);
+/* The wgmma matrix descriptors the kernel issues for one k-tile, computed on the host by the kernel's
+ * own a_desc / b_desc (csrc/hopper/kernel.cuh) for a stage at shared offset 0 (A at 0, B after A; every
+ * stage starts on 1024 bytes, so the swizzle pattern is the same in each): out[2 * (4 * cw + kk)] is
+ * A's and out[2 * (4 * cw + kk) + 1] B's descriptor of consumer warpgroup cw (0, 1) and k16 step kk
+ * (0..3).  swb: 128, 64, 32 or 0 (smk_wgmma_mode).  0, or -1 for another swb.  Pure: explain() decodes
+ * them into wgmma's shared-memory reads (smemkit/_wgmma_plan.py). */
+int smk_wgmma_descs(int swb, uint64_t out[16]);
 /* How many wgmma kernels this process has enqueued (tests check that the kernel they mean ran). */
 unsigned long long smk_wgmma_launches(void);
 

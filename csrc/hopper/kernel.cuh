@@ -52,10 +52,15 @@
  *   LDS.128:             a quarter-warp reads the 8 slots of one row: 128 bytes, one wavefront.
  * Otherwise (fp32 D, beta != 0, unaligned D) the register epilogue of gemm16/epilogue.cuh.
  *
- * Bank note: TMA writes and wgmma reads are async-proxy accesses the LSU model (explain) does not see;
- * with SWB = 128 both sides are meant to be conflict-free (unmeasured: ncu per mode not run yet); the narrower modes are what the A/B
- * measures (ncu: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum).  The staging tile is an
- * LSU access from layout.h, conflict-free by the arithmetic above; explain(kernel="wgmma") replays it (smemkit/_wgmma_plan.py).
+ * Bank note (ncu on an H100, every mode, tests/data/ncu_wgmma_h100.csv): wgmma reads one 8 x 16-byte
+ * core matrix per wavefront, 80 per m64n256k16 (A 16 + B 64), with no bank conflict in any mode -- the
+ * canonical layouts put a core matrix's 8 rows on 8 distinct 16-byte bank groups whatever the swizzle
+ * (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma, ..._bank_conflicts_..._op_gmma = 0); explain
+ * decodes a_desc / b_desc into those core matrices (smemkit/_wgmma_plan.py).  TMA's async-proxy writes
+ * are no LSU access: ncu shows them only as l1tex__data_bank_writes (bytes / 4 in every mode).  The
+ * modes differ in TMA's work: 5 / 10 / 20 / 40 boxes per stage of 128 / 64 / 32 / 16-byte rows, and
+ * with no swizzle every 16-byte row costs a whole 32-byte sector (twice the L2 -> L1 bytes).  The
+ * staging tile is an LSU access from layout.h, conflict-free by the arithmetic above; explain replays it.
  */
 #ifndef SMK_HOPPER_KERNEL_CUH
 #define SMK_HOPPER_KERNEL_CUH
@@ -140,21 +145,34 @@ __device__ __forceinline__ void produce(const CUtensorMap *ta, const CUtensorMap
     }
 }
 
+/* The descriptors of k16 step kk (0..3) of one k-tile (header comment), stage at a (A) and b (B),
+ * consumer warpgroup cw (rows 64cw .. 64cw+63).  The one place the descriptor arithmetic lives: the
+ * kernel, bench/bank_probe/wgmma_probe.cu and (on the host) smk_wgmma_descs, which explain() decodes
+ * into wgmma's shared-memory reads, all call these. */
+template <int SWB>
+__host__ __device__ __forceinline__ uint64_t a_desc(uint32_t a, int cw, int kk)
+{
+    using C = Cfg<SWB>;
+    constexpr uint32_t lbo = SWB ? 16 : C::A_SLAB, sbo = SWB ? 8 * SWB : 128;
+    const int k0 = kk * 16;
+    return desc(a + (k0 / C::W) * C::A_SLAB + cw * 64 * C::ROWB + (k0 % C::W) * 2, lbo, sbo, C::LAYOUT_TYPE);
+}
+
+template <int SWB>
+__host__ __device__ __forceinline__ uint64_t b_desc(uint32_t b, int kk)
+{
+    using C = Cfg<SWB>;
+    constexpr uint32_t lbo = SWB ? C::B_SLAB : 128, sbo = SWB ? 8 * SWB : C::B_SLAB;
+    return desc(b + kk * 16 * C::ROWB, lbo, sbo, C::LAYOUT_TYPE);
+}
+
 /* One k-tile of one consumer warpgroup (cw: rows 64cw .. 64cw+63 of the tile): 4 wgmma k16 steps. */
 template <int SWB, bool BF16>
 __device__ __forceinline__ void mma_tile(float (&d)[128], uint32_t a, uint32_t b, int cw)
 {
-    using C = Cfg<SWB>;
-    constexpr bool SW = SWB != 0;
-    constexpr uint32_t a_lbo = SW ? 16 : C::A_SLAB, a_sbo = SW ? 8 * SWB : 128;
-    constexpr uint32_t b_lbo = SW ? C::B_SLAB : 128, b_sbo = SW ? 8 * SWB : C::B_SLAB;
 #pragma unroll
-    for (int kk = 0; kk < C::BK / 16; kk++) {
-        const int k0 = kk * 16;
-        const uint32_t aa = a + (k0 / C::W) * C::A_SLAB + cw * 64 * C::ROWB + (k0 % C::W) * 2;
-        const uint32_t bb = b + k0 * C::ROWB;
-        wgmma_n256<BF16>(d, desc(aa, a_lbo, a_sbo, C::LAYOUT_TYPE), desc(bb, b_lbo, b_sbo, C::LAYOUT_TYPE));
-    }
+    for (int kk = 0; kk < Cfg<SWB>::BK / 16; kk++)
+        wgmma_n256<BF16>(d, a_desc<SWB>(a, cw, kk), b_desc<SWB>(b, kk));
 }
 
 /* The accumulator fragment of m64nNk16 (PTX "wgmma D fragment"): warp w of the warpgroup holds rows

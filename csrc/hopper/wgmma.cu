@@ -109,6 +109,16 @@ static int launch_mode(const smk_gemm16_params &q, int swb, cudaStream_t stream)
     }
 }
 
+template <int SWB>
+static void descs(uint64_t out[16])
+{
+    for (int cw = 0; cw < 2; cw++)
+        for (int kk = 0; kk < Cfg<SWB>::BK / 16; kk++) {
+            out[2 * (4 * cw + kk)] = a_desc<SWB>(0, cw, kk);
+            out[2 * (4 * cw + kk) + 1] = b_desc<SWB>(Cfg<SWB>::A_BYTES, kk);
+        }
+}
+
 inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 8 == 0; }
 
 } /* namespace hop */
@@ -125,6 +135,18 @@ extern "C" int smk_gemm16_set_kernel(int kernel)
 }
 
 extern "C" int smk_gemm16_kernel(void) { return g_kernel; }
+
+extern "C" int smk_wgmma_descs(int swb, uint64_t out[16])
+{
+    using namespace smk::hop;
+    switch (swb) {
+    case 128: descs<128>(out); return 0;
+    case 64: descs<64>(out); return 0;
+    case 32: descs<32>(out); return 0;
+    case 0: descs<0>(out); return 0;
+    default: return -1;
+    }
+}
 
 extern "C" unsigned long long smk_wgmma_launches(void) { return smk::hop::g_launches; }
 
