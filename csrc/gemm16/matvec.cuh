@@ -254,7 +254,7 @@ __device__ __forceinline__ void mv_mma_store(const smk_gemm16_params &p, const f
  * The next m-tile's A fragments are loaded before the current tile's mma and stores.
  */
 template <int KS, int NT, bool BF16, bool AW, bool V16>
-__global__ void __launch_bounds__(kMvThreads) mv_mma_kernel(smk_gemm16_params p, int64_t ncg, int64_t rpw)
+__global__ void __launch_bounds__(kMvThreads, KS <= 4 ? 4 : 3) mv_mma_kernel(smk_gemm16_params p, int64_t ncg, int64_t rpw)
 {
     static_assert(!V16 || NT == 4, "the quad transpose takes 4 n-tiles");
     const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;

@@ -69,7 +69,8 @@ typedef struct {
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
 #define SMK_MV_MAX_SPLITS 2048
-#define SMK_MV_MMA_WARPS 4224 /* 2 x 132 SMs x 16: the MMA kernel's warps (each loads a B panel once) */
+#define SMK_MV_MMA_WARPS 2112 /* 132 SMs x 16: the MMA kernel's warps resident at once (one wave; each loads a B panel once) */
+#define SMK_MV_MMA_WARPS8 1584 /* 132 x 12 for KS = 8 (3 blocks per SM: its B panel takes 64 registers) */
 #define SMK_MV_KMAX_DEFAULT 64
 #define SMK_MV_KMAX_CAP 128 /* KS = 8: the deepest B panel the MMA kernel keeps in registers */
 #define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
@@ -138,7 +139,7 @@ static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     r->kc = K;
     r->splits = 1;
     const int64_t ncg = smk_mv_cdiv(N, 8 * r->npad), mt = smk_mv_cdiv(M, 16);
-    r->rpw = smk_mv_cdiv(mt * ncg, SMK_MV_MMA_WARPS);
+    r->rpw = smk_mv_cdiv(mt * ncg, r->tm == 8 ? SMK_MV_MMA_WARPS8 : SMK_MV_MMA_WARPS);
     r->grid[0] = smk_mv_cdiv(ncg * smk_mv_cdiv(mt, r->rpw), 4), r->grid[1] = 1, r->grid[2] = 1;
     return K > SMK_MV_KMAX_CAP || r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
