@@ -228,7 +228,7 @@ PyDoc_STRVAR(set_knob_doc,
 "always), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
-"/ MMA), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 64; 0: the routing before it),\n"
+"/ MMA), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
 "'gemm16_mv_v16' (1, the default: the MMA kernel stores 16 bytes per lane where D allows; 0: 4-byte pairs),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"

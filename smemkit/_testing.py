@@ -23,11 +23,12 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         up to 64 (csrc/transpose/skinny_vec.cuh); 1: the element-wise skinny kernel alone
                         (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
-    gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 64):
+    gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
                         variant-0 shape forced onto its ROWS / COLS kernel, 4 every variant-0 shape with
                         K <= 128 onto the MMA kernel (tensor cores from registers)
-    gemm16_mv_kmax      the MMA kernel's K bound under gemm16_matvec=1 (16 .. 128, default 64); 0: the
+    gemm16_mv_kmax      the MMA kernel's K bound under gemm16_matvec=1 (16 .. 128, default 32; within it
+                        the kernel takes the shapes matvec.h smk_mv_mma_takes names); 0: the
                         routing before it (the TINYK kernel for K <= 16, ROWS slices of >= 32 k)
     gemm16_mv_v16       1 (default): the MMA kernel stores 16 bytes per lane (a quad transpose) where D's
                         rows start on 16 bytes and C is not read; 0: 4-byte pairs always
@@ -70,7 +71,7 @@ KNOBS = {
     "transpose_skinny": 2,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
-    "gemm16_mv_kmax": 64,
+    "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_kernel": 2,
     "sgemm_new_paths": 1,

@@ -22,7 +22,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 from test_gemm import BF16, DTYPES, LAYOUT_IDS, LAYOUTS, OUT_TINY, OUT_U, gamma  # noqa: E402
 
 TARGET_WARPS, MAX_SPLITS, SEG = 8448, 2048, 248  # SEG: a warp's 31 x 8 elements of the stream
-MMA_WARPS, KMAX, KCAP = 2112, 64, 128
+MMA_WARPS, KMAX, KCAP = 2112, 32, 128
 
 
 def cdiv(a, b):
@@ -59,9 +59,19 @@ def mirror(M, N, K, mode=1, kmax=KMAX):
         return ("COLS", cdiv(K, SEG))
     if M <= 8:
         return ("ROWS", rows_splits(M, N, K, kmax))
-    if kmax > 0:
-        return ("MMA", 1) if K <= kmax else None
+    if mma_takes(M, N, K, kmax):
+        return ("MMA", 1)
     return ("TINYK", 1) if K <= 16 else None
+
+
+def mma_takes(M, N, K, kmax):
+    """matvec.h smk_mv_mma_takes: 16-byte stores (N % 8 == 0), a small D, or even N <= 256 for K <= 16;
+    N even and M N >= 2^21 for 17 <= K <= kmax."""
+    if kmax <= 0 or K > kmax:
+        return False
+    if K <= 16:
+        return N % 8 == 0 or M * N <= 1 << 20 or (N % 2 == 0 and N <= 256)
+    return N % 2 == 0 and M * N >= 1 << 21
 
 
 def mma_geometry(M, N, K):
@@ -122,10 +132,13 @@ def test_route_classes():
     assert mirror(8, 4096, 4096)[0] == "ROWS" and mirror(3, 2449, 16303)[0] == "ROWS"
     assert mirror(9066, 2, 470) == ("COLS", 2) and mirror(74, 6, 13105)[0] == "COLS"
     assert mirror(4972, 7083, 7, kmax=0) == ("TINYK", 1) and mirror(31, 8, 59124)[0] == "COLS"
-    assert mirror(4972, 7083, 7) == ("MMA", 1) and mirror(5153, 12469, 32) == ("MMA", 1)
+    assert mirror(4972, 7083, 7) == ("TINYK", 1) and mirror(4972, 7088, 7) == ("MMA", 1)  # 16-byte stores
+    assert mirror(5153, 12468, 32) == ("MMA", 1) and mirror(5153, 12469, 32) is None  # pairs, big D
     assert mirror(12047, 12, 10) == ("MMA", 1) and mirror(2917, 5082, 18) == ("MMA", 1)
+    assert mirror(13771, 92, 1) == ("MMA", 1) and mirror(690, 335, 7) == ("MMA", 1)  # small N, small D
+    assert mirror(838, 480, 32) is None and mirror(2917, 5082, 40) is None  # small D; K > 32
     assert mirror(6271, 35, 12583) is None and mirror(4096, 4096, 4096) is None
-    assert mirror(5153, 12469, 32, kmax=0) is None and mirror(5153, 12469, 65) is None
+    assert mirror(5153, 12468, 32, kmax=0) is None and mirror(5153, 12469, 65) is None
     for shape in [(16, 4096, 4096), (24, 4646, 96), (29, 7068, 17198), (32, 146, 12356)]:
         assert mirror(*shape) is None, shape  # 9 <= min(M, N) <= 32 with K > 64: the tile kernel
     assert mirror(1, 4096, 4096) == ("ROWS", 128) and mirror(8, 300, 40) == ("ROWS", 3)
@@ -150,8 +163,8 @@ def test_knob_kmax():
             with _testing.knobs(gemm16_mv_kmax=bad):
                 pass
     with _testing.knobs(gemm16_mv_kmax=0):
-        assert "TINYK" in smemkit.explain("gemm", (4972, 7083, 7), layout="swizzle", dtype="float16").config
-    assert "MMA" in smemkit.explain("gemm", (4972, 7083, 7), layout="swizzle", dtype="float16").config
+        assert "TINYK" in smemkit.explain("gemm", (4972, 7088, 7), layout="swizzle", dtype="float16").config
+    assert "MMA" in smemkit.explain("gemm", (4972, 7088, 7), layout="swizzle", dtype="float16").config
 
 
 def test_knob_refuses_bad_modes():
@@ -289,8 +302,8 @@ def test_mma_shapes(poison, shape, dtype, mode):
     rng = np.random.default_rng(sum(shape) + 7)
     a, b, c = _ops(rng, *shape, dtype)
     with _testing.knobs(gemm16_matvec=mode, gemm16_mv_kmax=128):
-        if mode == 1 and min(shape[:2]) > 8:
-            assert reported(*shape, mode=1, kmax=128)[0] == ("MMA", 1)
+        if mode == 1:
+            assert reported(*shape, mode=1, kmax=128)[0] == mirror(*shape, kmax=128)
         _check(smemkit.gemm(a, b), a, b)
         _check(smemkit.gemm(a, b, c, alpha=-0.75, beta=1.5), a, b, -0.75, 1.5, c)
         out = np.full(c.shape, np.nan, dtype)
@@ -304,7 +317,7 @@ def test_mma_shapes(poison, shape, dtype, mode):
 def test_mma_layouts_and_f32_out(poison, layout, dtype):
     """Every layout runs the same kernel (no shared memory); float32 output (NumPy dtype and its name)."""
     rng = np.random.default_rng(9)
-    for shape in [(600, 500, 11), (301, 77, 40), (1500, 1000, 64)]:
+    for shape in [(600, 500, 11), (301, 77, 16), (1500, 1400, 24)]:
         a, b, c = _ops(rng, *shape, dtype)
         c32 = c.astype(np.float32)
         assert reported(*shape)[0] == ("MMA", 1)
@@ -332,8 +345,8 @@ def test_mma_odd_pitch_and_base(poison, dtype, r, mode):
             c = rng.uniform(-1, 1, (M, N + 8)).astype(dtype)[:, off:off + N]
             with _testing.knobs(gemm16_matvec=mode):
                 _check(smemkit.gemm(a, b, c, alpha=0.5, beta=-1.0), a, b, 0.5, -1.0, c)
-                out = np.full((M, N + 8), np.nan, dtype)[:, off:off + N]
-                smemkit.gemm(a, b, out=out)
+                out = np.full((M, N), np.nan, dtype)  # out= must be C-contiguous
+                assert smemkit.gemm(a, b, out=out) is out
                 _check(out, a, b)
                 c32 = rng.uniform(-1, 1, (M, N + 3)).astype(np.float32)[:, 1:N + 1]
                 _check(smemkit.gemm(a, b, c32, beta=2.0, out_dtype=np.float32), a, b, 1.0, 2.0, c32, np.float32)
@@ -389,14 +402,14 @@ def test_mma_device_pitches(poison, dtype, v16):
         ao, bo = off % 5, off % 3
         da, db = _to_torch(a, torch)[:, ao:ao + K], _to_torch(b, torch)[:, bo:bo + N]
         a, b = a[:, ao:ao + K], b[:, bo:bo + N]
-        assert reported(M, N, K)[0] == ("MMA", 1)
+        assert reported(M, N, K, mode=4)[0] == ("MMA", 1)
         for beta in (0.0, 0.5):
             flat = torch.full((M * N + 16,), float("nan"), device="cuda", dtype=tdt)
             out = flat[off:off + M * N].view(M, N)
             cflat = torch.zeros(M * N + 16, device="cuda", dtype=tdt)
             cflat[off:off + M * N] = _to_torch(c, torch).view(-1)
             dc = cflat[off:off + M * N].view(M, N)
-            with _testing.knobs(gemm16_mv_v16=v16):
+            with _testing.knobs(gemm16_mv_v16=v16, gemm16_matvec=4):  # the kernel on every shape here
                 d = smemkit.gemm(da, db, dc if beta else None, alpha=1.25, beta=beta, out=out)
             assert d.data_ptr() == out.data_ptr()
             _check(_from_torch(out, np.dtype(dtype)), a, b, 1.25, beta, c)

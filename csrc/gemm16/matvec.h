@@ -13,7 +13,7 @@
  *         (funnel-shifted likewise), 2 x R rows in flight, one reduce-scatter of shuffles per row.
  *   TINYK K <= 16 with M, N > 8 (D is the stream): the 2-byte kernel, TM = 8 rows x 8 x 32 columns
  *         (the routing before the MMA kernel: kmax == 0).
- *   MMA   K <= kmax (default 64) with M, N > 8 (D is the stream; replaces TINYK when kmax > 0): tensor
+ *   MMA   K <= kmax (default 32) with M, N > 8 where smk_mv_mma_takes says (D is the stream): tensor
  *         cores fed from registers, no shared memory.  A warp keeps B's K x 8 NT fragment panel in
  *         registers (2-byte loads, once) and walks RPW m-tiles of 16 rows: A's fragments straight from
  *         global memory (4-byte pairs where A's rows allow), KS mma.sync m16n8k16 per n-tile, the
@@ -71,7 +71,7 @@ typedef struct {
 #define SMK_MV_MAX_SPLITS 2048
 #define SMK_MV_MMA_WARPS 2112 /* 132 SMs x 16: the MMA kernel's warps resident at once (one wave; each loads a B panel once) */
 #define SMK_MV_MMA_WARPS8 1584 /* 132 x 12 for KS = 8 (3 blocks per SM: its B panel takes 64 registers) */
-#define SMK_MV_KMAX_DEFAULT 64
+#define SMK_MV_KMAX_DEFAULT 32
 #define SMK_MV_KMAX_CAP 128 /* KS = 8: the deepest B panel the MMA kernel keeps in registers */
 #define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
 
@@ -144,10 +144,30 @@ static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     return K > SMK_MV_KMAX_CAP || r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
 
+/* Whether the automatic route gives M x N x K (M, N > 8) to the MMA kernel (kmax > 0, K <= kmax).
+ * Measured (H100, GEMM16_NOTES 2026-11-26, same-run A/B against TINYK and the tiles): its stores are
+ * what it is worth.  With 16-byte stores (N % 8 == 0: a dense D's rows on 16 bytes) it writes a big D
+ * faster than TINYK; with 4-byte pairs (N even) or 2-byte stores (N odd) on a big D it runs at 0.3-0.4
+ * TB/s, where TINYK's warp-wide 2-byte stores reach 1.5 TB/s.  On a small D (<= 2^20 elements: the call
+ * is latency, not bytes) it beats TINYK (whose 1024-column blocks idle where N is small) whatever the
+ * stores, as it does for even N up to 256.  For 17 <= K <= 32 it beats the tile kernel's 64-deep
+ * k-tile only on write-bound outputs with at least pair stores: N even, M N >= 2^21.  Deeper K
+ * (33 .. 64) is compute-bound in it (16 dependent mma per m-tile at 16 warps per SM): measured slower
+ * than the tiles except on a few big even-N outputs, so kmax defaults to 32. */
+static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
+{
+    if (kmax <= 0 || K > kmax)
+        return 0;
+    const int64_t mn = M * N;
+    if (K <= 16)
+        return N % 8 == 0 || mn <= ((int64_t)1 << 20) || (N % 2 == 0 && N <= 256);
+    return N % 2 == 0 && mn >= ((int64_t)1 << 21);
+}
+
 /* The route of a variant-0 M x N x K call (after the BLAS normalisation: K == 0 means A and B are not
  * read) under `mode` and `kmax`: 1 and *r filled when the memory-bound path takes it, else 0.
- * Automatic: N <= 8 (M >= N) COLS, M <= 8 ROWS, then K <= kmax MMA (kmax > 0) or K <= 16 TINYK
- * (kmax == 0); the rest stays with the tile kernel. */
+ * Automatic: N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA where smk_mv_mma_takes says, else K <= 16
+ * TINYK; the rest stays with the tile kernel. */
 static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, smk_mv_route *r)
 {
     smk_mv_route z = {0};
@@ -165,9 +185,9 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_cols(M, N, K, r);
     else if (M <= 8)
         rc = smk_mv_rows(M, N, K, kmax > 0, r);
-    else if (kmax > 0 && K <= kmax)
+    else if (smk_mv_mma_takes(M, N, K, kmax))
         rc = smk_mv_mma(M, N, K, r);
-    else if (kmax <= 0 && K <= 16)
+    else if (K <= 16)
         rc = smk_mv_tinyk(M, N, K, r);
     else
         return 0;
