@@ -65,9 +65,9 @@ def mirror(M, N, K, mode=1, kmax=KMAX):
 
 
 def mma_takes(M, N, K, kmax):
-    """matvec.h smk_mv_mma_takes: 16-byte stores (N % 8 == 0), a small D, or even N <= 256 for K <= 16;
-    N even and M N >= 2^21 for 17 <= K <= kmax."""
-    if kmax <= 0 or K > kmax:
+    """matvec.h smk_mv_mma_takes: at most 32 m-tiles per warp, and 16-byte stores (N % 8 == 0), a small D,
+    or even N <= 256 for K <= 16; N even and M N >= 2^21 for 17 <= K <= kmax."""
+    if kmax <= 0 or K > kmax or mma_geometry(M, N, K)[2] > 32:  # at most 32 m-tiles per warp
         return False
     if K <= 16:
         return N % 8 == 0 or M * N <= 1 << 20 or (N % 2 == 0 and N <= 256)
@@ -132,13 +132,15 @@ def test_route_classes():
     assert mirror(8, 4096, 4096)[0] == "ROWS" and mirror(3, 2449, 16303)[0] == "ROWS"
     assert mirror(9066, 2, 470) == ("COLS", 2) and mirror(74, 6, 13105)[0] == "COLS"
     assert mirror(4972, 7083, 7, kmax=0) == ("TINYK", 1) and mirror(31, 8, 59124)[0] == "COLS"
-    assert mirror(4972, 7083, 7) == ("TINYK", 1) and mirror(4972, 7088, 7) == ("MMA", 1)  # 16-byte stores
-    assert mirror(5153, 12468, 32) == ("MMA", 1) and mirror(5153, 12469, 32) is None  # pairs, big D
+    assert mirror(4972, 7083, 7) == ("TINYK", 1) and mirror(3000, 7088, 7) == ("MMA", 1)  # 16-byte stores
+    assert mirror(2000, 6000, 32) == ("MMA", 1) and mirror(2000, 6001, 32) is None  # pairs, big D
     assert mirror(12047, 12, 10) == ("MMA", 1) and mirror(2917, 5082, 18) == ("MMA", 1)
     assert mirror(13771, 92, 1) == ("MMA", 1) and mirror(690, 335, 7) == ("MMA", 1)  # small N, small D
     assert mirror(838, 480, 32) is None and mirror(2917, 5082, 40) is None  # small D; K > 32
+    assert mirror(4352, 7712, 1) == ("MMA", 1) and mirror(15011, 15304, 2) == ("TINYK", 1)  # 32, 213 m-tiles
+    assert mirror(13097, 9696, 24) is None  # 118 m-tiles per warp: the tiles
     assert mirror(6271, 35, 12583) is None and mirror(4096, 4096, 4096) is None
-    assert mirror(5153, 12468, 32, kmax=0) is None and mirror(5153, 12469, 65) is None
+    assert mirror(2000, 6000, 32, kmax=0) is None and mirror(5153, 12469, 65) is None
     for shape in [(16, 4096, 4096), (24, 4646, 96), (29, 7068, 17198), (32, 146, 12356)]:
         assert mirror(*shape) is None, shape  # 9 <= min(M, N) <= 32 with K > 64: the tile kernel
     assert mirror(1, 4096, 4096) == ("ROWS", 128) and mirror(8, 300, 40) == ("ROWS", 3)
@@ -163,8 +165,8 @@ def test_knob_kmax():
             with _testing.knobs(gemm16_mv_kmax=bad):
                 pass
     with _testing.knobs(gemm16_mv_kmax=0):
-        assert "TINYK" in smemkit.explain("gemm", (4972, 7088, 7), layout="swizzle", dtype="float16").config
-    assert "MMA" in smemkit.explain("gemm", (4972, 7088, 7), layout="swizzle", dtype="float16").config
+        assert "TINYK" in smemkit.explain("gemm", (3000, 7088, 7), layout="swizzle", dtype="float16").config
+    assert "MMA" in smemkit.explain("gemm", (3000, 7088, 7), layout="swizzle", dtype="float16").config
 
 
 def test_knob_refuses_bad_modes():

@@ -72,6 +72,7 @@ typedef struct {
 #define SMK_MV_MMA_WARPS 2112 /* 132 SMs x 16: the MMA kernel's warps resident at once (one wave; each loads a B panel once) */
 #define SMK_MV_MMA_WARPS8 1584 /* 132 x 12 for KS = 8 (3 blocks per SM: its B panel takes 64 registers) */
 #define SMK_MV_KMAX_DEFAULT 32
+#define SMK_MV_MMA_MAX_RPW 32 /* the automatic route's bound on m-tiles per warp (smk_mv_mma_takes) */
 #define SMK_MV_KMAX_CAP 128 /* KS = 8: the deepest B panel the MMA kernel keeps in registers */
 #define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
 
@@ -131,6 +132,11 @@ static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 
 /* MMA geometry (grid: x blocks of 4 warps; warp w = blockIdx.x * 4 + warp takes column group
  * w % ncg (8 NT columns) and m-tiles (w / ncg) * rpw ..; ncg = cdiv(N, 8 NT)): 0 or -1 (K > 128). */
+static inline int64_t smk_mv_mma_rpw(int64_t M, int64_t N, int64_t K)
+{
+    const int64_t ncg = smk_mv_cdiv(N, 8 * (N <= 16 ? 2 : 4)), mt = smk_mv_cdiv(M, 16);
+    return smk_mv_cdiv(mt * ncg, K > 64 ? SMK_MV_MMA_WARPS8 : SMK_MV_MMA_WARPS);
+}
 static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 {
     r->kind = SMK_MV_MMA;
@@ -139,7 +145,7 @@ static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     r->kc = K;
     r->splits = 1;
     const int64_t ncg = smk_mv_cdiv(N, 8 * r->npad), mt = smk_mv_cdiv(M, 16);
-    r->rpw = smk_mv_cdiv(mt * ncg, r->tm == 8 ? SMK_MV_MMA_WARPS8 : SMK_MV_MMA_WARPS);
+    r->rpw = smk_mv_mma_rpw(M, N, K);
     r->grid[0] = smk_mv_cdiv(ncg * smk_mv_cdiv(mt, r->rpw), 4), r->grid[1] = 1, r->grid[2] = 1;
     return K > SMK_MV_KMAX_CAP || r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
@@ -153,10 +159,14 @@ static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
  * stores, as it does for even N up to 256.  For 17 <= K <= 32 it beats the tile kernel's 64-deep
  * k-tile only on write-bound outputs with at least pair stores: N even, M N >= 2^21.  Deeper K
  * (33 .. 64) is compute-bound in it (16 dependent mma per m-tile at 16 warps per SM): measured slower
- * than the tiles except on a few big even-N outputs, so kmax defaults to 32. */
+ * than the tiles except on a few big even-N outputs, so kmax defaults to 32.  And only while each warp
+ * walks at most 32 m-tiles (SMK_MV_MMA_MAX_RPW): it won at 14 .. 32 (4352x7712x1, 2917x5082x18,
+ * 7905x3536x28, 8539x3822x17, 2252x15128x46) and lost at 63 .. 213 (9847x6886x38 even, 13097x9696x55
+ * with 16-byte stores at 0.28 TB/s, 15011x15303x2): warps walking long narrow strips of D scatter its
+ * writes (not measured in isolation; an order whose write front sweeps D row-major is the next step). */
 static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
 {
-    if (kmax <= 0 || K > kmax)
+    if (kmax <= 0 || K > kmax || smk_mv_mma_rpw(M, N, K) > SMK_MV_MMA_MAX_RPW)
         return 0;
     const int64_t mn = M * N;
     if (K <= 16)
