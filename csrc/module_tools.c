@@ -227,7 +227,9 @@ PyDoc_STRVAR(set_knob_doc,
 "2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
 "always), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
-"memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS),\n"
+"memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
+"/ MMA), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
+"'gemm16_mv_v16' (1, the default: the MMA kernel stores 16 bytes per lane where D allows; 0: 4-byte pairs),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
 "'sgemm_new_paths' (1, the default: the SGEMM's skinny kernels stream rows that are not 16-byte\n"
@@ -264,6 +266,10 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_mv_kmax") == 0 && smk_gemm16_set_mv_kmax(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_mv_v16") == 0 && smk_gemm16_set_mv_v16(v) == 0)
         ;
     else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
         ;

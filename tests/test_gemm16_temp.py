@@ -36,9 +36,11 @@ def pad8(n):
     return (n + 7) // 8 * 8
 
 
-@pytest.mark.parametrize("mode", [0, 1, 2, 3])
-def test_shape_query_equals_the_launchers_query(lib, mode):
-    with _testing.knobs(gemm16_matvec=mode):  # 0: the tiles' copies and splits; 1..3: the matvec workspace
+@pytest.mark.parametrize("kmax", [64, 0, 128])
+@pytest.mark.parametrize("mode", [0, 1, 2, 3, 4])
+def test_shape_query_equals_the_launchers_query(lib, mode, kmax):
+    # 0: the tiles' copies and splits; 1..4: the matvec workspace (MMA: none); kmax 0: the routing before MMA
+    with _testing.knobs(gemm16_matvec=mode, gemm16_mv_kmax=kmax):
         _equal_queries(lib, mode)
 
 

@@ -75,6 +75,9 @@ def main(argv=None):
     ap.add_argument("--old-paths", action="store_true", help="the whole run with the issue-27 paths off")
     ap.add_argument("--variants", help="gemm: comma-separated forced variants to A/B in one run, e.g. 0,10 "
                     "(0: the chooser, 10: variant 0 before #28; smemkit.bench_configs('gemm')): '<layout>@vN'")
+    ap.add_argument("--arm", action="append", default=[], metavar="SUFFIX:NAME=INT[,NAME=INT]",
+                    help="another arm timed on the same tensors with these knobs ('<layout>SUFFIX' columns), "
+                    "e.g. ':old:gemm16_mv_kmax=0'")
     args = ap.parse_args(argv)
     require_gpu("bench_calls.py")
     try:
@@ -102,6 +105,12 @@ def main(argv=None):
         arms.append((":old", {"sgemm_new_paths": 0}))
     if args.variants:
         arms = [(f"@v{v}", {"gemm16_variant": int(v)}) for v in args.variants.split(",")]
+    for spec in args.arm:
+        suffix, _, kvs = spec.rpartition(":")
+        arm = {k: int(v) for k, v in (kv.split("=", 1) for kv in kvs.split(","))}
+        if not suffix or any(k not in _testing.KNOBS for k in arm):
+            sys.exit(f"bench_calls.py: --arm {spec}: want SUFFIX:NAME=INT[,NAME=INT] with knobs of {', '.join(_testing.KNOBS)}")
+        arms.append((suffix, arm))
     with _testing.knobs(**knobs):
         random_run(draws, lambda d: time_call(d, layouts, torch, args.rep_ms, arms), seed=args.seed,
                    out=args.out, md=args.md, title=title)

@@ -15,9 +15,25 @@ extern "C" {
 volatile int smk_gemm16_matvec_mode = 1;
 int smk_gemm16_set_matvec(int mode)
 {
-    if (mode < 0 || mode > 3)
+    if (mode < 0 || mode > 4)
         return -1;
     smk_gemm16_matvec_mode = mode;
+    return 0;
+}
+volatile int smk_gemm16_mv_kmax = SMK_MV_KMAX_DEFAULT;
+volatile int smk_gemm16_mv_v16 = 1;
+int smk_gemm16_set_mv_v16(int on)
+{
+    if (on != 0 && on != 1)
+        return -1;
+    smk_gemm16_mv_v16 = on;
+    return 0;
+}
+int smk_gemm16_set_mv_kmax(int kmax)
+{
+    if (kmax != 0 && (kmax < 16 || kmax > SMK_MV_KMAX_CAP))
+        return -1;
+    smk_gemm16_mv_kmax = kmax;
     return 0;
 }
 }
@@ -25,10 +41,43 @@ int smk_gemm16_set_matvec(int mode)
 namespace smk {
 namespace g16 {
 
+template <int KS, int NT, bool BF16, bool V16>
+static void mv_mma(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t s)
+{
+    const int64_t ncg = (q.N + 8 * NT - 1) / (8 * NT);
+    const bool aw = ((uintptr_t)q.A & 3) == 0 && q.lda % 2 == 0;
+    if (aw)
+        mv_mma_kernel<KS, NT, BF16, true, V16><<<(unsigned)r.grid[0], kMvThreads, 0, s>>>(q, ncg, r.rpw);
+    else
+        mv_mma_kernel<KS, NT, BF16, false, V16><<<(unsigned)r.grid[0], kMvThreads, 0, s>>>(q, ncg, r.rpw);
+}
+
+template <int KS, bool BF16>
+static void mv_mma_nt(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t s)
+{
+    /* 16-byte stores: 2-byte D whose rows start on 16 bytes, C not read */
+    const bool v16 = !q.out_f32 && q.beta == 0.f && ((uintptr_t)q.D & 15) == 0 && q.ldd % 8 == 0;
+    if (r.npad == 2)
+        mv_mma<KS, 2, BF16, false>(q, r, s);
+    else if (v16 && smk_gemm16_mv_v16)
+        mv_mma<KS, 4, BF16, true>(q, r, s);
+    else
+        mv_mma<KS, 4, BF16, false>(q, r, s);
+}
+
 template <bool BF16>
 static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
     const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], (unsigned)r.grid[2]);
+    if (r.kind == SMK_MV_MMA) {
+        switch (r.tm) {
+        case 1: mv_mma_nt<1, BF16>(q, r, s); break;
+        case 2: mv_mma_nt<2, BF16>(q, r, s); break;
+        case 4: mv_mma_nt<4, BF16>(q, r, s); break;
+        default: mv_mma_nt<8, BF16>(q, r, s); break;
+        }
+        return;
+    }
     if (r.kind == SMK_MV_TINYK) {
         mv_tinyk_kernel<8, 8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws);
         return;
@@ -65,7 +114,7 @@ static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, fl
 
 bool mv_route(const smk_gemm16_params &q, smk_mv_route *r)
 {
-    return q.variant == 0 && smk_mv_route_of(q.M, q.N, q.K, smk_gemm16_matvec_mode, r);
+    return q.variant == 0 && smk_mv_route_of(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, r);
 }
 
 int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "api/gemm16.h"
+#include "common/ptx_mma.cuh"
 #include "epilogue.cuh"
 
 namespace smk {
@@ -114,6 +115,193 @@ __global__ void __launch_bounds__(kMvThreads) mv_tinyk_kernel(smk_gemm16_params 
             else
                 mv_out(p, BF16, m, n, acc[i][j]);
         }
+    }
+}
+
+/* ---- MMA (K <= 128, D is the stream): tensor cores fed from registers, no shared memory ----------
+ *
+ * mma.sync m16n8k16 (row.col) fragments, g = lane / 4, t = lane % 4 (PTX ISA, "Matrix fragments for
+ * mma.m16n8k16"): A a0 = (row g, k 2t .. 2t+1), a1 = (g + 8, 2t ..), a2 = (g, 2t + 8 ..), a3 = (g + 8,
+ * 2t + 8 ..); B b0 = (k 2t .. 2t+1, column g), b1 = (k 2t + 8 .., g); D c0, c1 = (g, 2t .. 2t+1), c2, c3 =
+ * (g + 8, ..).  Each register holds two 2-byte values, the lower k (or column) in the low half.
+ * Values past M, N or K are zeros in the fragments (a NaN past K never meets a zero of the other
+ * operand), rows and columns past M, N are not stored. */
+
+/* B[k][n] | B[k + 1][n] << 16, zeros outside K x N (2-byte loads: B's pairs straddle rows). */
+__device__ __forceinline__ unsigned mv_pair_b(const unsigned short *B, int64_t ldb, int64_t k, int64_t n, int64_t K,
+                                              int64_t N)
+{
+    if (n >= N || k >= K)
+        return 0u;
+    const unsigned lo = __ldg(B + k * ldb + n), hi = k + 1 < K ? __ldg(B + (k + 1) * ldb + n) : 0u;
+    return lo | (hi << 16);
+}
+
+/* A[m][k] | A[m][k + 1] << 16 (k even), zeros outside M x K; AW: A's rows start on 4 bytes (base and
+ * lda), so a whole pair is one 4-byte load. */
+template <bool AW>
+__device__ __forceinline__ unsigned mv_pair_a(const unsigned short *A, int64_t lda, int64_t m, int64_t k, int64_t M,
+                                              int64_t K)
+{
+    if (m >= M || k >= K)
+        return 0u;
+    const unsigned short *a = A + m * lda + k;
+    if (AW && k + 1 < K)
+        return __ldg((const unsigned *)a);
+    const unsigned lo = __ldg(a), hi = k + 1 < K ? __ldg(a + 1) : 0u;
+    return lo | (hi << 16);
+}
+
+/* The A fragments of m-tile mt for every k step. */
+template <int KS, bool AW>
+__device__ __forceinline__ void mv_mma_load_a(const smk_gemm16_params &p, int64_t mt, int g, int t,
+                                              unsigned (&a)[KS][4])
+{
+    const unsigned short *A = (const unsigned short *)p.A;
+    const int64_t r0 = mt * 16 + g;
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+        const int64_t k = ks * 16 + 2 * t;
+        a[ks][0] = mv_pair_a<AW>(A, p.lda, r0, k, p.M, p.K);
+        a[ks][1] = mv_pair_a<AW>(A, p.lda, r0 + 8, k, p.M, p.K);
+        a[ks][2] = mv_pair_a<AW>(A, p.lda, r0, k + 8, p.M, p.K);
+        a[ks][3] = mv_pair_a<AW>(A, p.lda, r0 + 8, k + 8, p.M, p.K);
+    }
+}
+
+/* The quad's 4 x 4 transpose of packed outputs (NT == 4, beta == 0, 2-byte D): lane t holds, for n-tile
+ * j, the rounded pair w[j] = columns 8 j + 2 t, + 1 of row half h; afterwards o = lane i's w[t], i = 0..3:
+ * columns 8 t .. 8 t + 7 in order, one 16-byte store.  Two butterfly steps (xor 1, xor 2): in each a
+ * lane swaps the two words whose index differs from its lane in that bit with its partner (element
+ * (t, j) ends up with the partner's (t ^ b, j ^ b)); the composition is the transpose. */
+template <bool BF16>
+__device__ __forceinline__ void mv_quad_transpose16(const float (&acc)[4][4], int h, float alpha, int t, uint4 &o)
+{
+    unsigned w[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        w[j] = (unsigned)from_f<BF16>(alpha * acc[j][2 * h]) | ((unsigned)from_f<BF16>(alpha * acc[j][2 * h + 1]) << 16);
+    const bool t0 = (t & 1) != 0, t1 = (t & 2) != 0;
+#pragma unroll
+    for (int s = 0; s < 2; s++) { /* bit 0: indices 2 s + !t0 */
+        const unsigned send = t0 ? w[2 * s] : w[2 * s + 1];
+        const unsigned got = __shfl_xor_sync(0xffffffffu, send, 1);
+        if (t0)
+            w[2 * s] = got;
+        else
+            w[2 * s + 1] = got;
+    }
+#pragma unroll
+    for (int s = 0; s < 2; s++) { /* bit 1: indices s + 2 !t1 */
+        const unsigned send = t1 ? w[s] : w[s + 2];
+        const unsigned got = __shfl_xor_sync(0xffffffffu, send, 2);
+        if (t1)
+            w[s] = got;
+        else
+            w[s + 2] = got;
+    }
+    o = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* An m-tile's accumulators into D (the tile epilogue's pairs, or V16's quad transpose and 16-byte
+ * stores); rows past M and columns past N are not stored. */
+template <int NT, bool BF16, bool V16>
+__device__ __forceinline__ void mv_mma_store(const smk_gemm16_params &p, const float (&acc)[NT][4], int64_t mt,
+                                             int64_t n0, int g, int t, bool pair_ok)
+{
+    const bool use_c = p.beta != 0.f, out32 = p.out_f32 != 0;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int64_t row = mt * 16 + g + 8 * h;
+        if constexpr (V16) { /* every lane of the quad takes part in the transpose, then stores */
+            unsigned short *d = (unsigned short *)p.D + row * p.ldd;
+            uint4 o;
+            mv_quad_transpose16<BF16>(acc, h, p.alpha, t, o);
+            const int64_t col = n0 + 8 * t; /* the lane's 8 columns after the transpose */
+            if (row < p.M && col + 7 < p.N)
+                *(uint4 *)(d + col) = o;
+            else if (row < p.M) {
+                const unsigned ow[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    if (col + e < p.N)
+                        d[col + e] = (unsigned short)(ow[e / 2] >> (16 * (e & 1)));
+            }
+            continue;
+        }
+        if (row >= p.M)
+            continue;
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            const int64_t col = n0 + 8 * j + 2 * t;
+            if (col >= p.N)
+                continue;
+            const float v0 = p.alpha * acc[j][2 * h], v1 = p.alpha * acc[j][2 * h + 1];
+            const bool two = col + 1 < p.N;
+            if (out32)
+                store_f32(p, row, col, v0, v1, two, pair_ok, use_c, p.beta);
+            else
+                store_16<BF16>(p, row, col, v0, v1, two, pair_ok, use_c, p.beta);
+        }
+    }
+}
+
+/*
+ * KS   k steps of 16 in the B panel (K <= 16 KS).   NT   n-tiles of 8 columns per warp (2, 4).
+ * AW   A's rows on 4 bytes.   V16  NT == 4, 2-byte D on 16 bytes (base, ldd % 8 == 0), beta == 0: the
+ *      quad transposes its outputs and each lane stores 8 columns at once (a warp: 8 rows x 64 bytes).
+ * Grid: matvec.h smk_mv_mma (ncg column groups, rpw m-tiles per warp).
+ * The next m-tile's A fragments are loaded before the current tile's mma and stores.
+ */
+template <int KS, int NT, bool BF16, bool AW, bool V16>
+__global__ void __launch_bounds__(kMvThreads, KS <= 4 ? 4 : 3) mv_mma_kernel(smk_gemm16_params p, int64_t ncg, int64_t rpw)
+{
+    static_assert(!V16 || NT == 4, "the quad transpose takes 4 n-tiles");
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int64_t w = (int64_t)blockIdx.x * 4 + (threadIdx.x >> 5);
+    const int64_t cg = w % ncg, mtiles = (p.M + 15) / 16;
+    int64_t mt = (w / ncg) * rpw;
+    const int64_t mt1 = min(mtiles, mt + rpw);
+    if (mt >= mt1)
+        return;
+    const int64_t n0 = cg * (8 * NT);
+    const int kss = (int)((p.K + 15) / 16); /* k steps with any k < K: [1, KS] */
+    unsigned b[KS][NT][2];
+    const unsigned short *B = (const unsigned short *)p.B;
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++)
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            const int64_t k = ks * 16 + 2 * t, n = n0 + 8 * j + g;
+            b[ks][j][0] = mv_pair_b(B, p.ldb, k, n, p.K, p.N);
+            b[ks][j][1] = mv_pair_b(B, p.ldb, k + 8, n, p.K, p.N);
+        }
+    const bool pair_ok = pairs_aligned(p, p.beta != 0.f, p.out_f32 != 0);
+    unsigned a[KS][4];
+    mv_mma_load_a<KS, AW>(p, mt, g, t, a);
+    for (; mt < mt1; mt++) {
+        unsigned an[KS][4];
+        if (mt + 1 < mt1)
+            mv_mma_load_a<KS, AW>(p, mt + 1, g, t, an);
+        float acc[NT][4];
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+            acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+#pragma unroll
+        for (int ks = 0; ks < KS; ks++) {
+            if (ks >= kss)
+                break;
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+                mma16816<BF16>(acc[j], a[ks], b[ks][j][0], b[ks][j][1]);
+        }
+        mv_mma_store<NT, BF16, V16>(p, acc, mt, n0, g, t, pair_ok);
+        if (mt + 1 < mt1)
+#pragma unroll
+            for (int ks = 0; ks < KS; ks++)
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    a[ks][e] = an[ks][e];
     }
 }
 

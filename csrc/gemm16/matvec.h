@@ -11,15 +11,26 @@
  *   COLS  N <= 8 with M >= N (A is the stream, M x K): lane l < 31 holds B[k0 + 8 l + e][c] (e < 8,
  *         c < NPAD) in registers for a 248-long K slice and streams A rows as aligned 16-byte chunks
  *         (funnel-shifted likewise), 2 x R rows in flight, one reduce-scatter of shuffles per row.
- *   TINYK K <= 16 with M, N > 8 (D is the stream): the 2-byte kernel, TM = 8 rows x 8 x 32 columns.
+ *   TINYK K <= 16 with M, N > 8 (D is the stream): the 2-byte kernel, TM = 8 rows x 8 x 32 columns
+ *         (the routing before the MMA kernel: kmax == 0).
+ *   MMA   K <= kmax (default 32) with M, N > 8 where smk_mv_mma_takes says (D is the stream): tensor
+ *         cores fed from registers, no shared memory.  A warp keeps B's K x 8 NT fragment panel in
+ *         registers (2-byte loads, once) and walks RPW m-tiles of 16 rows: A's fragments straight from
+ *         global memory (4-byte pairs where A's rows allow), KS mma.sync m16n8k16 per n-tile, the
+ *         accumulators stored as the tile kernel's epilogue does (4-byte pairs where D / C allow).
  * ROWS splits K into slices of >= 32 k so that its warps reach kMvTargetWarps (4 x 132 SMs x 16),
- * bounded by the workspace (partials at most a quarter of B's bytes); COLS always slices K by 248
+ * bounded by the workspace (partials at most a quarter of B's bytes); with kmax > 0, where B is at
+ * most 8 MiB (a call that latency, not bytes, bounds) the slices go down to 16 k without the
+ * workspace bound (partials at most M / 4 of B's bytes).  COLS always slices K by 248
  * (partials N / 124 of A's bytes).  S > 1 writes fp32 partials to a workspace [S][M][N] that one
  * reduce kernel sums in a fixed order (deterministic), applying alpha, beta * C and the output
  * rounding; S == 1 applies them in the kernel.
  *
  * mode (smk_gemm16_set_matvec): 0 off (variant 0 as before: tiles, padded copies), 1 automatic (the
- * default), 2 force ROWS, 3 force COLS on every variant-0 shape (tests: both kernels take any shape). */
+ * default), 2 force ROWS, 3 force COLS on every variant-0 shape (tests: both kernels take any shape),
+ * 4 force MMA on every variant-0 shape with K <= 128 (others: automatic).  kmax
+ * (smk_gemm16_set_mv_kmax, 0 or 16 .. 128): the MMA kernel's K bound under mode 1; 0 = the routing
+ * before it (TINYK, ROWS slices of >= 32 k within the workspace bound). */
 #ifndef SMK_GEMM16_MATVEC_H
 #define SMK_GEMM16_MATVEC_H
 
@@ -34,23 +45,35 @@ extern "C" {
  * and by smk_gemm16_temp_bytes(_shape). */
 extern volatile int smk_gemm16_matvec_mode;
 int smk_gemm16_set_matvec(int mode);
+/* The MMA kernel's K bound (smemkit._testing.knobs(gemm16_mv_kmax=...)): 0, or 16 .. 128 (default
+ * SMK_MV_KMAX_DEFAULT); -1 for anything else. */
+extern volatile int smk_gemm16_mv_kmax;
+int smk_gemm16_set_mv_kmax(int kmax);
+/* The MMA kernel's 16-byte stores (knobs(gemm16_mv_v16=...)): 1 (default) where D allows them, 0 never. */
+extern volatile int smk_gemm16_mv_v16;
+int smk_gemm16_set_mv_v16(int on);
 
-enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3 };
+enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4 };
 
 typedef struct {
     int kind;          /* SMK_MV_* */
-    int tm;            /* ROWS, TINYK: rows per thread (ROWS 1 .. 8; TINYK 8) */
-    int npad;          /* COLS: columns per warp (1, 2, 4, 8) */
+    int tm;            /* ROWS, TINYK: rows per thread (ROWS 1 .. 8; TINYK 8); MMA: KS, k steps of 16 (1, 2, 4, 8) */
+    int npad;          /* COLS: columns per warp (1, 2, 4, 8); MMA: NT, n-tiles of 8 per warp (2, 4) */
     int parts;         /* the reduce's parts per output (S > 1): lanes summing slices p, p + parts, ... */
     int64_t kc;        /* k values per slice */
     int64_t splits;    /* S, the K slices (1: no workspace) */
-    int64_t rpw;       /* COLS: rows per warp (a multiple of 8) */
+    int64_t rpw;       /* COLS: rows per warp (a multiple of 8); MMA: m-tiles of 16 rows per warp */
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
     uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0 */
 } smk_mv_route;
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
 #define SMK_MV_MAX_SPLITS 2048
+#define SMK_MV_MMA_WARPS 2112 /* 132 SMs x 16: the MMA kernel's warps resident at once (one wave; each loads a B panel once) */
+#define SMK_MV_MMA_WARPS8 1584 /* 132 x 12 for KS = 8 (3 blocks per SM: its B panel takes 64 registers) */
+#define SMK_MV_KMAX_DEFAULT 32
+#define SMK_MV_MMA_MAX_RPW 32 /* the automatic route's bound on m-tiles per warp (smk_mv_mma_takes) */
+#define SMK_MV_KMAX_CAP 128 /* KS = 8: the deepest B panel the MMA kernel keeps in registers */
 #define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
 
 static inline int64_t smk_mv_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -62,19 +85,22 @@ static inline int smk_mv_pow2(int64_t n, int cap)
     return p;
 }
 
-/* ROWS geometry (grid: x column segments of 248, y groups of 4 slices, z row groups): 0 or -1. */
-static inline int smk_mv_rows(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+/* ROWS geometry (grid: x column segments of 248, y groups of 4 slices, z row groups): 0 or -1.
+ * fine: slices of >= 16 k without the workspace bound where B is at most 8 MiB (kmax > 0). */
+static inline int smk_mv_rows(int64_t M, int64_t N, int64_t K, int fine, smk_mv_route *r)
 {
     r->kind = SMK_MV_ROWS;
     r->tm = M < 8 ? (int)M : 8;
     const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, SMK_MV_SEG);
+    const int small = fine && K * N * 2 <= ((int64_t)8 << 20);
+    const int64_t gran = small ? 16 : 32; /* a multiple of the kernel's UK (4, 8) */
     int64_t s = smk_mv_cdiv(SMK_MV_TARGET_WARPS, rg * cw);
-    const int64_t by_k = smk_mv_cdiv(K, 32), by_ws = K / (8 * M); /* slices of >= 32 k; partials <= B / 4 */
+    const int64_t by_k = smk_mv_cdiv(K, gran), by_ws = small ? by_k : K / (8 * M); /* partials <= B / 4 */
     if (s > by_k) s = by_k;
     if (s > by_ws) s = by_ws;
     if (s > SMK_MV_MAX_SPLITS) s = SMK_MV_MAX_SPLITS;
     if (s < 1) s = 1;
-    r->kc = smk_mv_cdiv(smk_mv_cdiv(K, s), 32) * 32;
+    r->kc = smk_mv_cdiv(smk_mv_cdiv(K, s), gran) * gran;
     r->splits = smk_mv_cdiv(K, r->kc);
     r->grid[0] = cw, r->grid[1] = smk_mv_cdiv(r->splits, 4), r->grid[2] = rg;
     return cw > 0x7fffffffLL || r->grid[1] > 65535 || rg > 65535 ? -1 : 0;
@@ -104,10 +130,55 @@ static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     return r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
 
+/* MMA geometry (grid: x blocks of 4 warps; warp w = blockIdx.x * 4 + warp takes column group
+ * w % ncg (8 NT columns) and m-tiles (w / ncg) * rpw ..; ncg = cdiv(N, 8 NT)): 0 or -1 (K > 128). */
+static inline int64_t smk_mv_mma_rpw(int64_t M, int64_t N, int64_t K)
+{
+    const int64_t ncg = smk_mv_cdiv(N, 8 * (N <= 16 ? 2 : 4)), mt = smk_mv_cdiv(M, 16);
+    return smk_mv_cdiv(mt * ncg, K > 64 ? SMK_MV_MMA_WARPS8 : SMK_MV_MMA_WARPS);
+}
+static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    r->kind = SMK_MV_MMA;
+    r->tm = K <= 16 ? 1 : K <= 32 ? 2 : K <= 64 ? 4 : 8;
+    r->npad = N <= 16 ? 2 : 4;
+    r->kc = K;
+    r->splits = 1;
+    const int64_t ncg = smk_mv_cdiv(N, 8 * r->npad), mt = smk_mv_cdiv(M, 16);
+    r->rpw = smk_mv_mma_rpw(M, N, K);
+    r->grid[0] = smk_mv_cdiv(ncg * smk_mv_cdiv(mt, r->rpw), 4), r->grid[1] = 1, r->grid[2] = 1;
+    return K > SMK_MV_KMAX_CAP || r->grid[0] > 0x7fffffffLL ? -1 : 0;
+}
+
+/* Whether the automatic route gives M x N x K (M, N > 8) to the MMA kernel (kmax > 0, K <= kmax).
+ * Measured (H100, GEMM16_NOTES 2026-11-26, same-run A/B against TINYK and the tiles): its stores are
+ * what it is worth.  With 16-byte stores (N % 8 == 0: a dense D's rows on 16 bytes) it writes a big D
+ * faster than TINYK; with 4-byte pairs (N even) or 2-byte stores (N odd) on a big D it runs at 0.3-0.4
+ * TB/s, where TINYK's warp-wide 2-byte stores reach 1.5 TB/s.  On a small D (<= 2^20 elements: the call
+ * is latency, not bytes) it beats TINYK (whose 1024-column blocks idle where N is small) whatever the
+ * stores, as it does for even N up to 256.  For 17 <= K <= 32 it beats the tile kernel's 64-deep
+ * k-tile only on write-bound outputs with at least pair stores: N even, M N >= 2^21.  Deeper K
+ * (33 .. 64) is compute-bound in it (16 dependent mma per m-tile at 16 warps per SM): measured slower
+ * than the tiles except on a few big even-N outputs, so kmax defaults to 32.  And only while each warp
+ * walks at most 32 m-tiles (SMK_MV_MMA_MAX_RPW): it won at 14 .. 32 (4352x7712x1, 2917x5082x18,
+ * 7905x3536x28, 8539x3822x17, 2252x15128x46) and lost at 63 .. 213 (9847x6886x38 even, 13097x9696x55
+ * with 16-byte stores at 0.28 TB/s, 15011x15303x2): warps walking long narrow strips of D scatter its
+ * writes (not measured in isolation; an order whose write front sweeps D row-major is the next step). */
+static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
+{
+    if (kmax <= 0 || K > kmax || smk_mv_mma_rpw(M, N, K) > SMK_MV_MMA_MAX_RPW)
+        return 0;
+    const int64_t mn = M * N;
+    if (K <= 16)
+        return N % 8 == 0 || mn <= ((int64_t)1 << 20) || (N % 2 == 0 && N <= 256);
+    return N % 2 == 0 && mn >= ((int64_t)1 << 21);
+}
+
 /* The route of a variant-0 M x N x K call (after the BLAS normalisation: K == 0 means A and B are not
- * read) under `mode`: 1 and *r filled when the memory-bound path takes it, else 0.  Automatic: N <= 8
- * (M >= N) COLS, M <= 8 ROWS, K <= 16 TINYK; 9 <= min(M, N) <= 32 stays with the tile kernel. */
-static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, smk_mv_route *r)
+ * read) under `mode` and `kmax`: 1 and *r filled when the memory-bound path takes it, else 0.
+ * Automatic: N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA where smk_mv_mma_takes says, else K <= 16
+ * TINYK; the rest stays with the tile kernel. */
+static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, smk_mv_route *r)
 {
     smk_mv_route z = {0};
     *r = z;
@@ -115,13 +186,17 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, smk
         return 0;
     int rc;
     if (mode == 2)
-        rc = smk_mv_rows(M, N, K, r);
+        rc = smk_mv_rows(M, N, K, kmax > 0, r);
     else if (mode == 3)
         rc = smk_mv_cols(M, N, K, r);
+    else if (mode == 4 && K <= SMK_MV_KMAX_CAP)
+        rc = smk_mv_mma(M, N, K, r);
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
     else if (M <= 8)
-        rc = smk_mv_rows(M, N, K, r);
+        rc = smk_mv_rows(M, N, K, kmax > 0, r);
+    else if (smk_mv_mma_takes(M, N, K, kmax))
+        rc = smk_mv_mma(M, N, K, r);
     else if (K <= 16)
         rc = smk_mv_tinyk(M, N, K, r);
     else
