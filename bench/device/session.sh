@@ -14,6 +14,8 @@
 #           widths:N:SEED         bench/timing/bench_widths.py --random N --seed SEED
 #           prof:OP:N:SEED        bench/timing/profile_calls.py --op OP --random N --seed SEED: the acceptance's
 #                                 method (summed kernel device time, torch.profiler; OP sgemm, gemm, transpose)
+#           ncu[:new]             bench/profiling/ncu_kernels.sh + compare_ncu.py: explain() against Nsight Compute
+#                                 on every kernel of each call (new: only the every-shape issues' cases)
 #           py:FILE[:ARGS]        any python script (ARGS comma-separated)
 #           pack                  every log under $OUT into $OUT/logs.tgz (the device tool returns 8 files)
 set -uo pipefail
@@ -64,12 +66,18 @@ for s in "$@"; do
     timeout ${T_PROF:-300} python3 bench/timing/profile_calls.py --op "$a" --random "$b" --seed "$c" \
       --out "$OUT/prof_${a}_${c}.jsonl" --md "$OUT/prof_${a}_${c}.md" > "$OUT/prof_${a}_${c}.log" 2>&1
     echo "prof rc=$?"; grep '^|' "$OUT/prof_${a}_${c}.md" | head -n 30 ;;
+  ncu)
+    mkdir -p "$OUT/ncu"
+    timeout ${T_NCU:-400} bash bench/profiling/ncu_kernels.sh "$OUT/ncu" ${a:+--$a} > "$OUT/ncu.log" 2>&1
+    echo "ncu rc=$?"; tail -n 2 "$OUT/ncu.log"
+    python3 bench/profiling/compare_ncu.py "$OUT/ncu" --md "$OUT/ncu_compare.md" > "$OUT/ncu_compare.log" 2>&1
+    echo "compare rc=$?"; tail -n 3 "$OUT/ncu_compare.log" ;;
   py)
     # shellcheck disable=SC2086
     timeout ${T_PY:-200} python3 "$a" ${b:+${b//,/ }} > "$OUT/$(basename "$a" .py).log" 2>&1
     echo "py rc=$?"; tail -n 25 "$OUT/$(basename "$a" .py).log" ;;
   pack)
-    (cd "$OUT" && find . -maxdepth 1 -type f ! -name logs.tgz ! -name session.log -printf '%P\n' \
+    (cd "$OUT" && find . -type f ! -name logs.tgz ! -name session.log -printf '%P\n' \
        | tar czf logs.tgz -T - --remove-files) ;;
   esac
 done

@@ -1,6 +1,8 @@
 """Launch each of smemkit's kernels once per layout, for Nsight Compute to count (bench/profiling/ncu_kernels.sh).
 
-    python bench/profiling/ncu_kernels.py MANIFEST [--ops transpose sgemm gemm]
+    python bench/profiling/ncu_kernels.py MANIFEST [--new] [--ops transpose sgemm gemm]
+
+--new: only the cases of the every-shape issues' paths (NEW), a quicker run.
 
 Writes the launch list (op, layout, shape, dtype, config) to MANIFEST, one line per call in call
 order, so the ncu rows can be matched to calls.  A call may launch several kernels (padded copies, a
@@ -36,8 +38,9 @@ CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "fl
          ("transpose", (4, 1000, 5), "float64"),
          ("sgemm", (512, 512, 512), "float32"),
          ("sgemm", (1024, 1024, 1024), "float32"), ("sgemm", (1000, 777, 555), "float32"),
-         ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32"),
-         # issue 27's paths: the tiny-K kernel (no shared memory), the skinny kernels on rows off 16 bytes
+         ("sgemm", (2048, 2048, 512), "float32"), ("sgemm", (64, 64, 16384), "float32")]
+# the every-shape issues' paths (26-28): --new profiles these alone
+NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny kernels on rows off 16 bytes
          # (re-aligned streams) with a K split and its reduction, the padded tile path (operand copies)
          ("sgemm", (4681, 2634, 2), "float32"), ("sgemm", (2048, 515, 9), "float32"),
          ("sgemm", (30, 3927, 2117), "float32"), ("sgemm", (2159, 30, 1521), "float32"),
@@ -45,6 +48,7 @@ CASES = [("transpose", (1024, 1024), "float32"), ("transpose", (1000, 1000), "fl
          # the word-wise skinny transpose (1- and 2-byte elements, short side up to 64, any pitch)
          ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
          ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16")]
+CASES += NEW
 # every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
 CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]
 # 128-byte-aligned rows (K, N multiples of 64) with and without block edges, then rows that are not
@@ -59,10 +63,11 @@ CASES += [("gemm", (513, 257, 129), "float16", 2), ("gemm", (777, 640, 960), "fl
           ("gemm", (1024, 512, 256), "bfloat16", 0)]
 # issue 28's routes of config 0: split-K (64x64 / 64x128 tiles + the reduction), unaligned rows read in
 # place, the memory-bound paths (ROWS, COLS, tiny K: no shared memory), mid-size tiles
-CASES += [("gemm", s, "float16", 0) for s in [(256, 256, 16384), (381, 29, 5523), (1245, 208, 8608),
-                                               (12047, 12, 10), (6, 1421, 176), (6964, 6, 4032),
-                                               (2917, 5082, 18), (1000, 2000, 1000)]]
-CASES += [("gemm", (9066, 2, 470), "bfloat16", 0)]
+NEW += [("gemm", s, "float16", 0) for s in [(256, 256, 16384), (381, 29, 5523), (1245, 208, 8608),
+                                            (12047, 12, 10), (6, 1421, 176), (6964, 6, 4032),
+                                            (2917, 5082, 18), (1000, 2000, 1000)]]
+NEW += [("gemm", (9066, 2, 470), "bfloat16", 0)]
+CASES += NEW[-9:]
 
 
 def mark():
@@ -87,10 +92,10 @@ def launch_gemm(shape, dtype, layout, config, rng):
         torch.cuda.synchronize()
 
 
-def main(manifest, ops):
+def main(manifest, ops, cases=None):
     rng = np.random.default_rng(0)
     with open(manifest, "w") as f:
-        for case in CASES:
+        for case in CASES if cases is None else cases:
             op, shape, dtype = case[:3]
             config = case[3] if len(case) > 3 else 0
             if op not in ops:
@@ -119,7 +124,11 @@ def main(manifest, ops):
 if __name__ == "__main__":
     args = sys.argv[1:]
     ops = ("transpose", "sgemm", "gemm")
+    cases = None
+    if "--new" in args:
+        cases = NEW
+        args.remove("--new")
     if "--ops" in args:
         i = args.index("--ops")
         ops, args = tuple(args[i + 1:]), args[:i]
-    main(args[0], ops)
+    main(args[0], ops, cases)
