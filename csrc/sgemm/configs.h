@@ -18,7 +18,10 @@
  *   COST   (fma_per_ns, k0, beta, bytes_per_ns): the chooser's cost model of the row (choose.cu says
  *          what each means (TINYK: fma_per_ns per SM and bytes_per_ns, the others unused);
  *          bench/timing/fit_sgemm_model.py prints them from a measured grid).  All zero: a
- *          candidate, never chosen automatically, only forced.
+ *          candidate, never chosen automatically, only forced.  SKINNY_M rows with fma_per_ns > 0
+ *          (skinny-m16 / skinny-m32, issue 27's matrix-vector rows) are memory-bound rows with an FMA
+ *          floor: MS x BN x K FMA per tile at fma_per_ns per SM; the chooser gives them (and, from
+ *          sgemm_new_paths level 2, every SKINNY_M row) only shapes whose M fits one MS tile.
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
@@ -59,7 +62,9 @@
     X("skinny-m",       SKINNY_M, (  8,  64,  8, 128, 4),                  (0, 0.15, 0.5, 2500.0))       \
     X("skinny-n",       SKINNY_N, (  8,   4, 256, 128, 3),                 (0, 0.5, 0.0, 1800.0))        \
     X("64x128x8/minb4", TILE,     ( 64, 128,  8, 32, 64, 2, 4, 4, 128, 4), (174.1, 16, 0.55, 0))         \
-    X("tiny-k",         TINYK,    ( 16,  16, 256, 2),                      (100.0, 0, 0, 2800.0))
+    X("tiny-k",         TINYK,    ( 16,  16, 256, 2),                      (100.0, 0, 0, 2800.0))         \
+    X("skinny-m16",     SKINNY_M, ( 16,  64,  8, 128, 3),                  (150.0, 0.15, 0.5, 2500.0))   \
+    X("skinny-m32",     SKINNY_M, ( 32,  32,  8, 128, 2),                  (150.0, 0.15, 0.5, 2500.0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */

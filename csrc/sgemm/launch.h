@@ -22,10 +22,11 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
-/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu): 1 (default) the
- * re-aligned streams of the skinny kernels on rows off 16 bytes and the tiny-K kernel in the automatic
- * choice; 0 the paths before them. */
-bool sgemm_new_paths();
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 2 (default) all of
+ * them; 1 the re-aligned streams of the skinny kernels on rows off 16 bytes, the tiny-K kernel in the
+ * automatic choice and the padded tile path, without the matrix-vector rows (skinny-m16 / skinny-m32,
+ * one M tile per skinny-m launch); 0 the paths before them.  Non-zero: the re-aligned streams. */
+int sgemm_new_paths();
 
 /* Launch one kernel instantiation on a validated, normalised q (M, N > 0) over `splits` K slices
  * (grid (tiles, splits)); returns a cudaError_t.  Defined in tile.cuh / skinny.cu. */
