@@ -66,7 +66,7 @@ KNOBS = {
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_kernel": 2,
-    "sgemm_new_paths": 2,
+    "sgemm_new_paths": 3,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name

@@ -117,6 +117,10 @@ def test_small_m_takes_one_tile_of_the_least_ms_that_holds_it(mnk):
     not once per 8 rows (the 2-4 tiles of 8 rows ran 0.34-0.59 of cuBLAS on the M = 12..30 draws)."""
     M = mnk[0]
     name, s = _C._sgemm_choose(*mnk, 132)
+    if M > 16:  # level 3: the short tile (32 rows, 128 columns) holds M; skinny-m32 ran 0.37-0.87 there
+        assert name == "32x128x16", name
+        assert _C._plan("sgemm", mnk, "swizzle", 4, 132)["config"].startswith("32x128x16 block tile")
+        return
     assert name in ALL[:1] + MV, name
     assert GEOM[name]["tile_m"] >= M and (GEOM[name]["tile_m"] == 8 or GEOM[name]["tile_m"] // 2 < M)
     assert 1 <= s <= math.ceil(mnk[2] / GEOM[name]["bk"])
@@ -124,14 +128,18 @@ def test_small_m_takes_one_tile_of_the_least_ms_that_holds_it(mnk):
     assert plan["config"].startswith(f"skinny-M {GEOM[name]['tile_m']}x512")
 
 
-def test_level_one_never_offers_the_matrix_vector_rows(set_knobs):
-    """sgemm_new_paths=1 is the session before them: skinny-m in tiles of 8 rows, as it was."""
-    rng = np.random.default_rng(30)
-    set_knobs(sgemm_new_paths=1)
+@pytest.mark.parametrize("level", [1, 2])
+def test_lower_levels_never_offer_the_newer_rows(level, set_knobs):
+    """sgemm_new_paths=1 is the session before the matrix-vector rows (skinny-m in tiles of 8 rows, as
+    it was); 2 has skinny-m16 / -m32 but neither the short tile nor tiny-k/rw2."""
+    rng = np.random.default_rng(30 + level)
+    set_knobs(sgemm_new_paths=level)
     for _ in range(300):
-        M, N, K = int(rng.integers(1, 33)), int(rng.integers(64, 20000)), int(rng.integers(64, 60000))
+        M, N, K = int(rng.integers(1, 33)), int(rng.integers(64, 20000)), int(rng.integers(1, 60000))
         cfg = _C._plan("sgemm", (M, N, K), "pad", 4, 132)["config"]
-        assert not cfg.startswith(("skinny-M 16x", "skinny-M 32x")), (M, N, K, cfg)
+        assert not cfg.startswith(("32x128x16", "tiny-K 16x")), (M, N, K, cfg)
+        if level == 1:
+            assert not cfg.startswith(("skinny-M 16x", "skinny-M 32x")), (M, N, K, cfg)
 
 
 def test_random_small_m_choices_are_valid():
@@ -148,6 +156,8 @@ def test_random_small_m_choices_are_valid():
                 assert 1 <= s <= max(1, math.ceil(K / GEOM[name]["bk"])), (M, N, K, name, s)
             if name.startswith("skinny-m"):
                 assert M <= GEOM[name]["tile_m"], (M, N, K, name)
+            if name == "32x128x16":
+                assert 16 < M <= 32, (M, N, K, name)
 
 
 def _skinny_n_plan(layout, mnk):
@@ -340,7 +350,7 @@ def test_auto_small_m_calls(mnk, layout, torch, poison):
     torch tensors with odd K / N, alpha and beta, against the float64 reference."""
     M, N, K = mnk
     name, _ = _C._sgemm_choose(M, N, K, torch.cuda.get_device_properties(0).multi_processor_count)
-    assert name.startswith("skinny-m")
+    assert name.startswith("skinny-m") or name == "32x128x16"
     g = torch.Generator(device="cuda").manual_seed(M * 7 + N)
     a, b, c = (torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
     for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
@@ -348,3 +358,42 @@ def test_auto_small_m_calls(mnk, layout, torch, poison):
         torch.cuda.synchronize()
         check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
               c.cpu().numpy() if beta else None, alpha, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(17, 300, 1001), (32, 513, 77), (1, 129, 65), (70, 5, 300), (30, 3927, 2117),
+                                 (25, 128, 16)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("splits", [1, 3])
+def test_short_tile_forced_within_bound(layout, mnk, splits, rng, poison, force):
+    """The short tile 32x128x16 (the warp-tiled kernel with BM = 32, level 3's choice for 16 < M <= 32)
+    forced on edges in M, N and K, alpha / beta, a K split, NaN-poisoned outputs."""
+    force("32x128x16", splits)
+    for alpha, beta in [(1.0, 0.0), (2.0, -0.75)]:
+        a, b, c = operands(rng, *mnk, beta)
+        d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
+        check(d, a, b, c, alpha, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(19, 1031, 777), (31, 130, 1001)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("splits", [1, 3])
+def test_short_tile_on_unaligned_device_views(layout, mnk, splits, torch, force):
+    force("32x128x16", splits)
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(M + 31 * N)
+    a, b, c = (odd_pitch_view(torch, g, r, n) for r, n in ((M, K), (K, N), (M, N)))
+    a_h, b_h, c_h = a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy()
+    d = smemkit.sgemm(a, b, c, alpha=0.5, beta=-1.5, layout=layout)
+    check(np.ascontiguousarray(d.cpu().numpy()), a_h, b_h, c_h, 0.5, -1.5)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_short_tile_plan(layout):
+    """explain() replays the short tile as every tile config (the same kernel, BM = 32): one block per 32 x
+    128 tile, and the plan's accesses are those of tile.cuh's bank arithmetic."""
+    e = smemkit.explain("sgemm", (30, 3927, 2117), layout, config=index("32x128x16"), splits=1)
+    assert e.config.startswith("32x128x16 block tile")
+    assert e.blocks == math.ceil(3927 / 128)
+    assert e.total() > 0

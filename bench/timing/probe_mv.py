@@ -27,14 +27,18 @@ def main(argv=None):
     ap.add_argument("--draws", type=int, default=900)
     ap.add_argument("--max", type=int, default=120, help="kept draws at most")
     ap.add_argument("--rep-ms", type=float, default=15.0)
+    ap.add_argument("--set", choices=["small-n", "small-m", "tiny-k"], default="small-n",
+                    help="small-n: N <= 32 < M or K <= 16 (the arms below); small-m: 8 < M <= 32 < N (skinny-m16 /"
+                    " -m32, the short tile 32x128x16, 64x64x16, 64x128x8); tiny-k: K <= 16 (tiny-k, tiny-k/rw2)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     require_gpu("probe_mv.py")
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    kept = [d for d in D.sgemm_draws(args.draws, args.seed)
-            if (d.shape[1] <= 32 < d.shape[0]) or d.shape[2] <= 16][: args.max]
+    keep = {"small-n": lambda M, N, K: N <= 32 < M or K <= 16, "small-m": lambda M, N, K: 8 < M <= 32 < N,
+            "tiny-k": lambda M, N, K: K <= 16}[args.set]
+    kept = [d for d in D.sgemm_draws(args.draws, args.seed) if keep(*d.shape)][: args.max]
     with open(args.out, "w") as f:
         for i, d in enumerate(kept):
             M, N, K = d.shape
@@ -44,6 +48,14 @@ def main(argv=None):
                     "tinyk": {"sgemm_config": "tiny-k", "sgemm_splits": 1},
                     "t64x64x8": {"sgemm_config": "64x64x8", "sgemm_splits": 0},
                     "t64x64x16": {"sgemm_config": "64x64x16", "sgemm_splits": 0}}
+            if args.set == "small-m":
+                arms = {"auto": {}, "lvl1": {"sgemm_new_paths": 1}}
+                for c in ["skinny-m16", "skinny-m32", "32x128x16", "64x64x16", "64x128x8"]:
+                    arms[c] = {"sgemm_config": c, "sgemm_splits": 0}
+            elif args.set == "tiny-k":
+                arms = {"auto": {}, "lvl2": {"sgemm_new_paths": 2}, "tiny-k": {"sgemm_config": "tiny-k", "sgemm_splits": 1},
+                        "tiny-k/rw2": {"sgemm_config": "tiny-k/rw2", "sgemm_splits": 1},
+                        "64x64x16": {"sgemm_config": "64x64x16", "sgemm_splits": 0}}
             a = torch.randn(M, K, device="cuda")
             b = torch.randn(K, N, device="cuda")
             ref = torch.empty(M, N, device="cuda")

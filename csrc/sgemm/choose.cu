@@ -116,7 +116,11 @@ static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, i
     const double bytes = (double)(tiles / ((small + tile - 1) / tile)) * (double)K * (c.bm > c.bn ? c.bm : c.bn) *
                          4.0 * (1.0 + c.cost.k0 * (double)((small + tile - 1) / tile - 1));
     /* and below half a wave the blocks, not the rate, are what is missing: a linear share */
-    const double share = pow(fill < 1.0 ? fill : 1.0, c.cost.beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
+    /* From level 3 a skinny-n grid under a wave costs its missing share (beta >= 1), so that it is split:
+     * forced splits filling two waves of blocks ran 3101x3x5676 0.64 -> 0.91, 1068x10x1574 0.72 -> 1.08,
+     * 3977x8x30115 0.55 -> 0.69 of cuBLAS (H100, seed 30's draws, 2026-11-26, bench/timing/probe_mv.py). */
+    const double beta = c.kind == SGEMM_SKINNY_N && level >= 3 && c.cost.beta < 1.0 ? 1.0 : c.cost.beta;
+    const double share = pow(fill < 1.0 ? fill : 1.0, beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
     const double mem = bytes / (c.cost.bytes_per_ns * share);
     if (c.cost.fma_per_ns <= 0) return mem;
     const double busy = (double)tiles * s < sms ? (double)tiles * s : (double)sms;
@@ -203,18 +207,32 @@ int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_c
     if (mask & SGEMM_PAD_B) temp += 4.0 * K * r4n, moved += 4.0 * K * N + 4.0 * K * r4n;
     if ((mask & SGEMM_PAD_D) && ch.splits == 1) /* D' written and read back (a split pays it already) */
         temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
-    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 2);
+    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 3);
     const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
     if (temp > kPadMaxBytes || moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
     return mask;
 }
 
-/* The row of the tiny-k kernel (0: none compiled). */
-static int sgemm_tinyk_row()
+/* The row of the tiny-k kernel (0: none compiled).  Below level 3 the first TINYK row (tiny-k, 16 rows
+ * per warp).  From level 3 the row with the most rows per warp whose grid fills a wave (sms x minblocks
+ * blocks), else the one with the fewest; none (0) when even that grid leaves SMs idle: seed 30's K <= 16
+ * draws with small N or M ran the 16-row tiny-k in one part-filled wave of long blocks (12735x37x6 0.70,
+ * 2908x78x9 0.50, 90x996x13 0.80 of cuBLAS where a 64x64 tile ran 0.98, 0.98, 1.43). */
+static int sgemm_tinyk_row(int64_t M, int64_t N, int sms, int level)
 {
-    for (int c = 1; c < kNumConfigs; c++)
-        if (kConfigs[c].kind == SGEMM_TINYK) return c;
-    return 0;
+    int first = 0, fill = 0, least = 0;
+    for (int c = 1; c < kNumConfigs; c++) {
+        const SgemmConfigEntry &e = kConfigs[c];
+        if (e.kind != SGEMM_TINYK) continue;
+        if (!first) first = c;
+        const long long blocks = e.blocks(M, N);
+        if (blocks <= 0) continue;
+        if (blocks >= (long long)sms * e.minblocks && (!fill || e.bm > kConfigs[fill].bm)) fill = c;
+        if (!least || e.bm < kConfigs[least].bm) least = c;
+    }
+    if (level < 3) return first;
+    if (fill) return fill;
+    return least && kConfigs[least].blocks(M, N) >= sms ? least : 0;
 }
 
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
@@ -231,6 +249,8 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         const long long tiles = e.blocks(M, N);
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
+        /* short tiles (BM < 64, level 3): only for BM/2 < M <= BM (below, the skinny-m rows hold M) */
+        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || M > e.bm || 2 * M <= e.bm)) continue;
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
@@ -243,7 +263,8 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
                 cand[n++] = s - 1 > 1 ? s - 1 : 1;
             }
         for (int i = 0; i < n; i++) {
-            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i], level);
+            /* the config is priced as at level 2; level 3 re-prices a skinny-n split (sgemm_resolve) */
+            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i], level < 2 ? level : 2);
             if (t < best) {
                 best = t;
                 *cfg_out = c;
@@ -286,7 +307,7 @@ void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int spl
 {
     int cfg = config;
     int64_t s = splits;
-    const int tiny = level >= 1 ? sgemm_tinyk_row() : 0;
+    const int tiny = level >= 1 ? sgemm_tinyk_row(M, N, sms, level) : 0;
     if (config <= 0 && tiny > 0 && sgemm_tinyk_route(M, N, K)) {
         cfg = tiny;
         if (splits <= 0) s = 1;
@@ -294,6 +315,9 @@ void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int spl
         int64_t auto_s = 1;
         sgemm_auto(M, N, K, sms, level, &cfg, &auto_s);
         if (splits <= 0) s = auto_s;
+        /* level 3: a skinny-n choice takes the split that prices its missing share of a wave */
+        if (splits <= 0 && level >= 3 && kConfigs[cfg].kind == SGEMM_SKINNY_N)
+            s = sgemm_forced_split(M, N, K, sms, cfg, level);
     } else if (splits <= 0) {
         s = sgemm_forced_split(M, N, K, sms, cfg, level);
     }

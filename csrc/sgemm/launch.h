@@ -22,8 +22,9 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
-/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 2 (default) all of
- * them; 1 the re-aligned streams of the skinny kernels on rows off 16 bytes, the tiny-K kernel in the
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 3 (default) all of
+ * them (2 and below, and: the 32x128x16 short tile for M <= 32, skinny-n grids under a wave split, the
+ * tiny-K row chosen by grid fill); 2 with the matrix-vector rows below; 1 the re-aligned streams of the skinny kernels on rows off 16 bytes, the tiny-K kernel in the
  * automatic choice and the padded tile path, without the matrix-vector rows (skinny-m16 / skinny-m32,
  * one M tile per skinny-m launch); 0 the paths before them.  Non-zero: the re-aligned streams. */
 int sgemm_new_paths();
