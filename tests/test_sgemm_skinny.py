@@ -342,7 +342,7 @@ def test_bench_runs_a_skinny_config(name):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mnk", [(30, 3927, 2117), (12, 4766, 4306), (17, 1477, 3978), (9, 1030, 777),
+@pytest.mark.parametrize("mnk", [(30, 3927, 2117), (12, 4766, 4306), (17, 1477, 3978), (13, 2223, 13829),
                                  (23, 1322, 17574), (16, 4096, 4096)], ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_auto_small_m_calls(mnk, layout, torch, poison):
@@ -397,3 +397,26 @@ def test_short_tile_plan(layout):
     assert e.config.startswith("32x128x16 block tile")
     assert e.blocks == math.ceil(3927 / 128)
     assert e.total() > 0
+
+
+def test_level_four_is_opt_in_and_follows_its_two_rules(set_knobs):
+    """sgemm_new_paths=4 (not the default): the short tile from M = 9 and no skinny-n for K <= 16; every
+    choice on random draws is still a row that launches (a plan with blocks), as at level 3."""
+    from smemkit import _testing
+    assert _testing.KNOBS["sgemm_new_paths"] == 3
+    assert _C._plan("sgemm", (14344, 21, 13), "pad", 4, 132)["config"].startswith("skinny-N")
+    set_knobs(sgemm_new_paths=4)
+    assert _C._plan("sgemm", (12, 4766, 43060), "pad", 4, 132)["config"].startswith("32x128x16 block tile")
+    assert not _C._plan("sgemm", (14344, 21, 13), "pad", 4, 132)["config"].startswith("skinny-N")
+    rng = np.random.default_rng(34)
+    for _ in range(1500):
+        M, N = (int(round(math.exp(rng.uniform(0, math.log(16384))))) for _ in range(2))
+        K = int(round(math.exp(rng.uniform(0, math.log(65536)))))
+        if M * N < 64 or M * N * K < 2**20 or M * N * K > 4096**3:
+            continue
+        p = _C._plan("sgemm", (M, N, K), "swizzle", 4, 132)
+        assert p["blocks"] >= 1, (M, N, K, p["config"])
+        if K <= 16:
+            assert not p["config"].startswith("skinny-N"), (M, N, K, p["config"])
+        if p["config"].startswith("32x128x16"):
+            assert 8 < M <= 32, (M, N, K)

@@ -48,7 +48,8 @@ typedef struct {
 } smk_sgemm_choice;
 /* 0 on success, -1 for bad arguments (negative sizes, sms < 1, NULL choice). */
 int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice);
-/* Tests and benchmarks (knob 'sgemm_new_paths'), a level: 3, the default, runs all of issue 27's paths;
+/* Tests and benchmarks (knob 'sgemm_new_paths'), a level: 4 (opt-in) adds two unmeasured chooser rules
+ * (launch.h); 3, the default, runs all of issue 27's measured paths;
  * 2 those without the 2026-11-26 chooser rules (short tile for M <= 32, skinny-n split under a wave, tiny-K
  * row by fill) but with the matrix-vector rows skinny-m16 / -m32 and one M tile per skinny-m launch;
  * 1 those of the session before the matrix-vector rows (the skinny kernels' re-aligned streams on rows

@@ -249,8 +249,16 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         const long long tiles = e.blocks(M, N);
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
-        /* short tiles (BM < 64, level 3): only for BM/2 < M <= BM (below, the skinny-m rows hold M) */
-        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || M > e.bm || 2 * M <= e.bm)) continue;
+        /* short tiles (BM < 64, level 3): only for BM/2 < M <= BM (below, the skinny-m rows hold M); level 4
+         * (opt-in): for 8 < M <= BM.  Forced on seed 31's 8 < M <= 16 draws (bench/timing/probe_mv.py --set
+         * small-m, H100 2026-11-26) 32x128x16 beat skinny-m16 on 10 of 12 (16x2728x618 1.21 vs 0.75,
+         * 13x560x54437 1.47 vs 0.92), lost 12x15169x4119 0.94 vs 0.96 and 16x3781x6332 1.05 vs 1.11; not yet
+         * measured as the chooser's choice (bench_calls --ab sgemm_new_paths=4). */
+        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || M > e.bm || (level < 4 ? 2 * M <= e.bm : M <= 8)))
+            continue;
+        /* level 4 (opt-in): no skinny-n for K <= 16 (a 256-deep k-tile for a dozen k): seed 31's 7620x25x12
+         * and 12073x32x11 ran 0.41 and 0.35 of cuBLAS on it, 0.91 and 1.11 in 64x64x16 tiles (forced, same run) */
+        if (e.kind == SGEMM_SKINNY_N && level >= 4 && K <= 16) continue;
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
