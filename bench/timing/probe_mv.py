@@ -15,7 +15,7 @@ import math
 import sys
 
 import smemkit
-from smemkit import _C
+from smemkit import _testing
 import draws as D
 from bench_calls import with_knobs
 from _common import require_gpu
@@ -69,7 +69,7 @@ def main(argv=None):
                 print(f"{M}x{N}x{K}: {e}", file=sys.stderr)
                 continue
             ms = {name: t[j].median_ms for j, name in enumerate(fns)}
-            row = {"shape": [M, N, K], "auto": list(_C._sgemm_choose(M, N, K, sms)), "s2": s2, "ms": ms,
+            row = {"shape": [M, N, K], "auto": list(_testing.sgemm_choose(M, N, K, sms)), "s2": s2, "ms": ms,
                    "ratio": {k: ms["torch.mm"] / v for k, v in ms.items() if k != "torch.mm"}}
             f.write(json.dumps(row) + "\n")
             f.flush()
