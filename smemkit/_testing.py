@@ -74,7 +74,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_kernel": 2,
-    "sgemm_new_paths": 1,
+    "sgemm_new_paths": 3,
     "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)

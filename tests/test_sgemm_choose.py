@@ -15,7 +15,8 @@ CONFIGS = _C._configs("sgemm")
 
 
 # (BM, BN, BK) of the memory-bound configs, whose names are not their tile (csrc/sgemm/configs.h: the skinny-m / skinny-n rows)
-SKINNY_GEOM = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256), "tiny-k": (128, 128, 16)}
+SKINNY_GEOM = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256), "tiny-k": (128, 128, 16),
+               "skinny-m16": (16, 512, 64), "skinny-m32": (32, 512, 32), "tiny-k/rw2": (16, 128, 16)}
 
 
 def geom(name):
@@ -34,7 +35,8 @@ def tiles_of(name, M, N):
 def minblocks_of(name):
     return {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
             "64x128x8/minb4": 4,
-            "skinny-m": 4, "skinny-n": 3, "tiny-k": 2}.get(name, 1)
+            "skinny-m": 4, "skinny-n": 3, "tiny-k": 2, "skinny-m16": 3, "skinny-m32": 2, "32x128x16": 4,
+            "tiny-k/rw2": 2}.get(name, 1)
 
 
 @pytest.mark.parametrize("sms", SMS)

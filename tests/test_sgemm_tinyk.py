@@ -20,6 +20,16 @@ def routed(M, N, K):
     return 1 <= K <= 16 and M * N >= 4 * K * (M + N)
 
 
+def tiny_row(M, N, sms):
+    """Which tiny-K row a routed shape takes (sgemm_new_paths 3, choose.cu sgemm_tinyk_row): tiny-k (16 rows a
+    warp, 128-row tiles) where its grid fills a wave of 2 blocks per SM, else tiny-k/rw2 (2 rows a warp,
+    16-row tiles) where that grid has a block per SM, else none (the cost model's choice)."""
+    cols = math.ceil(N / 128)
+    if math.ceil(M / 128) * cols >= 2 * sms:
+        return "tiny-k"
+    return "tiny-k/rw2" if math.ceil(M / 16) * cols >= sms else None
+
+
 def draws(n, seed):
     """The issue-27 distribution: M, N = round(exp(U(0, ln 16384))), K = round(exp(U(0, ln 65536))),
     kept when M*N >= 64, M*N*K >= 2^20 and 2*M*N*K <= 2*4096^3."""
@@ -39,7 +49,8 @@ def test_the_rule_on_random_draws(sms):
     for M, N, K in draws(3000, 27 + sms) + [(4681, 2634, 2), (7549, 1356, 3), (2048, 8192, 1), (28, 7482, 16)]:
         name, splits = _C._sgemm_choose(M, N, K, sms)
         assert name in configs[1:]
-        assert (name == "tiny-k") == routed(M, N, K), (M, N, K, name)
+        want = tiny_row(M, N, sms) if routed(M, N, K) else None
+        assert (name if name.startswith("tiny-k") else None) == want, (M, N, K, name)
         if name == "tiny-k":
             assert splits == 1
             assert math.ceil(M / 128) * math.ceil(N / 128) <= 65535 * 65535
@@ -98,9 +109,10 @@ def run(torch, layout, M, N, K, alpha, beta, aligned):
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("aligned", [True, False], ids=["pitch16", "oddpitch"])
 def test_tinyk_forced_within_bound(layout, mnk, aligned, torch, poison, set_knobs):
-    set_knobs(sgemm_config="tiny-k")
-    for alpha, beta in [(1.0, 0.0), (2.0, -0.75)]:
-        run(torch, layout, *mnk, alpha, beta, aligned)
+    for cfg in ["tiny-k", "tiny-k/rw2"]:
+        set_knobs(sgemm_config=cfg)
+        for alpha, beta in [(1.0, 0.0), (2.0, -0.75)]:
+            run(torch, layout, *mnk, alpha, beta, aligned)
 
 
 @pytest.mark.gpu
@@ -117,7 +129,7 @@ def test_tinyk_forced_on_deep_k_is_still_right(mnk, splits, torch, poison, set_k
 @pytest.mark.parametrize("mnk", [(4681, 2634, 2), (2048, 8192, 1), (1111, 777, 16), (999, 1001, 5)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_chosen_tinyk_on_dense_operands(mnk, torch, poison):
-    assert _C._sgemm_choose(*mnk, 132)[0] == "tiny-k"
+    assert _C._sgemm_choose(*mnk, 132)[0] == ("tiny-k" if mnk[0] > 2000 else "tiny-k/rw2")
     M, N, K = mnk
     g = torch.Generator(device="cuda").manual_seed(5)
     a, b = torch.randn(M, K, device="cuda", generator=g), torch.randn(K, N, device="cuda", generator=g)

@@ -72,6 +72,9 @@ def main(argv=None):
                     help="smemkit._testing knob for the whole run (A/B: gemm16_matvec=0 is the path off)")
     ap.add_argument("--ab-old", action="store_true",
                     help="sgemm: also time each layout with the issue-27 paths off ('<layout>:old' columns)")
+    ap.add_argument("--ab", action="append", default=[], metavar="NAME=INT",
+                    help="sgemm: also time each layout with this knob set ('<layout>:NAME=INT' columns; repeatable), "
+                    "e.g. sgemm_new_paths=1 (issue 27's paths without the matrix-vector rows)")
     ap.add_argument("--old-paths", action="store_true", help="the whole run with the issue-27 paths off")
     ap.add_argument("--variants", help="gemm: comma-separated forced variants to A/B in one run, e.g. 0,10 "
                     "(0: the chooser, 10: variant 0 before #28; smemkit.bench_configs('gemm')): '<layout>@vN'")
@@ -103,6 +106,11 @@ def main(argv=None):
     arms = [("", {})]
     if args.ab_old and args.op == "sgemm":
         arms.append((":old", {"sgemm_new_paths": 0}))
+    for kv in args.ab:
+        k, v = kv.split("=", 1)
+        if k not in _testing.KNOBS:
+            sys.exit(f"bench_calls.py: no knob {k}; the knobs are {', '.join(_testing.KNOBS)}")
+        arms.append((f":{k}={int(v)}", {k: int(v)}))
     if args.variants:
         arms = [(f"@v{v}", {"gemm16_variant": int(v)}) for v in args.variants.split(",")]
     for spec in args.arm:

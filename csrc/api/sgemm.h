@@ -48,10 +48,14 @@ typedef struct {
 } smk_sgemm_choice;
 /* 0 on success, -1 for bad arguments (negative sizes, sms < 1, NULL choice). */
 int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice);
-/* Tests and benchmarks (knob 'sgemm_new_paths'): 1, the default, runs issue 27's paths (the skinny
- * kernels' re-aligned streams on rows off 16 bytes, the tiny-K kernel in the automatic choice); 0 the
- * paths before them, for an A/B on the same build.  Process-wide. */
-void smk_sgemm_set_new_paths(int on);
+/* Tests and benchmarks (knob 'sgemm_new_paths'), a level: 4 (opt-in) adds two unmeasured chooser rules
+ * (launch.h); 3, the default, runs all of issue 27's measured paths;
+ * 2 those without the 2026-11-26 chooser rules (short tile for M <= 32, skinny-n split under a wave, tiny-K
+ * row by fill) but with the matrix-vector rows skinny-m16 / -m32 and one M tile per skinny-m launch;
+ * 1 those of the session before the matrix-vector rows (the skinny kernels' re-aligned streams on rows
+ * off 16 bytes, the tiny-K kernel in the automatic choice, the padded tile path); 0 the paths before
+ * issue 27, for an A/B on the same build.  Process-wide. */
+void smk_sgemm_set_new_paths(int level);
 /* The padded path the launch takes for the automatic choice of M x N x K on `sms` SMs when A / B / D
  * and C (when read) are (1) or are not (0) on 16 bytes with ld % 4 == 0: *mask = 1 (A copied to 16-byte
  * rows) | 2 (B) | 4 (D through the aligned workspace and the reduction), 0 none.  Pure; 0 on success,

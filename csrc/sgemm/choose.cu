@@ -73,28 +73,65 @@ static void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s,
     }
 }
 
+/* The tiles along its small side a memory-bound row may take at path level `level`
+ * (sgemm_new_paths): 4 before issue 27's matrix-vector rows; from level 2 a SKINNY_M row takes only an M
+ * that fits one MS tile: each further tile re-streamed all of B through L2 (the M = 12..30 draws of
+ * 2026-11-25 ran 0.34-0.59 of cuBLAS in 2-4 tiles of 8 rows), and skinny-m16 / skinny-m32 hold 16 / 32
+ * rows of D in registers instead.  0: the row is not offered at that level (the new rows below 2). */
+static int sgemm_small_tiles(const SgemmConfigEntry &c, int level)
+{
+    if (c.kind != SGEMM_SKINNY_M) return 4;
+    if (c.cost.fma_per_ns > 0) return level >= 2 ? 1 : 0; /* issue 27's matrix-vector rows */
+    return level >= 2 ? 1 : 4;
+}
+
+/* From level 2, the SKINNY_M row for an M is the one with the least MS that holds it (its rows past M
+ * are FMAs on zeros, and a deeper MS runs fewer blocks per SM): true when c is a SKINNY_M row and no
+ * other SKINNY_M row offered at this level has MS in [M, c.bm). */
+static bool sgemm_least_ms(const SgemmConfigEntry &c, int64_t M, int level)
+{
+    if (c.kind != SGEMM_SKINNY_M || level < 2) return true;
+    for (int i = 1; i < kNumConfigs; i++) {
+        const SgemmConfigEntry &o = kConfigs[i];
+        if (o.kind == SGEMM_SKINNY_M && o.bm >= M && o.bm < c.bm && sgemm_small_tiles(o, level) > 0 &&
+            (o.cost.fma_per_ns > 0 || o.cost.bytes_per_ns > 0))
+            return false;
+    }
+    return true;
+}
+
 /* A memory-bound row's time (ns) over s exact slices, without the launch-level terms; a huge value
- * where the output is not matrix-vector-like: at most 4 tiles along its small side (beyond that the
- * kernel re-streams its operand from L2 per tile and is no longer DRAM-bound; the runs behind the
- * rates went to 2 tiles). */
+ * where the output is not matrix-vector-like: more tiles along its small side than sgemm_small_tiles
+ * allows (beyond 4 the kernel re-streams its operand from L2 per tile and is no longer DRAM-bound; the
+ * runs behind the rates went to 2 tiles).  A row with fma_per_ns > 0 also has an FMA floor: every tile's
+ * MS x BN x K FMA (rows past M included: the kernel multiplies zeros there) at fma_per_ns per busy SM. */
 static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
-                              long long tiles, int64_t s)
+                              long long tiles, int64_t s, int level)
 {
     const int64_t small = c.bm < c.bn ? M : N, tile = c.bm < c.bn ? c.bm : c.bn;
-    if (small > 4 * tile) return 1e300;
+    if (small > sgemm_small_tiles(c, level) * tile || !sgemm_least_ms(c, M, level)) return 1e300;
     const double fill = (double)tiles * s / ((double)sms * c.minblocks);
     /* tiles along the small side re-stream the operand, L2 serving part of it (k0: the share each
      * extra one costs) */
     const double bytes = (double)(tiles / ((small + tile - 1) / tile)) * (double)K * (c.bm > c.bn ? c.bm : c.bn) *
                          4.0 * (1.0 + c.cost.k0 * (double)((small + tile - 1) / tile - 1));
     /* and below half a wave the blocks, not the rate, are what is missing: a linear share */
-    const double share = pow(fill < 1.0 ? fill : 1.0, c.cost.beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
-    return bytes / (c.cost.bytes_per_ns * share);
+    /* From level 3 a skinny-n grid under a wave costs its missing share (beta >= 1), so that it is split:
+     * forced splits filling two waves of blocks ran 3101x3x5676 0.64 -> 0.91, 1068x10x1574 0.72 -> 1.08,
+     * 3977x8x30115 0.55 -> 0.69 of cuBLAS (H100, seed 30's draws, 2026-11-26, bench/timing/probe_mv.py). */
+    const double beta = c.kind == SGEMM_SKINNY_N && level >= 3 && c.cost.beta < 1.0 ? 1.0 : c.cost.beta;
+    const double share = pow(fill < 1.0 ? fill : 1.0, beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
+    const double mem = bytes / (c.cost.bytes_per_ns * share);
+    if (c.cost.fma_per_ns <= 0) return mem;
+    const double busy = (double)tiles * s < sms ? (double)tiles * s : (double)sms;
+    const double fma = (double)tiles * c.bm * c.bn * (double)K / (c.cost.fma_per_ns * busy);
+    return mem > fma ? mem : fma;
 }
 
 /* The model's time (ns) of config c over `splits` K slices (made exact), or a huge value when c cannot
  * run the shape (its grid does not fit). */
-static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
+static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits,
+                            int level)
 {
     const long long tiles = c.blocks(M, N);
     if (tiles <= 0 || (c.cost.fma_per_ns <= 0 && c.cost.bytes_per_ns <= 0)) return 1e300;
@@ -108,8 +145,9 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
         const double mem = bytes / c.cost.bytes_per_ns, fma = (double)M * N * K / (c.cost.fma_per_ns * sms);
         return kLaunchNs + split_ns + (mem > fma ? mem : fma);
     }
-    if (c.cost.fma_per_ns <= 0) { /* memory-bound: the streamed operand at a rate that needs a full wave */
-        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s);
+    if (c.kind == SGEMM_SKINNY_M || c.kind == SGEMM_SKINNY_N) { /* memory-bound: the streamed operand at a
+                                                                   rate that needs a full wave */
+        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s, level);
         return t >= 1e300 ? t : kLaunchNs + split_ns + t;
     }
     const double depth = (double)((chunk + c.bk - 1) / c.bk * c.bk) + c.cost.k0;
@@ -169,25 +207,39 @@ int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_c
     if (mask & SGEMM_PAD_B) temp += 4.0 * K * r4n, moved += 4.0 * K * N + 4.0 * K * r4n;
     if ((mask & SGEMM_PAD_D) && ch.splits == 1) /* D' written and read back (a split pays it already) */
         temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
-    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits);
+    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 3);
     const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
     if (temp > kPadMaxBytes || moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
     return mask;
 }
 
-/* The row of the tiny-k kernel (0: none compiled). */
-static int sgemm_tinyk_row()
+/* The row of the tiny-k kernel (0: none compiled).  Below level 3 the first TINYK row (tiny-k, 16 rows
+ * per warp).  From level 3 the row with the most rows per warp whose grid fills a wave (sms x minblocks
+ * blocks), else the one with the fewest; none (0) when even that grid leaves SMs idle: seed 30's K <= 16
+ * draws with small N or M ran the 16-row tiny-k in one part-filled wave of long blocks (12735x37x6 0.70,
+ * 2908x78x9 0.50, 90x996x13 0.80 of cuBLAS where a 64x64 tile ran 0.98, 0.98, 1.43). */
+static int sgemm_tinyk_row(int64_t M, int64_t N, int sms, int level)
 {
-    for (int c = 1; c < kNumConfigs; c++)
-        if (kConfigs[c].kind == SGEMM_TINYK) return c;
-    return 0;
+    int first = 0, fill = 0, least = 0;
+    for (int c = 1; c < kNumConfigs; c++) {
+        const SgemmConfigEntry &e = kConfigs[c];
+        if (e.kind != SGEMM_TINYK) continue;
+        if (!first) first = c;
+        const long long blocks = e.blocks(M, N);
+        if (blocks <= 0) continue;
+        if (blocks >= (long long)sms * e.minblocks && (!fill || e.bm > kConfigs[fill].bm)) fill = c;
+        if (!least || e.bm < kConfigs[least].bm) least = c;
+    }
+    if (level < 3) return first;
+    if (fill) return fill;
+    return least && kConfigs[least].blocks(M, N) >= sms ? least : 0;
 }
 
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
  * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
  * one to four full waves, at most sgemm_deepest.  Ties keep the earlier config / smaller S: the same
  * answer on every call. */
-static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, int64_t *splits_out)
+static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int *cfg_out, int64_t *splits_out)
 {
     double best = 1e301;
     *cfg_out = 1;
@@ -197,6 +249,16 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
         const long long tiles = e.blocks(M, N);
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
+        /* short tiles (BM < 64, level 3): only for BM/2 < M <= BM (below, the skinny-m rows hold M); level 4
+         * (opt-in): for 8 < M <= BM.  Forced on seed 31's 8 < M <= 16 draws (bench/timing/probe_mv.py --set
+         * small-m, H100 2026-11-26) 32x128x16 beat skinny-m16 on 10 of 12 (16x2728x618 1.21 vs 0.75,
+         * 13x560x54437 1.47 vs 0.92), lost 12x15169x4119 0.94 vs 0.96 and 16x3781x6332 1.05 vs 1.11; not yet
+         * measured as the chooser's choice (bench_calls --ab sgemm_new_paths=4). */
+        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || M > e.bm || (level < 4 ? 2 * M <= e.bm : M <= 8)))
+            continue;
+        /* level 4 (opt-in): no skinny-n for K <= 16 (a 256-deep k-tile for a dozen k): seed 31's 7620x25x12
+         * and 12073x32x11 ran 0.41 and 0.35 of cuBLAS on it, 0.91 and 1.11 in 64x64x16 tiles (forced, same run) */
+        if (e.kind == SGEMM_SKINNY_N && level >= 4 && K <= 16) continue;
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
@@ -209,7 +271,8 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
                 cand[n++] = s - 1 > 1 ? s - 1 : 1;
             }
         for (int i = 0; i < n; i++) {
-            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i]);
+            /* the config is priced as at level 2; level 3 re-prices a skinny-n split (sgemm_resolve) */
+            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i], level < 2 ? level : 2);
             if (t < best) {
                 best = t;
                 *cfg_out = c;
@@ -221,7 +284,7 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int *cfg_out, i
 
 /* The best split for a forced config: the model's among 1 and the one-to-four-wave splits; a
  * candidate (no cost) fills one wave of one block per SM. */
-static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int cfg)
+static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int cfg, int level)
 {
     double best = 1e301;
     const SgemmConfigEntry &e = kConfigs[cfg];
@@ -233,7 +296,7 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
         for (int j = 0; j <= 4; j++) {
             int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
             c = c < deepest ? c : deepest;
-            const double t = sgemm_cost_ns(e, M, N, K, sms, c);
+            const double t = sgemm_cost_ns(e, M, N, K, sms, c, level);
             if (t < best) {
                 best = t;
                 s = c;
@@ -248,20 +311,23 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
 /* A forced config with splits 0 gets the model's best split for that config; a forced split is
  * clamped to [1, ceil(K / BK)] and made exact (sgemm_exact_split). */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
-                   bool new_paths)
+                   int level)
 {
     int cfg = config;
     int64_t s = splits;
-    const int tiny = new_paths ? sgemm_tinyk_row() : 0;
+    const int tiny = level >= 1 ? sgemm_tinyk_row(M, N, sms, level) : 0;
     if (config <= 0 && tiny > 0 && sgemm_tinyk_route(M, N, K)) {
         cfg = tiny;
         if (splits <= 0) s = 1;
     } else if (config <= 0) {
         int64_t auto_s = 1;
-        sgemm_auto(M, N, K, sms, &cfg, &auto_s);
+        sgemm_auto(M, N, K, sms, level, &cfg, &auto_s);
         if (splits <= 0) s = auto_s;
+        /* level 3: a skinny-n choice takes the split that prices its missing share of a wave */
+        if (splits <= 0 && level >= 3 && kConfigs[cfg].kind == SGEMM_SKINNY_N)
+            s = sgemm_forced_split(M, N, K, sms, cfg, level);
     } else if (splits <= 0) {
-        s = sgemm_forced_split(M, N, K, sms, cfg);
+        s = sgemm_forced_split(M, N, K, sms, cfg, level);
     }
     int64_t es = 1, chunk = K;
     sgemm_exact_split(K, kConfigs[cfg].bk, s, &es, &chunk);

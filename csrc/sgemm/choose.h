@@ -31,9 +31,12 @@ struct SgemmConfigEntry {
 extern const SgemmConfigEntry kConfigs[kNumConfigs];
 
 /* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
- * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model. */
+ * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model.  level: the path level of
+ * sgemm_new_paths (launch.h): 0 before issue 27, 1 without the matrix-vector rows, 2 with skinny-m16 / -m32,
+ * 3 (default) also the short tile, split under-filled skinny-n grids and the tiny-K row by fill; 4 (opt-in)
+ * the short tile from M = 9 and no skinny-n for K <= 16. */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
-                   bool new_paths = true);
+                   int level = 3);
 
 /* Issue 27's tiny-K rule: the automatic choice runs the tiny-k kernel (tinyk.cuh) for M x N x K when K
  * is at most its panel depth and D's bytes are at least 4x those of A and B (writing D is the cost;

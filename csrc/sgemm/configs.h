@@ -18,7 +18,14 @@
  *   COST   (fma_per_ns, k0, beta, bytes_per_ns): the chooser's cost model of the row (choose.cu says
  *          what each means (TINYK: fma_per_ns per SM and bytes_per_ns, the others unused);
  *          bench/timing/fit_sgemm_model.py prints them from a measured grid).  All zero: a
- *          candidate, never chosen automatically, only forced.
+ *          candidate, never chosen automatically, only forced.  SKINNY_M rows with fma_per_ns > 0
+ *          (skinny-m16 / skinny-m32, issue 27's matrix-vector rows) are memory-bound rows with an FMA
+ *          floor: MS x BN x K FMA per tile at fma_per_ns per SM; the chooser gives them (and, from
+ *          sgemm_new_paths level 2, every SKINNY_M row) only shapes whose M fits one MS tile.  Their
+ *          fma_per_ns (55) is measured (H100, 2026-11-26: 5.7-8.7 TFLOP/s of FMAs on M = 12..31 draws;
+ *          docs/SGEMM_NOTES.md).  TILE rows with BM < 64 (32x128x16, issue 27's short tile) are offered
+ *          from level 3 and only for M <= BM.  TINYK rows: the route takes the one with the most rows
+ *          per warp (RW) whose grid fills a wave, else the fewest (tiny-k/rw2, from level 3).
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
@@ -59,7 +66,11 @@
     X("skinny-m",       SKINNY_M, (  8,  64,  8, 128, 4),                  (0, 0.15, 0.5, 2500.0))       \
     X("skinny-n",       SKINNY_N, (  8,   4, 256, 128, 3),                 (0, 0.5, 0.0, 1800.0))        \
     X("64x128x8/minb4", TILE,     ( 64, 128,  8, 32, 64, 2, 4, 4, 128, 4), (174.1, 16, 0.55, 0))         \
-    X("tiny-k",         TINYK,    ( 16,  16, 256, 2),                      (100.0, 0, 0, 2800.0))
+    X("tiny-k",         TINYK,    ( 16,  16, 256, 2),                      (100.0, 0, 0, 2800.0))         \
+    X("skinny-m16",     SKINNY_M, ( 16,  64,  8, 128, 3),                  (55.0, 0.15, 0.5, 2500.0))    \
+    X("skinny-m32",     SKINNY_M, ( 32,  32,  8, 128, 2),                  (55.0, 0.15, 0.5, 2500.0))    \
+    X("32x128x16",      TILE,     ( 32, 128, 16, 32, 32, 1, 4, 4, 128, 4), (140.0, 16, 0.7, 0))          \
+    X("tiny-k/rw2",     TINYK,    ( 16,   2, 256, 2),                      (100.0, 0, 0, 2800.0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */

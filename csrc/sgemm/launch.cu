@@ -22,8 +22,8 @@
 
 namespace smk {
 
-static volatile int g_new_paths = 1; /* smk_sgemm_set_new_paths; process-wide, a test / benchmark knob */
-bool sgemm_new_paths() { return g_new_paths != 0; }
+static volatile int g_new_paths = 3; /* smk_sgemm_set_new_paths; process-wide, a test / benchmark knob */
+int sgemm_new_paths() { return g_new_paths; }
 
 typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 
@@ -234,4 +234,4 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
 }
 
-extern "C" void smk_sgemm_set_new_paths(int on) { smk::g_new_paths = on ? 1 : 0; }
+extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 4 ? 4 : level; }

@@ -22,10 +22,14 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
-/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu): 1 (default) the
- * re-aligned streams of the skinny kernels on rows off 16 bytes and the tiny-K kernel in the automatic
- * choice; 0 the paths before them. */
-bool sgemm_new_paths();
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 4 (opt-in) level 3
+ * and the short tile for 8 < M <= 16, no skinny-n for K <= 16 (choose.cu; decided on forced probes, not
+ * yet measured as the chooser's choice); 3 (default) all measured ones (2 and below, and: the 32x128x16
+ * short tile for 16 < M <= 32, skinny-n grids under a wave split, the tiny-K row chosen by grid fill,
+ * skinny-n back on its scalar path for rows off 16 bytes); 2 with the matrix-vector rows below; 1 the re-aligned streams of the skinny kernels on rows off 16 bytes, the tiny-K kernel in the
+ * automatic choice and the padded tile path, without the matrix-vector rows (skinny-m16 / skinny-m32,
+ * one M tile per skinny-m launch); 0 the paths before them.  Non-zero: the re-aligned streams. */
+int sgemm_new_paths();
 
 /* Launch one kernel instantiation on a validated, normalised q (M, N > 0) over `splits` K slices
  * (grid (tiles, splits)); returns a cudaError_t.  Defined in tile.cuh / skinny.cu. */

@@ -24,7 +24,12 @@ int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int sp
         else
             skinny_m_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
     } else {
-        if (!VEC && sgemm_new_paths())
+        /* skinny-n keeps the scalar path from level 3: with the same choice (config and split) on 93
+         * draws of seeds 21 and 31 (H100, 2026-11-26, bench_calls --ab-old --ab sgemm_new_paths=1) its
+         * re-aligned stream ran 0.85 of the scalar path's speed (geomean; 6356x2x1482 1.26 -> 0.64 of
+         * cuBLAS), where skinny-m's ran 1.17 of it.  Levels 1 and 2 keep it, for the A/B. */
+        const int level = sgemm_new_paths();
+        if (!VEC && level >= 1 && level <= 2)
             skinny_n_kernel<Cfg, LAYOUT, VEC, !VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
         else
             skinny_n_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
