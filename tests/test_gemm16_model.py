@@ -212,3 +212,35 @@ def test_explain_gemm_matches_ncu(r):
     total = sum(int(r[k]) for k in ("ldsm_wavefronts", "ldgsts_wavefronts", "st_wavefronts"))
     if (r["shape"], r["layout"]) not in TOTAL_MISSES or r["config"] != "0":
         assert sum(v[0] for v in got.values()) == pytest.approx(total, rel=0.02)
+
+
+def _measured_split():
+    with open(ROOT / "tests" / "data" / "ncu_gemm16_split_h100.csv") as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+@pytest.mark.parametrize("r", _measured_split(), ids=lambda r: f"{r['shape']}-{r['layout']}-{r['dtype']}")
+def test_explain_gemm_split_k_matches_ncu(r):
+    """Variant 0's split-K launches against the H100's counters (every kernel of the call): the last
+    slice, shorter than the others, modelled as what it is -- every instruction count exact (modelled as
+    a whole slice, 1245x208x8608 read 535680 ldmatrix instructions against the measured 524160), ldmatrix
+    wavefronts exact; cp.async wavefronts and the total exact where B's rows are 128-byte aligned (N = 208:
+    416-byte rows, the known rotated-row miss of the cp.async rule, not asserted)."""
+    pytest.importorskip("smemkit._C")
+    r = dict(r, config="0")
+    import smemkit
+    shape = tuple(int(x) for x in r["shape"].split("x"))
+    layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
+    e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132)
+    assert "split K" in e.config
+    pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
+            "st": lambda a: a.instr == "ldst" and a.kind == "store"}
+    got = {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))
+           for k, f in pick.items()}
+    assert got["ldsm"][1] == int(r["ldsm_instr"])
+    assert got["cp"][1] == int(r["ldgsts_instr"])
+    assert got["st"][1] == int(r["st_instr"])
+    assert got["ldsm"][0] == int(r["ldsm_wavefronts"])
+    if r["shape"] != "1245x208x8608":
+        assert got["cp"][0] == int(r["ldgsts_wavefronts"])
+        assert got["st"][0] == int(r["st_wavefronts"])

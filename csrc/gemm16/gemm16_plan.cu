@@ -306,10 +306,63 @@ static int plan_variant(int variant, int64_t M, int64_t N, int64_t K, int64_t ld
     }
 }
 
+static bool same_access(const smk_access &x, const smk_access &y)
+{
+    return x.kind == y.kind && x.width == y.width && x.is_store == y.is_store && x.n_instr == y.n_instr &&
+           strcmp(x.name, y.name) == 0;
+}
+
+/* A split's last slice of k_last columns (shorter than the others' k_chunk) into plan, whose accesses
+ * are the other S - 1 slices': an access both have (same name, kind and instructions: the same
+ * addresses, a k-tile's pattern does not depend on how many k-tiles follow) adds its repeats, one only
+ * the last slice has (its partial k-tile) is appended.  Both calls of the plan protocol (addresses NULL,
+ * then the caller's buffers) append the same entries.  Returns -1 where they would not fit. */
+static int add_last_slice(int variant, int64_t M, int64_t N, int64_t k_last, int64_t K, int layout, int sid,
+                          bool staged, smk_plan *plan)
+{
+    smk_plan tail;
+    memset(&tail, 0, sizeof tail);
+    int rc = plan_variant(variant, M, N, k_last, K, layout, sid, staged, &tail);
+    if (rc != 0)
+        return rc;
+    int match[SMK_PLAN_MAX], n = plan->n;
+    for (int j = 0; j < tail.n; j++) {
+        match[j] = -1;
+        for (int i = 0; i < plan->n && match[j] < 0; i++)
+            if (same_access(plan->acc[i], tail.acc[j]))
+                match[j] = i;
+        if (match[j] < 0) {
+            if (n == SMK_PLAN_MAX)
+                return -1;
+            tail.acc[j].addr = plan->acc[n].addr; /* the caller's buffer for appended entry n, or NULL */
+            tail.acc[j].gaddr = plan->acc[n].gaddr;
+            match[j] = -1 - n++;
+        }
+    }
+    if (n > plan->n && plan->acc[plan->n].addr) { /* the appended entries' addresses */
+        rc = plan_variant(variant, M, N, k_last, K, layout, sid, staged, &tail);
+        if (rc != 0)
+            return rc;
+    }
+    for (int j = 0; j < tail.n; j++) {
+        if (match[j] >= 0) {
+            plan->acc[match[j]].repeats += tail.acc[j].repeats;
+        } else {
+            long long *addr = plan->acc[-1 - match[j]].addr, *gaddr = plan->acc[-1 - match[j]].gaddr;
+            plan->acc[-1 - match[j]] = tail.acc[j];
+            plan->acc[-1 - match[j]].addr = addr;
+            plan->acc[-1 - match[j]].gaddr = gaddr;
+        }
+    }
+    plan->n = n;
+    return 0;
+}
+
 /* Variant 0 as smk_gemm16_launch runs it: smk_gemm16_choose's tile; unaligned rows padded (the cp.async
- * kernel) or read in place (the staged kernel); a split K as S launches' worth of blocks of k_chunk
- * columns each (the last slice, shorter when K is not S * k_chunk, modelled as a whole one: its edge
- * k-tile's lanes counted as full).  The reduction uses no shared memory. */
+ * kernel) or read in place (the staged kernel); a split K as S launches' worth of blocks: S - 1 slices of
+ * k_chunk columns and the last one of what remains (add_last_slice; ncu counted the difference: 1245 x
+ * 208 x 8608, 6 slices of 1472 and one of 1248, 524160 ldmatrix instructions, the last slice modelled
+ * as a whole one 535680).  The reduction uses no shared memory. */
 static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, int sms, smk_plan *plan)
 {
     smk_gemm16_choice ch;
@@ -319,8 +372,13 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
     if (rc != 0)
         return rc;
     if (ch.splits > 1) {
+        const int64_t k_last = K - (int64_t)(ch.splits - 1) * ch.k_chunk;
+        const bool shorter = k_last != ch.k_chunk;
         for (int i = 0; i < plan->n; i++)
-            plan->acc[i].repeats *= ch.splits;
+            plan->acc[i].repeats *= shorter ? ch.splits - 1 : ch.splits;
+        if (shorter && add_last_slice(ch.variant, M, N, k_last, K, layout, sid, in_place, plan) != 0)
+            for (int i = 0; i < plan->n; i++) /* no room: the last slice as a whole one, as before */
+                plan->acc[i].repeats = plan->acc[i].repeats / (ch.splits - 1) * ch.splits;
         plan->blocks *= ch.splits;
         char t[48];
         snprintf(t, sizeof t, "; split K %d x %lld", ch.splits, (long long)ch.k_chunk);
