@@ -86,10 +86,16 @@ def test_vec_plan(layout, dtype, esz, shape):
     long_ = cols if rows <= cols else rows
     assert e.blocks == -(-long_ // (1 << lt))
     names = [a.name for a in e.accesses]
-    assert names == (["skinny-vec run scatter", "skinny-vec flat load"] if rows <= cols
-                     else ["skinny-vec flat store", "skinny-vec run gather"])
-    flat = e.accesses[1] if rows <= cols else e.accesses[0]
-    assert flat.width == 4 and flat.excess == 0  # consecutive words: conflict-free in every layout
+    whole = (["skinny-vec run scatter", "skinny-vec flat load"] if rows <= cols
+             else ["skinny-vec flat store", "skinny-vec run gather"])
+    assert names[:2] == whole or long_ < (1 << lt) and names[0].endswith("(last block)"), names
+    # the blocks of a whole tile, then the last one (its own accesses, " (last block)"), each as often as
+    # such blocks run; a word the block's end cuts moves element by element ("cut word")
+    full, last = long_ // (1 << lt), int(long_ % (1 << lt) != 0)
+    plan = smemkit._C._plan("transpose", shape, layout, esz)
+    assert all(a[3] == (last if a[0].endswith("(last block)") else full) for a in plan["accesses"])
+    for flat in [a for a in e.accesses if "flat" in a.name]:  # consecutive words: conflict-free
+        assert flat.width == (esz if "cut word" in flat.name else 4) and flat.excess == 0
     if layout == "swizzle" and s & (s - 1) == 0:
         run = e.accesses[0] if rows <= cols else e.accesses[1]
         # power-of-two S: the XOR spreads the lanes' rows (the tail words of misaligned runs, one lane a
@@ -103,23 +109,34 @@ def test_vec_plan(layout, dtype, esz, shape):
 @pytest.mark.parametrize("esz", [1, 2])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_vec_plan_bijection(layout, esz, shape):
-    """The flat phase covers every word of an interior tile once, at distinct shared words inside the
-    block's bytes; the run phase touches exactly the flat phase's bytes (every element once)."""
+    """Per block class (a whole tile; the last, partial block): the flat phase covers every byte of the
+    block's buffer once -- whole words, and a word the block's end cuts element by element -- at the
+    shared bytes the layout map gives; the run phase touches exactly those bytes, every element once."""
     rows, cols = shape
+    S, lt = min(shape), lt_of(rows, cols, esz)
+    long_ = cols if rows <= cols else rows
     plan = smemkit._C._plan("transpose", shape, layout, esz)
-    acc = [a[:5] for a in plan["accesses"]]
-    (_, _, _, _, run), (_, _, _, _, flat) = acc if rows <= cols else acc[::-1]
-    f = flat.reshape(-1)
-    f = f[f >= 0]
-    lt = lt_of(rows, cols, esz)
-    assert f.size == (min(shape) * esz << lt) // 4 and len(np.unique(f)) == f.size and np.all(f % 4 == 0)
-    assert f.max() + 4 <= plan["smem_bytes"]
-    r = run.reshape(-1)
-    r = r[r >= 0]
-    assert len(np.unique(r)) == r.size and np.all(r % esz == 0)
-    assert np.array_equal(np.sort(r // 4 * 4)[::4 // esz], np.sort(f))
-    want = [slot(layout, x, min(shape), esz) for x in range(0, 4 * f.size, 4)]
-    assert np.array_equal(np.sort(np.asarray(want)), np.sort(f))
+    for last in (False, True):
+        acc = [a for a in plan["accesses"] if a[0].endswith("(last block)") == last]
+        n = long_ % (1 << lt) if last else 1 << lt
+        if not acc:
+            assert (n == 0) if last else long_ < (1 << lt)
+            continue
+        flat_bytes, run_bytes = [], []
+        for name, width, _, _, addr in (a[:5] for a in acc):
+            v = addr.reshape(-1)
+            v = v[v >= 0]
+            if "flat" in name:
+                assert np.all(v % width == 0)
+                flat_bytes += [int(x) + i for x in v for i in range(width)]
+            else:
+                assert width == esz
+                run_bytes += [int(x) + i for x in v for i in range(esz)]
+        assert len(set(flat_bytes)) == len(flat_bytes) == n * S * esz
+        assert len(set(run_bytes)) == len(run_bytes) and sorted(run_bytes) == sorted(flat_bytes)
+        want = [slot(layout, x // 4 * 4, S, esz) + x % 4 for x in range(n * S * esz)]
+        assert sorted(want) == sorted(flat_bytes)
+        assert max(flat_bytes) < plan["smem_bytes"]
 
 
 # ---- CPU: the kernel's index arithmetic, replayed -------------------------------------------------------

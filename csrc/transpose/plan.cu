@@ -111,21 +111,21 @@ void put_access(smk_access *acc, const char *name, int width, int is_store, cons
             acc->addr[i] = v[i];
 }
 
-/* The word-wise skinny kernel (skinny_vec.cuh), one interior block of a C-contiguous input on aligned
- * bases (the flat side then starts on a word: mis = 0; run s starts at byte s * rp mod 4).  The run
- * phase: per warp that has a run (s < S) and step k (the tail step included), one instruction per
- * element e of the word that some lane moves, a lane at its element's buffer byte or idle; the flat phase: one word per
- * lane, lanes consecutive.  In the kernel's order: case A the run scatter, then the flat load; case B
- * the flat store, then the run gather. */
+/* One block of the word-wise skinny kernel (skinny_vec.cuh's VecBlock) of n elements along the long side,
+ * the input C-contiguous on aligned bases (every run and the flat side then start where the block's
+ * global offset does, on a word: mis = 0; run s at byte s * rp mod 4).  The run phase: per warp and
+ * step k (the tail step included), one instruction per element e of the word that some lane moves, a lane
+ * at its element's buffer byte or idle.  The flat phase: per warp and step, one 4-byte instruction for the
+ * lanes whose word is whole, then, for a word cut by the block's end (the last block of a length that
+ * is not a whole number of words' elements), one ESZ-byte instruction per element that some lane moves.
+ * An instruction no lane of the warp executes is not issued (the kernel branches around it: ncu counts
+ * 43 flat loads in the last block of 3x100001 uint8, 40 whole words and 3 elements). */
 template <int ESZ>
-void skinny_vec_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+void skinny_vec_block(const smk_tile &tl, int S, int lt, int64_t rp, int n, std::vector<long long> &run,
+                      std::vector<long long> &word, std::vector<long long> &elem)
 {
     constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
-    const int S = (int)(rows < cols ? rows : cols), lt = skinny_vec_lt(rows, cols, ESZ);
-    const int runs_in = rows <= cols, lw = lt + (ESZ == 2) - 2, nb = ESZ << lt, SE = S * ESZ;
-    const int64_t rp = (runs_in ? cols : rows) * ESZ;
-    const smk_tile tl = skinny_vec_geometry(layout, S, ESZ);
-    std::vector<long long> run, flat;
+    const int lw = lt + (ESZ == 2) - 2, nb = n * ESZ, SE = S * ESZ, fend = SE * n;
     for (int wp = 0; wp < WARPS; wp++)
         for (int k = 0; k <= kVecSteps; k++) {
             std::vector<long long> in(E * 32, -1);
@@ -144,36 +144,90 @@ void skinny_vec_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
                     }
                 }
             }
-            for (int e = 0; e < E; e++) // an instruction no lane of the warp executes touches nothing
+            for (int e = 0; e < E; e++)
                 if (any[e])
                     run.insert(run.end(), in.begin() + e * 32, in.begin() + (e + 1) * 32);
         }
-    const int fend = SE << lt;
     for (int x0 = 0; x0 < fend; x0 += 4 * kVecThreads)
-        for (int wp = 0; wp < WARPS; wp++)
+        for (int wp = 0; wp < WARPS && x0 + 4 * wp * 32 < fend; wp++) {
+            std::vector<long long> w(32, -1), el(E * 32, -1);
+            bool whole = false, any[E] = {};
             for (int lane = 0; lane < 32; lane++) {
                 const int x = x0 + 4 * (wp * 32 + lane);
-                if (x0 + 4 * wp * 32 >= fend)
-                    break;
-                flat.push_back(x < fend ? skinny_vec_slot(tl, x) : -1);
+                if (x + 4 <= fend) {
+                    w[lane] = skinny_vec_slot(tl, x);
+                    whole = true;
+                } else if (x < fend) {
+                    for (int e = 0; e < E; e++)
+                        if (x + e * ESZ < fend) {
+                            el[e * 32 + lane] = skinny_vec_slot(tl, x + e * ESZ);
+                            any[e] = true;
+                        }
+                }
             }
-    const int a = runs_in ? 0 : 1;
-    put_access(&plan->acc[a], runs_in ? "skinny-vec run scatter" : "skinny-vec run gather", ESZ, runs_in, run);
-    put_access(&plan->acc[1 - a], runs_in ? "skinny-vec flat load" : "skinny-vec flat store", 4, !runs_in, flat);
-    plan->n = 2;
-    plan->threads = kVecThreads;
-    plan->smem_bytes = skinny_vec_bytes(layout, S, lt, ESZ);
-    const int64_t len = runs_in ? cols : rows;
-    plan->blocks = (len + ((int64_t)1 << lt) - 1) >> lt;
-    snprintf(plan->config, sizeof plan->config, "skinny-vec %dx%lld tile, %d threads, %d-byte elements",
-             runs_in ? S : 1 << lt, runs_in ? 1LL << lt : (long long)S, kVecThreads, ESZ);
+            if (whole)
+                word.insert(word.end(), w.begin(), w.end());
+            for (int e = 0; e < E; e++)
+                if (any[e])
+                    elem.insert(elem.end(), el.begin() + e * 32, el.begin() + (e + 1) * 32);
+        }
 }
 
-typedef void (*plan_fn)(int layout, int64_t rows, int64_t cols, smk_plan *plan);
+/* The word-wise skinny kernel's plan: the blocks of a whole tile (2^lt elements along the long side), and
+ * the last one where the length is not a whole number of tiles, each class with its own accesses and
+ * repeats (per matrix; smk_transpose_plan_batched scales by the batch).  In the kernel's order: case A
+ * the run scatter, then the flat load; case B the flat store, then the run gather.  Not modelled:
+ * matrices of a batch whose first element is not on a word (a batch of R x C matrices of ESZ-byte
+ * elements with R * C * ESZ not a multiple of 4). */
+template <int ESZ>
+int skinny_vec_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+{
+    const int S = (int)(rows < cols ? rows : cols), lt = skinny_vec_lt(rows, cols, ESZ), T = 1 << lt;
+    const int runs_in = rows <= cols;
+    const int64_t rp = (runs_in ? cols : rows) * ESZ, len = runs_in ? cols : rows;
+    const int64_t blocks = (len + T - 1) >> lt;
+    const int last = (int)(len - (blocks - 1) * T); // [1, T]
+    const smk_tile tl = skinny_vec_geometry(layout, S, ESZ);
+    static const char *const kNames[2][2][3] = {
+        {{"skinny-vec flat store", "skinny-vec flat store, cut word", "skinny-vec run gather"},
+         {"skinny-vec flat store (last block)", "skinny-vec flat store, cut word (last block)",
+          "skinny-vec run gather (last block)"}},
+        {{"skinny-vec run scatter", "skinny-vec flat load", "skinny-vec flat load, cut word"},
+         {"skinny-vec run scatter (last block)", "skinny-vec flat load (last block)",
+          "skinny-vec flat load, cut word (last block)"}}};
+    int a = 0;
+    for (int c = 0; c < 2; c++) {
+        const int64_t reps = c == 0 ? (last == T ? blocks : blocks - 1) : (last == T ? 0 : 1);
+        if (reps <= 0)
+            continue;
+        std::vector<long long> run, word, elem;
+        skinny_vec_block<ESZ>(tl, S, lt, rp, c == 0 ? T : last, run, word, elem);
+        /* case A: run stores, flat loads (word, cut word); case B: flat stores (word, cut word), run loads */
+        const std::vector<long long> *v[3] = {runs_in ? &run : &word, runs_in ? &word : &elem, runs_in ? &elem : &run};
+        const int width[3] = {runs_in ? ESZ : 4, runs_in ? 4 : ESZ, ESZ};
+        for (int i = 0; i < 3; i++) {
+            if (v[i]->empty())
+                continue;
+            put_access(&plan->acc[a], kNames[runs_in][c][i], width[i], runs_in ? i == 0 : i < 2, *v[i]);
+            plan->acc[a++].repeats = reps;
+        }
+    }
+    plan->n = a;
+    plan->threads = kVecThreads;
+    plan->smem_bytes = skinny_vec_bytes(layout, S, lt, ESZ);
+    plan->blocks = blocks;
+    snprintf(plan->config, sizeof plan->config, "skinny-vec %dx%lld tile, %d threads, %d-byte elements",
+             runs_in ? S : T, runs_in ? (long long)T : (long long)S, kVecThreads, ESZ);
+    return 1;
+}
+
+/* A plan function fills one matrix's plan; it returns 1 where it set each access's repeats itself (blocks of
+ * different patterns), 0 where every block issues the same pattern (repeats = blocks). */
+typedef int (*plan_fn)(int layout, int64_t rows, int64_t cols, smk_plan *plan);
 
 /* Row C of kConfigs for row W of kWidths.  A new Kind of kernel branches here. */
 template <int C, int W>
-void plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+int plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 {
     constexpr Config c = kConfigs[C];
     static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its plan here");
@@ -184,9 +238,11 @@ void plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
                 return skinny_vec_plan<esz>(layout, rows, cols, plan);
         }
         skinny_plan<esz>(layout, rows, cols, plan);
+        return 0;
     } else {
         block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan);
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
+        return 0;
     }
 }
 
@@ -221,10 +277,10 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
         return -1;
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
     const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode());
-    kPlan.fn[v - kConfigs][wi](layout, rows, cols, plan);
-    plan->blocks *= batch;
+    const int own = kPlan.fn[v - kConfigs][wi](layout, rows, cols, plan);
     for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = plan->blocks;
+        plan->acc[a].repeats = (own ? plan->acc[a].repeats : plan->blocks) * batch;
+    plan->blocks *= batch;
     return 0;
 }
 
