@@ -225,7 +225,9 @@ PyDoc_STRVAR(set_knob_doc,
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
 "2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
-"always), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
+"always), 'transpose_strip' (1, the default: 1- and 2-byte matrices off the shipped tile or with output\n"
+"rows off 32-byte sectors take the strip kernel, whole-sector stores; 0: the tiled kernel as before),\n"
+"'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
@@ -257,6 +259,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_skinny(v);
+    else if (strcmp(name, "transpose_strip") == 0 && (v == 0 || v == 1))
+        smk_transpose_set_strip(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)

@@ -22,6 +22,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     transpose_skinny    2 (default): the word-wise skinny kernel for 1- and 2-byte elements, short sides
                         up to 64 (csrc/transpose/skinny_vec.cuh); 1: the element-wise skinny kernel alone
                         (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
+    transpose_strip     1 (default): 1- and 2-byte matrices that the shipped tile does not cover exactly
+                        with output rows on 32-byte sectors take the strip kernel (csrc/transpose/strip.cuh:
+                        whole-sector stores, word-wise edges); 0: the tiled kernel as before
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 32, N <= 8, K <= 16):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -52,7 +55,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
            "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path and g_skinny_mode, module_tools.c smk_py_gemm16_variant,
+# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode and g_strip_mode, module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, hopper/wgmma.cu g_kernel,
 # sgemm/launch.cu g_new_paths)
 KNOBS = {
@@ -63,6 +66,7 @@ KNOBS = {
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
     "transpose_skinny": 2,
+    "transpose_strip": 1,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_kernel": 2,

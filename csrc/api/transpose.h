@@ -57,6 +57,11 @@ void smk_transpose_set_odd_path(int on);
  * (explain) follows the same mode. */
 void smk_transpose_set_skinny(int mode);
 int smk_transpose_skinny_mode(void);
+/* Tests and benchmarks: the strip kernel (transpose/strip.cuh) for 1- and 2-byte matrices that the
+ * shipped tile does not cover exactly with output rows on 32-byte sectors, 1 (default); 0 the tiled
+ * kernel as before.  The plan follows the same mode. */
+void smk_transpose_set_strip(int mode);
+int smk_transpose_strip_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);

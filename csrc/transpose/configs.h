@@ -13,6 +13,9 @@
  *                shared memory so that both global sides are whole runs along the long side
  *   skinny_vec.cuh the word-wise skinny kernel: 1- and 2-byte elements, one side of at most 64, every
  *                global access an aligned word whatever the pitch (launch_skinny picks it, skinny_vec_fits)
+ *   strip.cuh    the strip kernel: 1- and 2-byte elements, a block walks a strip of tiles down a tile
+ *                column, each output row's partial sector carried in registers to the next tile, so
+ *                every store is a whole aligned word of whole sectors (strip_fits, strip_walk)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -35,6 +38,8 @@ namespace {
 enum Kind {
     kTiled,  /* kernel.cuh: TILE x TILE units, blockDim (TILE, ROWS) */
     kSkinny, /* skinny.cuh: a TR x TC element tile sized by the shape (tile, rows unused: 0) */
+    kStrip,  /* strip.cuh: TILE x TILE units (TILE = 32: a warp's 128 bytes are a whole output row
+              * segment), blockDim (TILE, ROWS), a walk of strip_walk() tiles down a tile column */
 };
 
 struct Config {
@@ -53,6 +58,8 @@ constexpr Config kConfigs[] = {
     {kTiled, 32, 4},
     {kTiled, 32, 16},
     {kSkinny, 0, 0}, /* variant 0 picks it by shape (choose below); forced, it moves any shape */
+    {kStrip, 32, 8}, /* variant 0 picks it by shape (strip_fits): 1 byte 16 words a thread, 2 bytes 8 */
+    {kStrip, 32, 4}, /* the sweep's: 2 bytes 16 words a thread (spills under the 64-register cap) */
 };
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
@@ -133,12 +140,57 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
     return mode >= 2 && esz <= 2 && s <= 64 && (in_cs == 1 || cols == 1) && (rows <= cols || in_rs == cols);
 }
 
-/* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else
- * resolve(). */
-inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode)
+/* The strip kernel's row for an element size: 32x8 units (64 registers a thread, 4 blocks of 256 threads
+ * an SM: 1 byte 16 words a thread, 64 KB in flight an SM, as the shipped tiled kernel; 2 bytes 8 words);
+ * -1 for wider elements (their units are whole elements: no partial words to carry). */
+constexpr int strip_row(int esz)
+{
+    for (int i = 0; i < kNumConfigs; i++)
+        if (kConfigs[i].kind == kStrip && kConfigs[i].rows == 8)
+            return esz <= 2 ? i : -1;
+    return -1;
+}
+
+/* THE STRIP CHOICE (mode: the knob transpose_strip, 1 the default, 0 the tiled kernel as before).  A 1- or
+ * 2-byte matrix takes the strip kernel unless the shipped tile (128 elements a side for both) covers it
+ * exactly: then every tile is interior and the output pitch (rows * esz, a multiple of 128 bytes) puts
+ * every tile's 128-byte output row segment on 4 whole sectors, so the tiled kernel's stores are whole
+ * already.  Everywhere else edge tiles would move element by element, and, where rows * esz % 32 != 0
+ * (every odd pitch, and pitches on words off sectors such as 11504 bytes), each tile's segment would
+ * start and end inside a sector that the neighbouring tile writes the rest of; the strip kernel stores
+ * whole sectors and moves edges as words (strip.cuh).  Measured: docs/TRANSPOSE_NOTES.md. */
+inline bool strip_fits(int64_t rows, int64_t cols, int esz, int mode)
+{
+    if (mode <= 0 || esz > 2)
+        return false;
+    const int64_t te = 128; /* the shipped tile's edge in elements for 1 and 2 bytes */
+    return rows % te != 0 || cols % te != 0; /* rows % 128 == 0: output rows on sectors too */
+}
+
+/* How many tiles one strip block walks down its tile column: long walks carry more sector joins in
+ * registers (a block's walk has partial sectors only at its two ends), but the blocks must still fill
+ * the device: 1024 resident threads an SM (64 registers a thread), so the walk is the tiles over 2
+ * waves of resident blocks, at most kStripMaxWalk and the tile rows.  A pure function of the tile
+ * counts, the block's threads and the SM count; explain()'s totals do not depend on it (the same tiles,
+ * walked in another order). */
+constexpr int64_t kStripMaxWalk = 8;
+inline int64_t strip_walk(int64_t tiles_x, int64_t tiles_y, int64_t batch, int threads, int sms)
+{
+    const int64_t waves = 2 * (1024 / threads) * (int64_t)(sms > 0 ? sms : 1);
+    int64_t t = tiles_x * tiles_y * batch / waves;
+    t = t < kStripMaxWalk ? t : kStripMaxWalk;
+    t = t < tiles_y ? t : tiles_y;
+    return t < 1 ? 1 : t;
+}
+
+/* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else the
+ * strip row where strip_fits (strip mode `smode`), else resolve(). */
+inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode, int smode = 1)
 {
     if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi, mode))
         return &kConfigs[skinny_row()];
+    if (variant == 0 && wi >= 0 && strip_fits(rows, cols, kWidths[wi].esz, smode))
+        return &kConfigs[strip_row(kWidths[wi].esz)];
     return resolve(variant, wi);
 }
 

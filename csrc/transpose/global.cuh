@@ -35,6 +35,7 @@ struct Args {
     int in_vec, out_vec;     // whole-word global access allowed (alignment, unit column stride)
     int in_odd, out_odd;     // sub-word, rows not on words: whole words re-aligned in registers
     int in_al, out_al;       // elements naturally aligned (else byte-wise)
+    int64_t tiles_y, walk;   // strip.cuh only: tile rows per matrix, tiles one block walks down its column
 };
 
 /* One block's place: its matrix and its tile.  Word k of unit j of thread (tx, ty) is input element row

@@ -15,6 +15,7 @@
 #include "transpose/kernel.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_vec.cuh"
+#include "transpose/strip.cuh"
 
 namespace {
 
@@ -43,6 +44,10 @@ volatile int g_odd_path = 1;
  * skinny kernel for 1- and 2-byte elements, short sides up to 64; 1 skinny.cuh alone (short sides up
  * to 32, 16 for 16 bytes); 0 the tiled kernel always. */
 volatile int g_skinny_mode = 2;
+
+/* Benchmarks and tests: the strip kernel (configs.h's strip_fits): 1 (default) for 1- and 2-byte matrices
+ * the shipped tile does not cover exactly with output rows on sectors; 0 the tiled kernel as before. */
+volatile int g_strip_mode = 1;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -152,14 +157,51 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
     return cudaGetLastError();
 }
 
+/* The strip kernel (strip.cuh): tiles of TILE x TILE units, a block per tile column and strip of walk
+ * tile rows (configs.h's strip_walk); its planes are at most 16 KB (no opt-in).  For elements of 4 bytes
+ * and more (a forced variant) it is the tiled kernel of the same tile. */
+template <int L, int ESZ, int TILE, int ROWS>
+cudaError_t launch_strip(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    const Config c = {kTiled, TILE, ROWS};
+    int64_t tiles_x = 0;
+    dim3 grid;
+    if constexpr (ESZ > 2) {
+        const cudaError_t e = grid_of(p, &c, batch, &tiles_x, &grid);
+        if (e != cudaSuccess)
+            return e;
+        return launch_tiled<L, ESZ, TILE, ROWS>(grid, stream, args_of(p, batch, tiles_x));
+    } else {
+        constexpr int bytes = tile_bytes<ESZ, TILE>(L);
+        static_assert(bytes <= 48 * 1024, "no opt-in");
+        const int64_t te = (int64_t)TILE * unit_edge(ESZ);
+        const int64_t tx = (p->cols + te - 1) / te, ty = (p->rows + te - 1) / te;
+        int sms = 0;
+        const int f = smk::device_facts(&sms, nullptr);
+        if (f != 0)
+            return (cudaError_t)f;
+        const int64_t walk = strip_walk(tx, ty, batch, TILE * ROWS, sms);
+        const cudaError_t e = grid_tiles(tx, (ty + walk - 1) / walk, batch, &tiles_x, &grid);
+        if (e != cudaSuccess)
+            return e;
+        Args a = args_of(p, batch, tiles_x);
+        a.tiles_y = ty;
+        a.walk = walk;
+        strip_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+        return cudaGetLastError();
+    }
+}
+
 /* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */
 template <int C, int L, int W>
 cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
     constexpr Config c = kConfigs[C];
-    static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its launch here");
+    static_assert(c.kind == kTiled || c.kind == kSkinny || c.kind == kStrip, "a new kernel kind needs its launch here");
     if constexpr (c.kind == kSkinny) {
         return launch_skinny<L, kWidths[W].esz>(p, batch, stream);
+    } else if constexpr (c.kind == kStrip) {
+        return launch_strip<L, kWidths[W].esz, c.tile, c.rows>(p, batch, stream);
     } else {
         int64_t tiles_x = 0;
         dim3 grid;
@@ -205,6 +247,10 @@ extern "C" void smk_transpose_set_skinny(int mode) { g_skinny_mode = mode; }
 
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 
+extern "C" void smk_transpose_set_strip(int mode) { g_strip_mode = mode; }
+
+extern "C" int smk_transpose_strip_mode(void) { return g_strip_mode; }
+
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
 
 extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream)
@@ -212,7 +258,7 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs, g_skinny_mode); /* by shape and strides */
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs, g_skinny_mode, g_strip_mode); /* by shape and strides */
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */

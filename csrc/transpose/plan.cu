@@ -7,6 +7,7 @@
  */
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -176,7 +177,7 @@ template <int C, int W>
 void plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 {
     constexpr Config c = kConfigs[C];
-    static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its plan here");
+    static_assert(c.kind == kTiled || c.kind == kSkinny || c.kind == kStrip, "a new kernel kind needs its plan here");
     if constexpr (c.kind == kSkinny) {
         constexpr int esz = kWidths[W].esz;
         if constexpr (esz <= 2) {
@@ -184,6 +185,14 @@ void plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
                 return skinny_vec_plan<esz>(layout, rows, cols, plan);
         }
         skinny_plan<esz>(layout, rows, cols, plan);
+    } else if constexpr (c.kind == kStrip) {
+        /* the tiled kernel's shared accesses once per tile (a block walks several: blocks = tiles) */
+        block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan);
+        tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
+        if (kWidths[W].esz <= 2) {
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, ", strip walk");
+        }
     } else {
         block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan);
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
@@ -220,7 +229,7 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
     if (!plan || batch < 0 || rows < 0 || cols < 0 || wi < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS)
         return -1;
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
-    const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode());
+    const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode(), smk_transpose_strip_mode());
     kPlan.fn[v - kConfigs][wi](layout, rows, cols, plan);
     plan->blocks *= batch;
     for (int a = 0; a < plan->n; a++)
