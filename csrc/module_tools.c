@@ -226,7 +226,8 @@ PyDoc_STRVAR(set_knob_doc,
 "by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
 "2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
 "always), 'transpose_strip' (1, the default: 1- and 2-byte matrices off the shipped tile or with output\n"
-"rows off 32-byte sectors take the strip kernel, whole-sector stores; 0: the tiled kernel as before),\n"
+"rows off 32-byte sectors take the strip kernel, whole-sector stores; 0: the tiled kernel as before;\n"
+"2: the strip kernel with walks of one tile),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 forced ROWS / COLS),\n"
@@ -259,7 +260,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_skinny(v);
-    else if (strcmp(name, "transpose_strip") == 0 && (v == 0 || v == 1))
+    else if (strcmp(name, "transpose_strip") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_strip(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;

@@ -66,7 +66,7 @@ def test_strip_knob_off(set_knobs):
     assert smemkit.explain("transpose", (1000, 1000), "pad", "uint8").config.startswith("32x32 tile of 4x4")
     assert smemkit.explain("transpose", (1000, 1000), "pad", "float16").config.startswith("64x64 tile of 2x2")
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_strip", 2)
+        smemkit._C._set_knob("transpose_strip", 3)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -127,9 +127,9 @@ def test_strip_batches(layout, dtype, shape, rng, poison):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("on", [0, 1])
+@pytest.mark.parametrize("on", [0, 1, 2])
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
-@pytest.mark.parametrize("shape", [(257, 259), (4096, 1029), (3, 131, 129), (8191, 8193)],
+@pytest.mark.parametrize("shape", [(257, 259), (4096, 1029), (3, 131, 129), (8191, 8193), (2455, 20479)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_strip_on_and_off_agree(on, dtype, shape, rng, poison, set_knobs):
     set_knobs(transpose_strip=on)

@@ -1,6 +1,6 @@
 """One launch per (shape, transpose_strip knob) of smemkit's transpose (layout pad) on device-resident
-torch tensors, for Nsight Compute: the strip kernel (csrc/transpose/strip.cuh) against the tiled kernel
-it replaces on the same shapes, in one process.
+torch tensors, for Nsight Compute: the strip kernel (csrc/transpose/strip.cuh; knob 1, and 2 = walks of one
+tile) against the tiled kernel it replaces (knob 0) on the same shapes, in one process.
 
     ncu --kernel-name regex:"transpose_kernel|strip_kernel" --metrics gpu__time_duration.sum,\
 dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum \
@@ -25,7 +25,7 @@ def main(specs):
         shape = tuple(int(s) for s in shape.split("x"))
         x = torch.empty(shape, dtype=getattr(torch, dtype), device="cuda")
         x.view(torch.uint8).random_()
-        for k in (0, 1):
+        for k in (0, 1, 2):
             with knobs(transpose_strip=k):
                 smemkit.matrix_transpose(x, layout="pad")
             torch.cuda.synchronize()

@@ -151,7 +151,8 @@ constexpr int strip_row(int esz)
     return -1;
 }
 
-/* THE STRIP CHOICE (mode: the knob transpose_strip, 1 the default, 0 the tiled kernel as before).  A 1- or
+/* THE STRIP CHOICE (mode: the knob transpose_strip, 1 the default, 0 the tiled kernel as before, 2 the
+ * strip kernel with walks of one tile, for A/B runs).  A 1- or
  * 2-byte matrix takes the strip kernel unless the shipped tile (128 elements a side for both) covers it
  * exactly: then every tile is interior and the output pitch (rows * esz, a multiple of 128 bytes) puts
  * every tile's 128-byte output row segment on 4 whole sectors, so the tiled kernel's stores are whole
@@ -159,9 +160,9 @@ constexpr int strip_row(int esz)
  * (every odd pitch, and pitches on words off sectors such as 11504 bytes), each tile's segment would
  * start and end inside a sector that the neighbouring tile writes the rest of; the strip kernel stores
  * whole sectors and moves edges as words (strip.cuh).  Measured: docs/TRANSPOSE_NOTES.md. */
-inline bool strip_fits(int64_t rows, int64_t cols, int esz, int mode)
+inline bool strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
-    if (mode <= 0 || esz > 2)
+    if (mode <= 0 || esz > 2 || (in_cs != 1 && cols != 1)) /* contiguous input columns: word loads */
         return false;
     const int64_t te = 128; /* the shipped tile's edge in elements for 1 and 2 bytes */
     return rows % te != 0 || cols % te != 0; /* rows % 128 == 0: output rows on sectors too */
@@ -189,7 +190,7 @@ inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int
 {
     if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi, mode))
         return &kConfigs[skinny_row()];
-    if (variant == 0 && wi >= 0 && strip_fits(rows, cols, kWidths[wi].esz, smode))
+    if (variant == 0 && wi >= 0 && strip_fits(rows, cols, in_cs, kWidths[wi].esz, smode))
         return &kConfigs[strip_row(kWidths[wi].esz)];
     return resolve(variant, wi);
 }

@@ -46,7 +46,7 @@ volatile int g_odd_path = 1;
 volatile int g_skinny_mode = 2;
 
 /* Benchmarks and tests: the strip kernel (configs.h's strip_fits): 1 (default) for 1- and 2-byte matrices
- * the shipped tile does not cover exactly with output rows on sectors; 0 the tiled kernel as before. */
+ * the shipped tile does not cover exactly; 0 the tiled kernel as before; 2 walks of one tile (A/B). */
 volatile int g_strip_mode = 1;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
@@ -159,37 +159,39 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
 
 /* The strip kernel (strip.cuh): tiles of TILE x TILE units, a block per tile column and strip of walk
  * tile rows (configs.h's strip_walk); its planes are at most 16 KB (no opt-in).  For elements of 4 bytes
- * and more (a forced variant) it is the tiled kernel of the same tile. */
+ * and more, or input columns that are not contiguous (a forced variant), it is the tiled kernel of the
+ * same tile. */
 template <int L, int ESZ, int TILE, int ROWS>
 cudaError_t launch_strip(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
-    const Config c = {kTiled, TILE, ROWS};
     int64_t tiles_x = 0;
     dim3 grid;
-    if constexpr (ESZ > 2) {
-        const cudaError_t e = grid_of(p, &c, batch, &tiles_x, &grid);
-        if (e != cudaSuccess)
-            return e;
-        return launch_tiled<L, ESZ, TILE, ROWS>(grid, stream, args_of(p, batch, tiles_x));
-    } else {
-        constexpr int bytes = tile_bytes<ESZ, TILE>(L);
-        static_assert(bytes <= 48 * 1024, "no opt-in");
-        const int64_t te = (int64_t)TILE * unit_edge(ESZ);
-        const int64_t tx = (p->cols + te - 1) / te, ty = (p->rows + te - 1) / te;
-        int sms = 0;
-        const int f = smk::device_facts(&sms, nullptr);
-        if (f != 0)
-            return (cudaError_t)f;
-        const int64_t walk = strip_walk(tx, ty, batch, TILE * ROWS, sms);
-        const cudaError_t e = grid_tiles(tx, (ty + walk - 1) / walk, batch, &tiles_x, &grid);
-        if (e != cudaSuccess)
-            return e;
-        Args a = args_of(p, batch, tiles_x);
-        a.tiles_y = ty;
-        a.walk = walk;
-        strip_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
-        return cudaGetLastError();
+    if constexpr (ESZ <= 2) {
+        if (p->in_cs == 1 || p->cols == 1) { /* the strip loads whole rows */
+            constexpr int bytes = tile_bytes<ESZ, TILE>(L);
+            static_assert(bytes <= 48 * 1024, "no opt-in");
+            const int64_t te = (int64_t)TILE * unit_edge(ESZ);
+            const int64_t tx = (p->cols + te - 1) / te, ty = (p->rows + te - 1) / te;
+            int sms = 0;
+            const int f = smk::device_facts(&sms, nullptr);
+            if (f != 0)
+                return (cudaError_t)f;
+            const int64_t walk = g_strip_mode == 2 ? 1 : strip_walk(tx, ty, batch, TILE * ROWS, sms);
+            const cudaError_t e = grid_tiles(tx, (ty + walk - 1) / walk, batch, &tiles_x, &grid);
+            if (e != cudaSuccess)
+                return e;
+            Args a = args_of(p, batch, tiles_x);
+            a.tiles_y = ty;
+            a.walk = walk;
+            strip_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+            return cudaGetLastError();
+        }
     }
+    const Config c = {kTiled, TILE, ROWS}; /* a forced variant on wider elements or strided columns */
+    const cudaError_t e = grid_of(p, &c, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    return launch_tiled<L, ESZ, TILE, ROWS>(grid, stream, args_of(p, batch, tiles_x));
 }
 
 /* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */

@@ -25,7 +25,9 @@
  * Loads: interior tiles with aligned words take GlobalLoad::whole; every other tile with contiguous input
  * columns loads the aligned words under the row's bytes, clipped to the row (bytes outside it are never
  * read), and re-aligns them with a shuffle and a funnel shift (the odd path of kernel.cuh, plus the
- * clip); non-unit column strides load element by element (GlobalLoad::edge).
+ * clip).  The input's columns are contiguous (configs.h's choose sends other strides to the tiled
+ * kernel).  Nothing is out of line: a first version called a __noinline__ element-wise load taking the
+ * Args and the Block by reference, which gave every thread a 256-byte local frame (docs/TRANSPOSE_NOTES.md).
  *
  * Shared memory sees exactly the tiled kernel's accesses (SharedTile, TransposeMap) once per tile: the
  * layouts differ in the index map alone, and explain() replays a tile of it (plan.cu).
@@ -46,9 +48,11 @@ namespace {
 
 /* The aligned word at byte x of a row (x may be negative: the word under the row's first byte), its
  * bytes outside [lo, hi) read as zeros and never touched. */
-__device__ __noinline__ uint32_t load_bytes(const unsigned char *row, int64_t x, int64_t lo, int64_t hi)
+__device__ __forceinline__ uint32_t load_clipped(const unsigned char *row, int64_t x, int64_t lo, int64_t hi)
 {
-    uint32_t v = 0;
+    if (x >= lo && x + 4 <= hi)
+        return *reinterpret_cast<const uint32_t *>(row + x);
+    uint32_t v = 0; // the row's ends only
 #pragma unroll
     for (int b = 0; b < 4; b++)
         if (x + b >= lo && x + b < hi)
@@ -56,36 +60,17 @@ __device__ __noinline__ uint32_t load_bytes(const unsigned char *row, int64_t x,
     return v;
 }
 
-__device__ __forceinline__ uint32_t load_clipped(const unsigned char *row, int64_t x, int64_t lo, int64_t hi)
-{
-    if (x >= lo && x + 4 <= hi)
-        return *reinterpret_cast<const uint32_t *>(row + x);
-    return load_bytes(row, x, lo, hi); // the row's ends only: out of line, off the hot path's registers
-}
-
 /* Word v to the aligned word at byte x of a row, only its bytes inside [lo, hi) (whole when all four are). */
-__device__ __noinline__ void store_bytes(unsigned char *row, int64_t x, uint32_t v, int64_t lo, int64_t hi)
-{
-#pragma unroll
-    for (int b = 0; b < 4; b++)
-        if (x + b >= lo && x + b < hi)
-            row[x + b] = (unsigned char)(v >> (8 * b));
-}
-
 __device__ __forceinline__ void store_clipped(unsigned char *row, int64_t x, uint32_t v, int64_t lo, int64_t hi)
 {
-    if (x >= lo && x + 4 <= hi)
+    if (x >= lo && x + 4 <= hi) {
         *reinterpret_cast<uint32_t *>(row + x) = v;
-    else if (x + 4 > lo && x < hi)
-        store_bytes(row, x, v, lo, hi); // a walk's two ends and the row's end: out of line
-}
-
-/* Element by element (non-unit column strides): GlobalLoad::edge out of line, so that its many addresses do
- * not weigh on the registers of the hot paths. */
-template <int ESZ, int TILE, int ROWS>
-__device__ __noinline__ void strip_load_elements(Regs<ESZ, TILE, ROWS> &w, const Args &a, const Block<TILE * Unit<ESZ>::E> &b)
-{
-    GlobalLoad<ESZ, TILE, ROWS>::edge(w, a, b);
+        return;
+    }
+#pragma unroll
+    for (int b = 0; b < 4; b++) // a walk's two ends and the row's end only
+        if (x + b >= lo && x + b < hi)
+            row[x + b] = (unsigned char)(v >> (8 * b));
 }
 
 /* Registers: at most 64 a thread (1024 threads an SM), as the shipped tiled kernels of 1 and 2 bytes;
@@ -136,7 +121,7 @@ __global__ void __launch_bounds__(TILE * ROWS, strip_min_blocks<TILE, ROWS>()) s
         Regs<ESZ, TILE, ROWS> w;
         if (full && a.in_vec) {
             Load::whole(w, a, blk);
-        } else if (a.in_cs == 1) { // aligned words clipped to the row, re-aligned (kernel.cuh's odd path)
+        } else { // aligned words clipped to the row, re-aligned (kernel.cuh's odd path); in_cs == 1
             const int64_t rs = a.in_rs * ESZ, rb = cols * ESZ;
             const unsigned char *tin = in + (r0 + (int64_t)ty * E) * rs; // the thread's first row
             const int64_t col = (c0 + (int64_t)lane * E) * ESZ;          // the lane's first byte in a row
@@ -161,14 +146,6 @@ __global__ void __launch_bounds__(TILE * ROWS, strip_min_blocks<TILE, ROWS>()) s
                         hi = ex[j][k];
                     w[j][k] = __funnelshift_r(w[j][k], hi, 8 * s);
                 }
-        } else {
-            Regs<ESZ, TILE, ROWS> m; // in local memory; w stays in registers
-            strip_load_elements<ESZ, TILE, ROWS>(m, a, blk);
-#pragma unroll
-            for (int j = 0; j < N; j++)
-#pragma unroll
-                for (int k = 0; k < P; k++)
-                    w[j][k] = m[j][k];
         }
         // 2. - 4. as the tiled kernel: the same shared accesses once per tile
 #pragma unroll
