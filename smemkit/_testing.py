@@ -22,9 +22,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     transpose_skinny    2 (default): the word-wise skinny kernel for 1- and 2-byte elements, short sides
                         up to 64 (csrc/transpose/skinny_vec.cuh); 1: the element-wise skinny kernel alone
                         (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
-    transpose_strip     1 (default): 1- and 2-byte matrices that the shipped tile does not cover exactly
-                        with output rows on 32-byte sectors take the strip kernel (csrc/transpose/strip.cuh:
-                        whole-sector stores, word-wise edges); 0: the tiled kernel as before
+    transpose_strip     0 (default): the tiled kernel; 1: 1- and 2-byte matrices that the shipped tile does
+                        not cover exactly take the strip kernel (csrc/transpose/strip.cuh: whole-sector
+                        stores, word-wise edges; slower on the random draws, docs/TRANSPOSE_NOTES.md); 2: the
+                        strip kernel with walks of one tile
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 32, N <= 8, K <= 16):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -66,7 +67,7 @@ KNOBS = {
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
     "transpose_skinny": 2,
-    "transpose_strip": 1,
+    "transpose_strip": 0,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_kernel": 2,

@@ -2,9 +2,13 @@
 aligned words of whole sectors whatever the output pitch, each output row's partial sector carried in
 registers down a walk of tiles, and edge tiles moved as clipped words.
 
-CPU: the choice (configs.h's strip_fits, a pure function of shape and element size, seen through
-explain(), which asks choose() as the launcher does), the knob transpose_strip=0 (the tiled kernel as
-before), and the plan's totals (the tiled kernel's shared accesses once per 32x32-unit tile).
+The kernel is an experiment behind the knob transpose_strip (0, the default: the tiled kernel for every
+shape; 1: the strip kernel where configs.h's strip_fits says; 2: the same with walks of one tile): it
+stores ideal sector counts but runs slower than the tiled kernel on the random draws
+(docs/TRANSPOSE_NOTES.md).  Every test here but the default's sets the knob to 1 (autouse fixture).
+CPU: the choice (strip_fits, a pure function of shape, strides and element size, seen through explain(),
+which asks choose() as the launcher does), the knob's values, and the plan's totals (the tiled kernel's
+shared accesses once per 32x32-unit tile).
 GPU (marked): bit-exact against NumPy on outputs poisoned with 0xFF bytes, every 1- and 2-byte dtype and
 layout: odd pitches (input, output, both), pitches on words but off sectors, edge tiles on either side,
 walks of several tiles (large shapes), batches, the host path, device views at odd offsets, non-unit
@@ -19,6 +23,12 @@ from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swap
 LAYOUTS = smemkit.LAYOUTS
 SUBWORD = ["bool", "int8", "uint8", "float16", "bfloat16"]
 WIDTHS = [("uint8", 1), ("float16", 2), ("float32", 4), ("float64", 8), ("complex128", 16)]
+
+
+@pytest.fixture(autouse=True)
+def strip_on(set_knobs):
+    """The strip kernel on for every test of this file (the knob is off by default)."""
+    set_knobs(transpose_strip=1)
 
 
 def expect_strip(shape, itemsize):
@@ -59,7 +69,9 @@ def test_choice_boundaries(dtype, itemsize):
     assert not is_strip((64, 10**5), dtype)  # skinny first
 
 
-def test_strip_knob_off(set_knobs):
+def test_strip_knob_values(set_knobs):
+    assert is_strip((1000, 1000), "uint8")
+    set_knobs(transpose_strip=2)  # walks of one tile: the same plan
     assert is_strip((1000, 1000), "uint8")
     set_knobs(transpose_strip=0)
     assert not is_strip((1000, 1000), "uint8")
@@ -67,6 +79,15 @@ def test_strip_knob_off(set_knobs):
     assert smemkit.explain("transpose", (1000, 1000), "pad", "float16").config.startswith("64x64 tile of 2x2")
     with pytest.raises(ValueError):
         smemkit._C._set_knob("transpose_strip", 3)
+
+
+def test_strip_is_off_by_default():
+    from smemkit import _testing
+    assert _testing.KNOBS["transpose_strip"] == 0
+    with _testing.knobs(transpose_strip=0):
+        for dtype in ("uint8", "float16"):
+            for shape in [(1000, 1000), (8191, 8193), (2455, 204788)]:
+                assert not is_strip(shape, dtype)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

@@ -58,8 +58,8 @@ void smk_transpose_set_odd_path(int on);
 void smk_transpose_set_skinny(int mode);
 int smk_transpose_skinny_mode(void);
 /* Tests and benchmarks: the strip kernel (transpose/strip.cuh) for 1- and 2-byte matrices that the
- * shipped tile does not cover exactly with output rows on 32-byte sectors, 1 (default); 0 the tiled
- * kernel as before.  The plan follows the same mode. */
+ * shipped tile does not cover exactly, 1; 2 the same with walks of one tile; 0 (default) the tiled
+ * kernel for every shape (the strip kernel loses on the random draws).  The plan follows the mode. */
 void smk_transpose_set_strip(int mode);
 int smk_transpose_strip_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2

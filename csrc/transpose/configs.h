@@ -58,8 +58,8 @@ constexpr Config kConfigs[] = {
     {kTiled, 32, 4},
     {kTiled, 32, 16},
     {kSkinny, 0, 0}, /* variant 0 picks it by shape (choose below); forced, it moves any shape */
-    {kStrip, 32, 8}, /* variant 0 picks it by shape (strip_fits): 1 byte 16 words a thread, 2 bytes 8 */
-    {kStrip, 32, 4}, /* the sweep's: 2 bytes 16 words a thread (spills under the 64-register cap) */
+    {kStrip, 32, 8}, /* variant 0 picks it by shape (strip_fits) under transpose_strip=1: 16 / 8 words a thread */
+    {kStrip, 32, 4}, /* the sweep's: 2 bytes 16 words a thread; 1 byte 32, spilling under the 64-register cap */
 };
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
@@ -151,8 +151,11 @@ constexpr int strip_row(int esz)
     return -1;
 }
 
-/* THE STRIP CHOICE (mode: the knob transpose_strip, 1 the default, 0 the tiled kernel as before, 2 the
- * strip kernel with walks of one tile, for A/B runs).  A 1- or
+/* THE STRIP CHOICE (mode: the knob transpose_strip, 0 the default: the tiled kernel for every shape; 1
+ * the strip kernel where this says; 2 the same with walks of one tile, for A/B runs).  Off by default:
+ * it stores ideal sector counts, but on the random draws of seeds 21 and 31 it runs at a geomean of
+ * 0.37-0.40 / 0.55 of a copy on 1 / 2 bytes against 0.52 / 0.61-0.64 for the tiled kernel
+ * (docs/TRANSPOSE_NOTES.md).  A 1- or
  * 2-byte matrix takes the strip kernel unless the shipped tile (128 elements a side for both) covers it
  * exactly: then every tile is interior and the output pitch (rows * esz, a multiple of 128 bytes) puts
  * every tile's 128-byte output row segment on 4 whole sectors, so the tiled kernel's stores are whole
@@ -186,7 +189,7 @@ inline int64_t strip_walk(int64_t tiles_x, int64_t tiles_y, int64_t batch, int t
 
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else the
  * strip row where strip_fits (strip mode `smode`), else resolve(). */
-inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode, int smode = 1)
+inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode, int smode = 0)
 {
     if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi, mode))
         return &kConfigs[skinny_row()];

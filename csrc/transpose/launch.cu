@@ -45,9 +45,10 @@ volatile int g_odd_path = 1;
  * to 32, 16 for 16 bytes); 0 the tiled kernel always. */
 volatile int g_skinny_mode = 2;
 
-/* Benchmarks and tests: the strip kernel (configs.h's strip_fits): 1 (default) for 1- and 2-byte matrices
- * the shipped tile does not cover exactly; 0 the tiled kernel as before; 2 walks of one tile (A/B). */
-volatile int g_strip_mode = 1;
+/* Benchmarks and tests: the strip kernel (configs.h's strip_fits): 0 (default) the tiled kernel for every
+ * shape; 1 the strip kernel for 1- and 2-byte matrices the shipped tile does not cover exactly; 2 the same
+ * with walks of one tile (A/B).  Off by default: it loses on the random draws (docs/TRANSPOSE_NOTES.md). */
+volatile int g_strip_mode = 0;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -106,6 +107,8 @@ Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
     a.out_odd = p->esz < 4 && !a.out_vec && g_odd_path;
     a.in_al = ib % p->esz == 0;
     a.out_al = ob % p->esz == 0;
+    a.tiles_y = 0; /* the strip kernel's (launch_strip sets them) */
+    a.walk = 1;
     return a;
 }
 
@@ -199,7 +202,8 @@ template <int C, int L, int W>
 cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
     constexpr Config c = kConfigs[C];
-    static_assert(c.kind == kTiled || c.kind == kSkinny || c.kind == kStrip, "a new kernel kind needs its launch here");
+    static_assert(c.kind == kTiled || c.kind == kSkinny || c.kind == kStrip,
+                  "a new kernel kind needs its launch here");
     if constexpr (c.kind == kSkinny) {
         return launch_skinny<L, kWidths[W].esz>(p, batch, stream);
     } else if constexpr (c.kind == kStrip) {
@@ -260,7 +264,8 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs, g_skinny_mode, g_strip_mode); /* by shape and strides */
+    /* by shape and strides */
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs, g_skinny_mode, g_strip_mode);
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */

@@ -177,7 +177,8 @@ template <int C, int W>
 void plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 {
     constexpr Config c = kConfigs[C];
-    static_assert(c.kind == kTiled || c.kind == kSkinny || c.kind == kStrip, "a new kernel kind needs its plan here");
+    static_assert(c.kind == kTiled || c.kind == kSkinny || c.kind == kStrip,
+                  "a new kernel kind needs its plan here");
     if constexpr (c.kind == kSkinny) {
         constexpr int esz = kWidths[W].esz;
         if constexpr (esz <= 2) {

@@ -73,6 +73,100 @@ __device__ __forceinline__ void store_clipped(unsigned char *row, int64_t x, uin
             row[x + b] = (unsigned char)(v >> (8 * b));
 }
 
+/* The strip kernel's parts that differ from the tiled kernel's: the clipped, re-aligned row loads, the
+ * sector-aligned stores with the carry, the flush. */
+template <int ESZ, int TILE, int ROWS>
+struct StripParts {
+    typedef uint32_t W;
+    typedef Regs<ESZ, TILE, ROWS> R;
+    static constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E, SEG = TE * ESZ;
+
+    /* w[j][k] = input row r0 + (ty + j*ROWS)*E + k, bytes of columns c0 + lane*E + [0, E): the aligned
+     * words under them clipped to the row (zeros past it or past the last row), one shuffle and one
+     * funnel shift to re-align (lane 31 loads the word after the warp's last one itself). */
+    static __device__ __forceinline__ void load_rows(R &w, const Args &a, const unsigned char *in, int64_t r0,
+                                                     int64_t c0, int lane, int ty)
+    {
+        const int64_t rows = a.rows, cols = a.cols;
+        const int64_t rs = a.in_rs * ESZ, rb = cols * ESZ;
+        const unsigned char *tin = in + (r0 + (int64_t)ty * E) * rs; // the thread's first row
+        const int64_t col = (c0 + (int64_t)lane * E) * ESZ;          // the lane's first byte in a row
+        W ex[N][P];
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++) {
+                const int rr = (ty + j * ROWS) * E + k; // the same for the warp
+                const unsigned char *rp = tin + (int64_t)(j * ROWS * E + k) * rs;
+                const int s = (int)(((uintptr_t)rp + col) & 3);
+                w[j][k] = 0;
+                ex[j][k] = 0;
+                if (r0 + rr < rows) {
+                    if (col - s < rb)
+                        w[j][k] = load_clipped(rp, col - s, 0, rb);
+                    if (lane == 31 && s != 0 && col - s + 4 < rb)
+                        ex[j][k] = load_clipped(rp, col - s + 4, 0, rb);
+                }
+                W hi = __shfl_down_sync(0xffffffffu, w[j][k], 1);
+                if (lane == 31)
+                    hi = ex[j][k];
+                w[j][k] = __funnelshift_r(w[j][k], hi, 8 * s);
+            }
+    }
+
+    /* Word k of unit j is output row c0 + (ty + j*ROWS)*E + k, bytes [r0*ESZ, r0*ESZ + 128): lane i
+     * stores the aligned word at segment - o + 4i (o: the segment's offset in its sector, the same for
+     * every tile of the walk), its bytes from lanes i - d and i - d - 1, below 0 the previous tile's
+     * (carry); only bytes of [own_lo, own_hi) are written. */
+    static __device__ __forceinline__ void store_words(const R &w, W (&carry)[N][P], unsigned char *out, int64_t r0,
+                                                       int64_t c0, const Args &a, int64_t own_lo, int64_t own_hi,
+                                                       int lane, int ty)
+    {
+        const int64_t row_end = a.rows * ESZ;
+        unsigned char *tout = out + (c0 + (int64_t)ty * E) * row_end; // the thread's first output row
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++) {
+                const int orr = (ty + j * ROWS) * E + k; // the same for the warp
+                if (c0 + orr < a.cols) {
+                    unsigned char *ob = tout + (int64_t)(j * ROWS * E + k) * row_end;
+                    const int o = (int)((uintptr_t)ob & 31), d = o >> 2, s = o & 3; // r0 * ESZ: 128s
+                    const W v = w[j][k];
+                    const W r = __shfl_sync(0xffffffffu, v, (lane - d) & 31);
+                    const W h = lane >= d ? r : carry[j][k];
+                    const W lo = __shfl_sync(0xffffffffu, lane == 31 ? carry[j][k] : h, (lane - 1) & 31);
+                    carry[j][k] = r;
+                    store_clipped(ob, r0 * ESZ - o + 4 * lane, __funnelshift_l(lo, h, 8 * s), own_lo, own_hi);
+                }
+            }
+    }
+
+    /* After the walk's last tile (first row r0): each output row's carried last o bytes. */
+    static __device__ __forceinline__ void flush(const W (&carry)[N][P], unsigned char *out, int64_t r0, int64_t c0,
+                                                 const Args &a, int64_t own_lo, int64_t own_hi, int lane, int ty)
+    {
+        const int64_t row_end = a.rows * ESZ;
+        unsigned char *tout = out + (c0 + (int64_t)ty * E) * row_end;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++) {
+                const int orr = (ty + j * ROWS) * E + k;
+                if (c0 + orr < a.cols) {
+                    unsigned char *ob = tout + (int64_t)(j * ROWS * E + k) * row_end;
+                    const int o = (int)((uintptr_t)ob & 31), s = o & 3;
+                    if (o != 0) { // uniform per warp
+                        const W h = carry[j][k];
+                        const W lo = __shfl_sync(0xffffffffu, h, (lane - 1) & 31);
+                        store_clipped(ob, r0 * ESZ + SEG - o + 4 * lane, __funnelshift_l(lo, h, 8 * s), own_lo,
+                                      own_hi);
+                    }
+                }
+            }
+    }
+};
+
 /* Registers: at most 64 a thread (1024 threads an SM), as the shipped tiled kernels of 1 and 2 bytes;
  * unbounded, the walk's hoisted addresses took 120-255. */
 template <int TILE, int ROWS>
@@ -86,6 +180,7 @@ __global__ void __launch_bounds__(TILE * ROWS, strip_min_blocks<TILE, ROWS>()) s
     static_assert(TILE == 32, "a warp holds a whole 128-byte output row segment");
     typedef uint32_t W;
     typedef GlobalLoad<ESZ, TILE, ROWS> Load;
+    typedef StripParts<ESZ, TILE, ROWS> Parts;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E, SEG = TE * ESZ;
     static_assert(SEG == 128, "a tile's output row segment is 128 bytes");
     extern __shared__ __align__(16) unsigned char smem[];
@@ -122,30 +217,7 @@ __global__ void __launch_bounds__(TILE * ROWS, strip_min_blocks<TILE, ROWS>()) s
         if (full && a.in_vec) {
             Load::whole(w, a, blk);
         } else { // aligned words clipped to the row, re-aligned (kernel.cuh's odd path); in_cs == 1
-            const int64_t rs = a.in_rs * ESZ, rb = cols * ESZ;
-            const unsigned char *tin = in + (r0 + (int64_t)ty * E) * rs; // the thread's first row
-            const int64_t col = (c0 + (int64_t)lane * E) * ESZ;          // the lane's first byte in a row
-            W ex[N][P];
-#pragma unroll
-            for (int j = 0; j < N; j++)
-#pragma unroll
-                for (int k = 0; k < P; k++) {
-                    const int rr = (ty + j * ROWS) * E + k; // the same for the warp
-                    const unsigned char *rp = tin + (int64_t)(j * ROWS * E + k) * rs;
-                    const int s = (int)(((uintptr_t)rp + col) & 3);
-                    w[j][k] = 0;
-                    ex[j][k] = 0;
-                    if (r0 + rr < rows) {
-                        if (col - s < rb)
-                            w[j][k] = load_clipped(rp, col - s, 0, rb);
-                        if (lane == 31 && s != 0 && col - s + 4 < rb)
-                            ex[j][k] = load_clipped(rp, col - s + 4, 0, rb);
-                    }
-                    W hi = __shfl_down_sync(0xffffffffu, w[j][k], 1);
-                    if (lane == 31)
-                        hi = ex[j][k];
-                    w[j][k] = __funnelshift_r(w[j][k], hi, 8 * s);
-                }
+            Parts::load_rows(w, a, in, r0, c0, lane, ty);
         }
         // 2. - 4. as the tiled kernel: the same shared accesses once per tile
 #pragma unroll
@@ -157,42 +229,10 @@ __global__ void __launch_bounds__(TILE * ROWS, strip_min_blocks<TILE, ROWS>()) s
         __syncthreads();
         SharedTile<L, ESZ, TILE, ROWS>::load_columns(tile, w, lane, ty);
         // 5. word k of unit j: output row c0 + (ty + j*ROWS)*E + k, bytes [r0*ESZ, r0*ESZ + 128) of it
-        unsigned char *tout = out + (c0 + (int64_t)ty * E) * row_end; // the thread's first output row
-#pragma unroll
-        for (int j = 0; j < N; j++)
-#pragma unroll
-            for (int k = 0; k < P; k++) {
-                const int orr = (ty + j * ROWS) * E + k; // the same for the warp
-                if (c0 + orr < cols) {
-                    unsigned char *ob = tout + (int64_t)(j * ROWS * E + k) * row_end;
-                    const int o = (int)((uintptr_t)ob & 31), d = o >> 2, s = o & 3; // r0 * ESZ: 128s
-                    const W v = w[j][k];
-                    const W r = __shfl_sync(0xffffffffu, v, (lane - d) & 31);
-                    const W h = lane >= d ? r : carry[j][k];
-                    const W lo = __shfl_sync(0xffffffffu, lane == 31 ? carry[j][k] : h, (lane - 1) & 31);
-                    carry[j][k] = r;
-                    store_clipped(ob, r0 * ESZ - o + 4 * lane, __funnelshift_l(lo, h, 8 * s), own_lo, own_hi);
-                }
-            }
+        Parts::store_words(w, carry, out, r0, c0, a, own_lo, own_hi, lane, ty);
     }
     // 6. the flush: each output row's last o bytes of the walk, carried past its last tile
-    const int64_t r0 = (t1 - 1) * TE;
-    unsigned char *tout = out + (c0 + (int64_t)ty * E) * row_end;
-#pragma unroll
-    for (int j = 0; j < N; j++)
-#pragma unroll
-        for (int k = 0; k < P; k++) {
-            const int orr = (ty + j * ROWS) * E + k;
-            if (c0 + orr < cols) {
-                unsigned char *ob = tout + (int64_t)(j * ROWS * E + k) * row_end;
-                const int o = (int)((uintptr_t)ob & 31), s = o & 3;
-                if (o != 0) { // uniform per warp
-                    const W h = carry[j][k];
-                    const W lo = __shfl_sync(0xffffffffu, h, (lane - 1) & 31);
-                    store_clipped(ob, r0 * ESZ + SEG - o + 4 * lane, __funnelshift_l(lo, h, 8 * s), own_lo, own_hi);
-                }
-            }
-        }
+    Parts::flush(carry, out, (t1 - 1) * TE, c0, a, own_lo, own_hi, lane, ty);
 }
 
 } // namespace
