@@ -306,7 +306,8 @@ static PyObject *py_sgemm_pad_choice(PyObject *module, PyObject *args)
 }
 
 PyDoc_STRVAR(configs_doc, "_configs(op, /)\n--\n\nThe tile configurations compiled in for op: 'transpose' -> "
-             "[(tile, block_rows), ...] (index 0 ships; (0, 0): the skinny kernel, tiled by shape), 'sgemm' -> [name, ...] (index 0: chosen per shape).");
+             "[(tile, block_rows), ...] (index 0 ships; (0, 0): the skinny kernel, tiled by shape; (tile, block_rows, "
+             "'strip'): the strip kernel), 'sgemm' -> [name, ...] (index 0: chosen per shape).");
 static PyObject *py_configs(PyObject *module, PyObject *arg)
 {
     const int sg = PyUnicode_Check(arg) && PyUnicode_CompareWithASCIIString(arg, "sgemm") == 0;
@@ -321,7 +322,9 @@ static PyObject *py_configs(PyObject *module, PyObject *arg)
         if (!sg && !g16)
             smk_transpose_variant_geometry(i, &tile, &rows);
         PyList_SET_ITEM(lst, i, sg ? PyUnicode_FromString(smk_sgemm_config_name(i))
-                                : g16 ? PyUnicode_FromString(smk_gemm16_variant_name(i)) : Py_BuildValue("ii", tile, rows));
+                                : g16 ? PyUnicode_FromString(smk_gemm16_variant_name(i))
+                                : smk_transpose_variant_is_strip(i) ? Py_BuildValue("iis", tile, rows, "strip")
+                                : Py_BuildValue("ii", tile, rows));
     }
     if (lst && PyErr_Occurred())
         Py_CLEAR(lst);

@@ -123,8 +123,10 @@ def bench_configs(op: str) -> list[str]:
         raise ValueError(f"bench_configs(): op must be 'transpose', 'sgemm' or 'gemm'; got {op!r}")
     if op in ("sgemm", "gemm"):
         return [str(c) for c in _C._configs(op)]
-    # (0, 0): the skinny kernel (csrc/transpose/skinny.cuh), whose tile follows the shape
-    return ["shipped"] + [f"{t}x{t}/{t}x{r}" if t else "skinny" for t, r in _C._configs("transpose")[1:]]
+    # (0, 0): the skinny kernel (csrc/transpose/skinny.cuh), whose tile follows the shape; a third field
+    # "strip": the strip kernel (csrc/transpose/strip.cuh) of that tile
+    return ["shipped"] + [("strip " if c[2:] else "") + f"{c[0]}x{c[0]}/{c[0]}x{c[1]}" if c[0] else "skinny"
+                          for c in _C._configs("transpose")[1:]]
 
 
 def _config_index(op: str, config: str | int | None) -> int:

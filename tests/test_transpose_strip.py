@@ -201,3 +201,9 @@ def test_strip_host_modes(mode, dtype, rng, poison, set_knobs):
     set_knobs(host_mode=mode)
     a = random_bits((9001, 4099), np_dtype(dtype), rng)
     assert_bits_equal(smemkit.transpose(a, layout="swizzle"), a.T)
+
+
+def test_bench_names_the_strip_configs():
+    names = smemkit.bench_configs("transpose")
+    assert len(names) == len(set(names))  # the strip rows share a tiled row's geometry, not its name
+    assert [n for n in names if n.startswith("strip")] == ["strip 32x32/32x8", "strip 32x32/32x4"]

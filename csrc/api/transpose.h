@@ -66,6 +66,8 @@ int smk_transpose_strip_mode(void);
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);
 void smk_transpose_variant_geometry_esz(int variant, int esz, int *tile, int *block_rows);
+/* 1 when a variant is the strip kernel's row (transpose/strip.cuh; its geometry is a tiled row's), else 0. */
+int smk_transpose_variant_is_strip(int variant);
 
 /* The transpose's access plan (see api/plan.h): 0 on success, -1 for bad arguments. */
 int smk_transpose_plan(int64_t rows, int64_t cols, int esz, int layout, smk_plan *plan);

@@ -281,6 +281,11 @@ extern "C" int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t 
 
 extern "C" int smk_transpose_num_variants(void) { return kNumConfigs; }
 
+extern "C" int smk_transpose_variant_is_strip(int variant)
+{
+    return variant > 0 && variant < kNumConfigs && kConfigs[variant].kind == kStrip;
+}
+
 extern "C" void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows)
 {
     smk_transpose_variant_geometry_esz(variant, 4, tile, block_rows);
