@@ -3,6 +3,7 @@
 
     python bench/timing/bench_widths.py [--sweep] [--reps 40] [--md out.md]
     python bench/timing/bench_widths.py --random 200 --seed 1 [--out rows.jsonl] [--md out.md]
+        [--knob transpose_strip=0]   (any smemkit._testing knob for the whole run, repeatable: A/B)
         [--skinny 1]   (the knob transpose_skinny for the whole run: 2 the default, 1 the element-wise
                         skinny kernel alone as before skinny_vec.cuh, 0 the tiled kernel always; A/B)
 
@@ -137,14 +138,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="the draws' seed (--random)")
     ap.add_argument("--out", help="--random: write one JSON line per draw here")
     ap.add_argument("--md")
+    ap.add_argument("--knob", action="append", default=[], metavar="NAME=V",
+                    help="a smemkit._testing knob for the whole run (repeatable), e.g. transpose_strip=0 for an A/B")
     ap.add_argument("--skinny", type=int, default=2, choices=[0, 1, 2],
                     help="the knob transpose_skinny: 2 (default) word-wise skinny kernel for 1- and 2-byte "
                     "elements, 1 the element-wise skinny kernel alone, 0 the tiled kernel always")
     args = ap.parse_args()
     require_gpu("bench_widths.py")
     from smemkit import _testing
-    with _testing.knobs(transpose_skinny=args.skinny):
-        print(f"transpose_skinny={args.skinny}", file=sys.stderr, flush=True)
+    extra = {k: int(v) for k, v in (kv.split("=", 1) for kv in args.knob)}
+    with _testing.knobs(transpose_skinny=args.skinny, **extra):
+        print(f"transpose_skinny={args.skinny} {extra}", file=sys.stderr, flush=True)
         return run(args)
 
 
