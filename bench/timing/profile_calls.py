@@ -14,6 +14,10 @@ wait is device time of the waiting kernel: summed, the overlap counts twice).  T
     python bench/timing/profile_calls.py --rows run.jsonl [--worst 40] [--kernels]
         re-time the draws of a finished events run (bench_calls.py / bench_widths.py --out), worst first,
         printing both ratios side by side (and, with --kernels, each smemkit kernel's device time)
+    python bench/timing/profile_calls.py --op gemm --shapes 12047,12,10 6,1421,176 [--dtype float16,bfloat16]
+        given shapes, each kernel of both calls with its device time and smemkit's config (explain)
+
+--knob NAME=V (repeatable) sets a smemkit._testing knob for the whole run (an A/B is two runs).
 
 Needs torch with CUDA.  Transposes use layout pad (the events runs' best layout on most draws), GEMMs
 swizzle, unless --layout says otherwise.
@@ -86,6 +90,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--op", choices=["sgemm", "gemm", "transpose"], help="a random run of this op's law")
     ap.add_argument("--random", type=reps_arg, metavar="N", help="N draws (with --op)")
+    ap.add_argument("--shapes", nargs="+", metavar="M,N,K", help="given shapes (with --op; transposes R,C or B,R,C)")
+    ap.add_argument("--dtype", help="--shapes: comma-separated dtypes (default: the op's law's)")
+    ap.add_argument("--knob", action="append", default=[], metavar="NAME=V", help="a smemkit._testing knob")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rows", help="re-time the draws of this events run instead")
     ap.add_argument("--worst", type=int, default=40, help="--rows: the N draws with the lowest ratio (0: all)")
@@ -96,16 +103,33 @@ def main(argv=None):
     ap.add_argument("--md", help="--op: append the markdown summary to this file")
     args = ap.parse_args(argv)
     if (args.op is None) == (args.rows is None):
-        ap.error("give --op with --random, or --rows")
+        ap.error("give --op with --random or --shapes, or --rows")
     require_gpu("profile_calls.py")
     import torch
+    from smemkit import _testing
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    with _testing.knobs(**{k: int(v) for k, v in (kv.split("=", 1) for kv in args.knob)}):
+        return run(args, ap, torch)
 
+
+def run(args, ap, torch):
+    if args.op and args.shapes:
+        layout = args.layout or ("pad" if args.op == "transpose" else "swizzle")
+        law = {"sgemm": "float32", "gemm": "float16,bfloat16", "transpose": "uint8,float16,float32"}[args.op]
+        for shape in ([int(x) for x in t.split(",")] for t in args.shapes):
+            for dtype in (args.dtype or law).split(","):
+                rec = time_draw(torch, args.op, shape, dtype, layout, args.iters)
+                cfg = smemkit.explain(args.op, shape, layout, dtype).config
+                print(f"{D.shape_str(shape):>22} {dtype:10} ratio {rec['ratio'][layout]:.3f}  anchor "
+                      f"{rec['device_us']['anchor']:8.1f} us  smemkit {rec['device_us'][layout]:8.1f} us  {cfg[:80]}")
+                for name, us in sorted(rec["kernels_us"].items(), key=lambda kv: -kv[1]):
+                    print(f"{'':>34}{us:8.1f} us  {name[:110]}")
+        return 0
     if args.op:
         if not args.random:
-            ap.error("--op needs --random N")
+            ap.error("--op needs --random N or --shapes")
         layout = args.layout or ("pad" if args.op == "transpose" else "swizzle")
         draws = {"sgemm": D.sgemm_draws, "gemm": D.gemm_draws, "transpose": D.transpose_draws}[args.op](
             args.random, args.seed)
