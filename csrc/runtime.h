@@ -72,6 +72,7 @@ smk_status smk_rt_d2h_2d(void *dst, size_t dpitch, const void *src, size_t spitc
 /* Tests set this: every kernel output buffer is filled with 0xFF bytes (NaN for floats) first, so
  * an element the kernel forgets to write cannot pass a bit-exact comparison. */
 void smk_rt_set_poison(int on);
+int smk_rt_poisoning(void);
 /* Programmatic dependent launches (knob 'pdl'; 0, the default: off).  A split-K reduction launched as a
  * dependent of its GEMM starts while the GEMM's last blocks run and waits in griddepcontrol.wait; that wait
  * is device time of the reduction kernel, so a profiler that sums every kernel's device time (the issues'
@@ -79,7 +80,6 @@ void smk_rt_set_poison(int on);
  * 263 us "device time" beside a 551 us GEMM whose events time the whole call at 566 us. */
 void smk_rt_set_pdl(int on);
 int smk_rt_pdl(void);
-int smk_rt_poisoning(void);
 /* Fill `bytes` of an output buffer with 0xFF if poisoning is on; SMK_OK otherwise. */
 smk_status smk_rt_poison(void *dst, size_t bytes);
 smk_status smk_rt_poison_on(void *dst, size_t bytes, cudaStream_t stream);
