@@ -11,7 +11,8 @@ Environment:
   SMEMKIT_BUILD_CACHE  where compiled CUDA objects are kept between builds (default build/nvcc-cache
                        beside this file); an object is reused when its source, the csrc headers it includes and the
                        nvcc command line are byte for byte the same, so pip's fresh temporary build
-                       directories (the README's two commands) compile each .cu once
+                       directories (the README's two commands) compile each .cu once; a source edited while
+                       the build compiles it is not cached (the build stops and says so)
   SMEMKIT_BUILD_JOBS   how many nvcc processes run at once (default: the CPU count)
   SMEMKIT_SGEMM_CANDIDATES=1  also compile the SGEMM candidate tile configs that
                        smemkit.bench(..., config=...) can time (doubles the SGEMM build time)
@@ -184,7 +185,7 @@ class CudaBuildExt(build_ext):
             ext.extra_objects.append(str(obj))
             ext.depends.append(str(obj))  # a fresh object relinks the module
             if self.force or not obj.exists():
-                jobs.append((cmd, obj))
+                jobs.append((cmd, obj, src))
         n = int(os.environ.get("SMEMKIT_BUILD_JOBS") or os.cpu_count() or 1)
         t0 = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(max(1, n)) as pool:
@@ -197,11 +198,22 @@ class CudaBuildExt(build_ext):
 
     @staticmethod
     def _nvcc(job):
-        cmd, obj = job
+        cmd, obj, src = job
         tmp = obj.with_name(f"{obj.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         print(" ".join(shlex.quote(c) for c in cmd + ["-o", str(obj)]), flush=True)
         subprocess.check_call(cmd + ["-o", str(tmp)])
+        stale_object_check(obj, src, cmd, tmp)
         os.replace(tmp, obj)  # atomic: a build killed half-way leaves no truncated object behind
+
+
+def stale_object_check(obj, src, cmd, tmp):
+    """The object's name carries the key of its sources when the build began (object_key); a source or
+    header edited before nvcc finished would otherwise be cached under that old key and linked by every
+    later build of the old sources.  Key again after compiling: if it moved, drop the object and stop."""
+    if not obj.name.endswith(f"-{object_key(src, cmd)}.o"):
+        tmp.unlink(missing_ok=True)
+        raise RuntimeError(f"smemkit: {src.relative_to(HERE).as_posix()} (or a header it includes) changed while "
+                           f"nvcc compiled it; nothing was cached for it -- run the build again")
 
 
 ext = Extension(

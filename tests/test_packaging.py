@@ -258,3 +258,24 @@ def test_setup_hopper_sources_get_sm90a_alone(setup_py, monkeypatch):
     monkeypatch.setenv("SMEMKIT_CUDA_ARCH", "80;86")
     assert setup_py.source_flags("csrc/hopper/wgmma.cu", base) == base
     assert "csrc/hopper/wgmma.cu" in setup_py.ext.cuda_sources
+
+
+def test_setup_does_not_cache_an_object_whose_sources_changed_while_it_compiled(setup_py, tmp_path, monkeypatch):
+    """The object cache's key is taken when the build begins; a source edited before nvcc finished must not
+    land under that key (every later build of the old sources would link it)."""
+    monkeypatch.setattr(setup_py, "HERE", tmp_path)
+    monkeypatch.setattr(setup_py, "CSRC", tmp_path / "csrc")
+    (tmp_path / "csrc").mkdir()
+    src = tmp_path / "csrc" / "k.cu"
+    src.write_text('#include "k.h"\n')
+    (tmp_path / "csrc" / "k.h").write_text("int a;\n")
+    cmd = ["nvcc", "-c", str(src)]
+    obj = tmp_path / f"k-{setup_py.object_key(src, cmd)}.o"
+    tmp = tmp_path / "k.o.tmp"
+    tmp.write_bytes(b"object")
+    setup_py.stale_object_check(obj, src, cmd, tmp)  # unchanged: kept
+    assert tmp.exists()
+    (tmp_path / "csrc" / "k.h").write_text("int b;\n")  # a header edited during the compile
+    with pytest.raises(RuntimeError, match="changed while nvcc compiled it"):
+        setup_py.stale_object_check(obj, src, cmd, tmp)
+    assert not tmp.exists() and not obj.exists()
