@@ -225,7 +225,8 @@ PyDoc_STRVAR(set_knob_doc,
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
 "2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
-"always), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
+"always), 'transpose_group' (the tiled kernel's raster: 8, the default, groups of 8 tile rows walked\n"
+"column by column; 0 row-major; any G up to 65536), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
 "/ MMA), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
@@ -267,6 +268,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_rt_set_pdl(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_skinny(v);
+    else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
+        smk_transpose_set_raster_group(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)

@@ -56,6 +56,8 @@ void smk_transpose_set_odd_path(int on);
  * alone (short side up to 32, 16 for 16-byte elements), 0 the tiled kernel for every shape.  The plan
  * (explain) follows the same mode. */
 void smk_transpose_set_skinny(int mode);
+/* Tests and benchmarks: the tiled kernel's raster, G > 0 groups of G tile rows (8, the default), 0 row-major. */
+void smk_transpose_set_raster_group(int g);
 int smk_transpose_skinny_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */

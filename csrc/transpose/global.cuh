@@ -32,6 +32,8 @@ struct Args {
     int64_t in_bs;           // element stride between input matrices
     int64_t batch;
     int64_t tiles_x;         // tiles per row of tiles
+    int64_t tiles_y;         // rows of tiles
+    int64_t group;           // the raster (tile_place): 0 row-major; G > 0 column-major within groups of G tile rows
     int in_vec, out_vec;     // whole-word global access allowed (alignment, unit column stride)
     int in_odd, out_odd;     // sub-word, rows not on words: whole words re-aligned in registers
     int in_al, out_al;       // elements naturally aligned (else byte-wise)
@@ -54,6 +56,24 @@ struct Block {
     static __device__ __forceinline__ int tx() { return threadIdx.x; }     // [0, TILE)
     static __device__ __forceinline__ int ty() { return threadIdx.y; }     // [0, ROWS)
 };
+
+/* Part 0: the tile of this block -- row-major tile order, or (a.group = G > 0) groups of G tile rows, each
+ * walked down its tile columns, so that the blocks writing one output row run close in time (on a wide
+ * matrix in row-major order they are a whole row of tiles apart, and the partial sectors they share are
+ * evicted and read back from DRAM in between: docs/TRANSPOSE_NOTES.md). */
+__device__ __forceinline__ void tile_place(const Args &a, int64_t *ty_tile, int64_t *tx_tile)
+{
+    if (a.group > 0) {
+        const int64_t g0 = blockIdx.x / (a.group * a.tiles_x) * a.group; // the group's first tile row
+        const int64_t i = blockIdx.x - g0 * a.tiles_x;                  // tile within the group
+        const int64_t gh = min(a.group, a.tiles_y - g0);                // its tile rows (the last may be short)
+        *tx_tile = i / gh;
+        *ty_tile = g0 + (i - *tx_tile * gh);
+    } else {
+        *ty_tile = blockIdx.x / a.tiles_x;
+        *tx_tile = blockIdx.x - *ty_tile * a.tiles_x;
+    }
+}
 
 /* n in [0, 3] bytes at p, never crossing a 4-byte boundary (so n == 2 means p is even), as the low
  * bytes of a word: at most one byte and one half access. */

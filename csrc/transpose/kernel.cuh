@@ -17,13 +17,13 @@
  * units per thread and bounds handling are shared by construction.
  * Grid: x = tile of the matrix, y + 65535 z = matrix of the batch.
  *
- * Why part 0 and the two odd-pitch paths are written out here rather than called: nvcc optimises a
+ * Why the two odd-pitch paths are written out here rather than called: nvcc optimises a
  * __forceinline__ callee on its own before inlining it, so address arithmetic moved into a callee can
  * come out associated differently.  For the whole / edge paths and the shared tile that changes
- * nothing (the same SASS, instruction for instruction, as the single-function kernel had); part 0 in a
- * callee changed the SASS of every kernel tried, either odd path in one that of the 1- and 2-byte
- * kernels (more instructions, up to 5 more registers).  Written out, the SASS of every instance is
- * the single-function kernel's.
+ * nothing (the same SASS, instruction for instruction, as the single-function kernel had); either odd
+ * path in one changed that of the 1- and 2-byte kernels (more instructions, up to 5 more registers).
+ * Part 0 was written out for the same reason until the grouped raster (tile_place) changed its code
+ * anyway; its cost is a few integer instructions per block.
  *
  * ODD PITCHES.  A warp's 32 lanes touch 128 consecutive bytes of one row, lane i the 4 bytes at p + 4i
  * (its unit's word).  When p is not a multiple of 4 (s = p mod 4 != 0: a row pitch, matrix stride or
@@ -68,12 +68,12 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
     extern __shared__ __align__(16) unsigned char smem[];
     W *tile = reinterpret_cast<W *>(smem);
 
-    // 0. matrix b's tile blockIdx.x, in row-major tile order
+    // 0. matrix b's tile blockIdx.x, in the launch's raster (tile_place, global.cuh)
     const int64_t b = (int64_t)blockIdx.z * kMaxGridYZ + blockIdx.y; // matrix [0, batch)
     if (b >= a.batch)
         return; // the last z slice of a batch > 65535 (uniform per block, before any barrier)
-    const int64_t ty_tile = blockIdx.x / a.tiles_x;           // tile row    [0, ceil(rows/TE))
-    const int64_t tx_tile = blockIdx.x - ty_tile * a.tiles_x; // tile column [0, ceil(cols/TE))
+    int64_t ty_tile, tx_tile; // tile row [0, ceil(rows/TE)), tile column [0, ceil(cols/TE))
+    tile_place(a, &ty_tile, &tx_tile);
     const int tx = threadIdx.x, ty = threadIdx.y;             // [0, TILE), [0, ROWS)
     const int64_t r0 = ty_tile * TE, c0 = tx_tile * TE;
     const int64_t rows = a.rows, cols = a.cols;
