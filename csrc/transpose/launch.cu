@@ -46,7 +46,7 @@ volatile int g_skinny_mode = 2;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
  * walked column by column, 8 the default (H100, random law, the acceptance's timing: seed 41 all draws
- * 0.782 -> 0.822 of a copy against row-major, 4 and 16 within 0.003 of 8; held out: docs/TRANSPOSE_NOTES.md);
+ * 0.782 -> 0.822 of a copy against row-major, 32 0.809; held out 42 / 43 0.783 / 0.781 -> 0.791 / 0.795: RESULTS);
  * 0 row-major. */
 volatile int g_raster_group = 8;
 
