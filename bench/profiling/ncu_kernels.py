@@ -45,6 +45,10 @@ NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny ke
          ("sgemm", (4681, 2634, 2), "float32"), ("sgemm", (2048, 515, 9), "float32"),
          ("sgemm", (30, 3927, 2117), "float32"), ("sgemm", (2159, 30, 1521), "float32"),
          ("sgemm", (4870, 1, 3779), "float32"), ("sgemm", (1018, 1910, 371), "float32"),
+         # the matrix-vector rows and the short tile (chooser level 3): skinny-m16, skinny-m (M <= 8),
+         # 32x128x16 split, and skinny-m32 forced (config 12: the chooser gives 17 <= M <= 32 the short tile)
+         ("sgemm", (9, 500, 20000), "float32"), ("sgemm", (6, 7955, 838), "float32"),
+         ("sgemm", (20, 3000, 500), "float32"), ("sgemm", (24, 2728, 618), "float32", 12),
          # the word-wise skinny transpose (1- and 2-byte elements, short side up to 64, any pitch)
          ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
          ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16")]
