@@ -1,4 +1,4 @@
-/* Block rasterisation shared by the GEMM kernels: which output tile a block of a 1-D grid computes.
+/* Block rasterisation shared by the GEMM kernels and the tiled transpose (group_tile_rt): which output tile a block of a 1-D grid computes.
  *
  * Consecutive blocks walk down GROUP_M block-rows before moving one block-column right, so the blocks
  * resident at one time share GROUP_M rows of A and a few columns of B in L2 (Triton's "grouped
@@ -28,6 +28,18 @@ __device__ __forceinline__ void group_tile(I pid, I tiles_m, I tiles_n, I *tile_
     const I r = pid % group;
     *tile_m = first_m + r % rows;
     *tile_n = r / rows;
+}
+
+/* The same order with the band height a runtime value (the transpose's tile rows per band, a knob),
+ * group_m >= 1; the remainders written as products (one division each), as the transpose was measured. */
+template <class I>
+__device__ __forceinline__ void group_tile_rt(I group_m, I pid, I tiles_m, I tiles_n, I *tile_m, I *tile_n)
+{
+    const I first_m = pid / (group_m * tiles_n) * group_m;
+    const I r = pid - first_m * tiles_n;
+    const I rows = min(group_m, tiles_m - first_m);
+    *tile_n = r / rows;
+    *tile_m = first_m + (r - *tile_n * rows);
 }
 
 } /* namespace smk */

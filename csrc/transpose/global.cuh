@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "common/raster.cuh"
 #include "transpose/tile.cuh"
 #include "transpose/unit.cuh"
 
@@ -57,18 +58,14 @@ struct Block {
     static __device__ __forceinline__ int ty() { return threadIdx.y; }     // [0, ROWS)
 };
 
-/* Part 0: the tile of this block -- row-major tile order, or (a.group = G > 0) groups of G tile rows, each
- * walked down its tile columns, so that the blocks writing one output row run close in time (on a wide
- * matrix in row-major order they are a whole row of tiles apart, and the partial sectors they share are
- * evicted and read back from DRAM in between: docs/TRANSPOSE_NOTES.md). */
+/* Part 0: the tile of this block -- row-major tile order, or (a.group = G > 0) common/raster.cuh's grouped
+ * order with bands of G tile rows, walked down their tile columns, so that the blocks writing one output
+ * row run close in time (on a wide matrix in row-major order they are a whole row of tiles apart, and the
+ * partial sectors they share are evicted and read back from DRAM in between: docs/TRANSPOSE_NOTES.md). */
 __device__ __forceinline__ void tile_place(const Args &a, int64_t *ty_tile, int64_t *tx_tile)
 {
     if (a.group > 0) {
-        const int64_t g0 = blockIdx.x / (a.group * a.tiles_x) * a.group; // the group's first tile row
-        const int64_t i = blockIdx.x - g0 * a.tiles_x;                  // tile within the group
-        const int64_t gh = min(a.group, a.tiles_y - g0);                // its tile rows (the last may be short)
-        *tx_tile = i / gh;
-        *ty_tile = g0 + (i - *tx_tile * gh);
+        smk::group_tile_rt<int64_t>(a.group, blockIdx.x, a.tiles_y, a.tiles_x, ty_tile, tx_tile);
     } else {
         *ty_tile = blockIdx.x / a.tiles_x;
         *tx_tile = blockIdx.x - *ty_tile * a.tiles_x;
