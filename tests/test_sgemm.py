@@ -54,6 +54,18 @@ def check(d, a, b, c=None, alpha=1.0, beta=0.0):
         assert rel <= 4 * np.sqrt(K) * U + 1e-30
 
 
+def check_torch_calls(torch, M, N, K, seed, layout):
+    """smemkit.sgemm on dense device tensors (a user's call: whatever the chooser picks), without and with
+    alpha / beta, each checked against the float64 reference."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a, b, c = (torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
+    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
+        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
+        torch.cuda.synchronize()
+        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
+              c.cpu().numpy() if beta else None, alpha, beta)
+
+
 # ---- argument errors (CPU) ---------------------------------------------------------------------------
 
 def f32(*shape):

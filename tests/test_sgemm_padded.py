@@ -11,7 +11,7 @@ import pytest
 
 import smemkit
 from smemkit import _C
-from test_sgemm import check, odd_pitch_view
+from test_sgemm import check, check_torch_calls, odd_pitch_view
 from test_sgemm_tinyk import draws
 
 LAYOUTS = smemkit.LAYOUTS
@@ -59,13 +59,7 @@ def test_arguments_are_checked():
 def test_dense_unaligned_calls(layout, mnk, new, torch, poison, set_knobs):
     set_knobs(sgemm_new_paths=new)
     M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + N + K)
-    a, b, c = (torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
-    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
-        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
-              c.cpu().numpy() if beta else None, alpha, beta)
+    check_torch_calls(torch, M, N, K, M + N + K, layout)
 
 
 @pytest.mark.gpu

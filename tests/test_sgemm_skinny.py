@@ -11,7 +11,7 @@ import pytest
 
 import smemkit
 from smemkit import _C
-from test_sgemm import check, odd_pitch_view
+from test_sgemm import check, check_torch_calls, odd_pitch_view
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")
@@ -351,13 +351,7 @@ def test_auto_small_m_calls(mnk, layout, torch, poison):
     M, N, K = mnk
     name, _ = _C._sgemm_choose(M, N, K, torch.cuda.get_device_properties(0).multi_processor_count)
     assert name.startswith("skinny-m") or name == "32x128x16"
-    g = torch.Generator(device="cuda").manual_seed(M * 7 + N)
-    a, b, c = (torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
-    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
-        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
-              c.cpu().numpy() if beta else None, alpha, beta)
+    check_torch_calls(torch, M, N, K, M * 7 + N, layout)
 
 
 @pytest.mark.gpu
