@@ -226,7 +226,10 @@ PyDoc_STRVAR(set_knob_doc,
 "by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
 "2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
 "always), 'transpose_group' (the tiled kernel's raster: 8, the default, groups of 8 tile rows walked\n"
-"column by column; 0 row-major; any G up to 65536), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
+"column by column; 0 row-major; any G up to 65536), 'transpose_sector' (1, the default: the tiled kernel writes each\n"
+"output row from its first 32-byte sector on, whole aligned words, for 4-byte elements whose output rows\n"
+"are off sectors with a pitch of at least 2 KB; 2: for 1-, 2- and 4-byte elements at any pitch; 0: never),\n"
+"'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
 "/ MMA), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
@@ -270,6 +273,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);
+    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 2)
+        smk_transpose_set_sector(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)

@@ -58,7 +58,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
            "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode and g_raster_group,
+# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group and g_sector_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, hopper/wgmma.cu g_kernel,
 # sgemm/launch.cu g_new_paths, runtime.c g_pdl)
@@ -71,6 +71,7 @@ KNOBS = {
     "transpose_odd_path": 1,
     "transpose_skinny": 2,
     "transpose_group": 8,
+    "transpose_sector": 1,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,

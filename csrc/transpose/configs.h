@@ -133,6 +133,30 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
     return mode >= 2 && esz <= 2 && s <= 64 && (in_cs == 1 || cols == 1) && (rows <= cols || in_rs == cols);
 }
 
+/* The sector store (sector.cuh, transpose_kernel's SEC) for a tiled launch of row `row` of kConfigs: the
+ * width's shipped row of 1, 2 or 4 bytes (the rows it is compiled for) and an element-aligned output whose
+ * rows do not all start on a 32-byte sector (base `out`, pitch rows * esz).  Mode (the knob
+ * transpose_sector) 1, the default: 4-byte elements with an output pitch of at least kSectorMinPitch
+ * bytes, where it was measured to win; 2: every width at every pitch (tests, A/B); 0: never.  A pure
+ * function of the shape, the output's address and the mode.
+ *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37"): on seed 52
+ *   the sector store lost below about 2 KB of output pitch (a few tile rows: 0.60-0.97 of the plain kernel's
+ *   speed on 20 draws) and won above it on most draws; with that gate, held out on seed 53, float32 went
+ *   0.850 -> 0.895 of a copy (geomean of 43 draws) but uint8 0.506 -> 0.483 and float16 0.582 -> 0.576: the
+ *   1-byte kernel needs 76 registers with the band (3 blocks an SM, against 4) and lost most on tall
+ *   matrices with short input rows. */
+constexpr int64_t kSectorMinPitch = 2048;
+
+inline bool sector_fits(int wi, int row, int64_t rows, uint64_t out, int mode)
+{
+    if (mode < 1 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
+        return false;
+    const int64_t esz = kWidths[wi].esz;
+    if (mode == 1 && (esz != 4 || rows * esz < kSectorMinPitch))
+        return false;
+    return out % esz == 0 && !(out % 32 == 0 && (rows * esz) % 32 == 0);
+}
+
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else
  * resolve(). */
 inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode)

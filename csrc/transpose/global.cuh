@@ -97,11 +97,12 @@ __device__ __forceinline__ void store_piece(unsigned char *p, int n, uint32_t x)
 }
 
 /* The load side: every global load of the thread issued back to back, w[j][k] = element row k of unit
- * (ty + j*ROWS, tx). */
-template <int ESZ, int TILE, int ROWS>
+ * (ty + j*ROWS, tx); NB = N + 1: also the band unit j = N (sector.cuh), whose rows may pass the matrix's end
+ * in an interior tile (those words read as zeros). */
+template <int ESZ, int TILE, int ROWS, int NB = TILE / ROWS>
 struct GlobalLoad {
     typedef typename Unit<ESZ>::W W;
-    typedef Regs<ESZ, TILE, ROWS> R;
+    typedef Regs<ESZ, TILE, ROWS, NB> R;
     typedef Block<TILE * Unit<ESZ>::E> B;
     static constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS;
 
@@ -110,17 +111,19 @@ struct GlobalLoad {
         const unsigned char *src =
             b.in + ((b.r0() + (int64_t)b.ty() * E) * a.in_rs + (b.c0() + (int64_t)b.tx() * E) * a.in_cs) * ESZ;
 #pragma unroll
-        for (int j = 0; j < N; j++)
+        for (int j = 0; j < NB; j++)
 #pragma unroll
-            for (int k = 0; k < P; k++)
-                w[j][k] = *reinterpret_cast<const W *>(src + ((int64_t)(j * ROWS * E + k) * a.in_rs) * ESZ);
+            for (int k = 0; k < P; k++) {
+                const bool in = j < N || b.r0() + (int64_t)(b.ty() + j * ROWS) * E + k < b.rows;
+                w[j][k] = in ? *reinterpret_cast<const W *>(src + ((int64_t)(j * ROWS * E + k) * a.in_rs) * ESZ) : W{};
+            }
     }
 
     /* Element by element, predicated; out-of-range elements read as zeros. */
     static __device__ __forceinline__ void edge(R &w, const Args &a, const B &b)
     {
 #pragma unroll
-        for (int j = 0; j < N; j++)
+        for (int j = 0; j < NB; j++)
 #pragma unroll
             for (int k = 0; k < P; k++) {
                 const int64_t r = b.r0() + (int64_t)(b.ty() + j * ROWS) * E + k;
@@ -145,10 +148,10 @@ struct GlobalLoad {
 
 /* The store side: word k of unit j is output row c0 + (ty + j*ROWS)*E + k, columns r0 + tx*E + [0, E)
  * (lane = input unit row: coalesced). */
-template <int ESZ, int TILE, int ROWS>
+template <int ESZ, int TILE, int ROWS, int NB = TILE / ROWS>
 struct GlobalStore {
     typedef typename Unit<ESZ>::W W;
-    typedef Regs<ESZ, TILE, ROWS> R;
+    typedef Regs<ESZ, TILE, ROWS, NB> R; // units [0, N) stored
     typedef Block<TILE * Unit<ESZ>::E> B;
     static constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS;
 

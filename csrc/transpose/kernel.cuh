@@ -44,6 +44,7 @@
 #include <cuda_runtime.h>
 
 #include "transpose/global.cuh"
+#include "transpose/sector.cuh"
 #include "transpose/tile.cuh"
 #include "transpose/unit.cuh"
 
@@ -55,16 +56,19 @@ constexpr int kMaxGridYZ = 65535;
  *   L      smk_layout of the shared tile (planes)
  *   ESZ    element size in bytes (elements move bitwise)
  *   TILE   tile edge in units (power of two, a multiple of 32: a warp reads 32 units of one row)
- *   ROWS   thread rows per block: blockDim = (TILE, ROWS), each thread moves TILE/ROWS units */
-template <int L, int ESZ, int TILE, int ROWS>
+ *   ROWS   thread rows per block: blockDim = (TILE, ROWS), each thread moves TILE/ROWS units
+ *   SEC    the sector store (sector.cuh): one more unit row of ROWS per thread (the band), and part 5
+ *          writes each output row from its first 32-byte boundary on, as whole aligned words */
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false>
 __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
 {
     static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
     static_assert(TILE % ROWS == 0, "each thread moves a whole number of units");
     typedef typename Unit<ESZ>::W W;
-    typedef GlobalLoad<ESZ, TILE, ROWS> Load;
-    typedef GlobalStore<ESZ, TILE, ROWS> Store;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E; // TE: edge in elements
+    constexpr int NB = N + SEC; // units a thread loads: N, and the band's with SEC
+    typedef GlobalLoad<ESZ, TILE, ROWS, NB> Load;
+    typedef GlobalStore<ESZ, TILE, ROWS, NB> Store; // with SEC, dead code after SectorStore
     extern __shared__ __align__(16) unsigned char smem[];
     W *tile = reinterpret_cast<W *>(smem);
 
@@ -82,8 +86,8 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
     const bool full = r0 + TE <= rows && c0 + TE <= cols; // interior: no bounds checks, uniform per block
     const Block<TE> blk = {in, out, rows, cols, ty_tile, tx_tile, full};
 
-    // 1. all N*P global loads back to back: w[j][k] = element row k of unit (ty + j*ROWS, tx)
-    Regs<ESZ, TILE, ROWS> w;
+    // 1. all NB*P global loads back to back: w[j][k] = element row k of unit (ty + j*ROWS, tx)
+    Regs<ESZ, TILE, ROWS, NB> w;
     if (full && a.in_vec) {
         Load::whole(w, a, blk);
     } else if (E > 1 && full && a.in_odd) {
@@ -93,23 +97,24 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
             const unsigned char *row = in + (r0 + (int64_t)ty * E) * rs;
             const int64_t col = (c0 + (int64_t)tx * E) * ESZ; // the lane's byte in the row
             const int64_t row_bytes = cols * ESZ;
-            W ex[N][P]; // lane 31: the word after the warp's last one
+            W ex[NB][P]; // lane 31: the word after the warp's last one
 #pragma unroll
-            for (int j = 0; j < N; j++)
+            for (int j = 0; j < NB; j++)
 #pragma unroll
                 for (int k = 0; k < P; k++) {
                     const unsigned char *rp = row + (int64_t)(j * ROWS * E + k) * rs; // row start
                     const unsigned char *p = rp + col;
                     const int s = (int)((uintptr_t)p & 3);
                     const unsigned char *q = p - s; // aligned word under the lane's first byte
+                    const bool in = j < N || r0 + (int64_t)(ty + j * ROWS) * E + k < rows; // the band's rows may end
                     // only lane 0 of a tile at column 0 can reach before the row's first byte
-                    w[j][k] = q >= rp ? *reinterpret_cast<const W *>(q) : load_piece(p, 4 - s) << (8 * s);
+                    w[j][k] = !in ? 0 : q >= rp ? *reinterpret_cast<const W *>(q) : load_piece(p, 4 - s) << (8 * s);
                     ex[j][k] = 0;
-                    if (lane == 31 && s != 0) // its first s bytes are the warp's; past the row's end, only those
+                    if (in && lane == 31 && s != 0) // its first s bytes are the warp's; past the row's end, only those
                         ex[j][k] = q + 8 <= rp + row_bytes ? *reinterpret_cast<const W *>(q + 4) : load_piece(q + 4, s);
                 }
 #pragma unroll
-            for (int j = 0; j < N; j++)
+            for (int j = 0; j < NB; j++)
 #pragma unroll
                 for (int k = 0; k < P; k++) {
                     const int s = (int)((uintptr_t)(row + (int64_t)(j * ROWS * E + k) * rs + col) & 3);
@@ -124,12 +129,16 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
     }
     // 2. w[j][k] = element column k of unit j
 #pragma unroll
-    for (int j = 0; j < N; j++)
+    for (int j = 0; j < NB; j++)
         transpose_unit<ESZ>(w[j]);
     // 3. park the units; 4. read them back down the columns
-    SharedTile<L, ESZ, TILE, ROWS>::store_rows(tile, w, tx, ty);
+    SharedTile<L, ESZ, TILE, ROWS, NB>::store_rows(tile, w, tx, ty);
     __syncthreads();
-    SharedTile<L, ESZ, TILE, ROWS>::load_columns(tile, w, tx, ty);
+    if constexpr (SEC) { // 4 + 5 shifted onto each output row's sectors
+        SectorStore<L, ESZ, TILE, ROWS>::run(tile, blk);
+        return;
+    }
+    SharedTile<L, ESZ, TILE, ROWS, NB>::load_columns(tile, w, tx, ty);
     // 5. word k of unit j is output row c0 + (ty + j*ROWS)*E + k, output columns r0 + tx*E + [0, E)
     if (full && a.out_vec) {
         Store::whole(w, a, blk);

@@ -22,16 +22,16 @@ namespace {
  * sizes its own grid and arguments. */
 typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
 
-template <int L, int ESZ, int TILE, int ROWS>
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 {
-    constexpr int bytes = tile_bytes<ESZ, TILE>(L);
+    constexpr int bytes = tile_bytes<ESZ, TILE>(L, SEC ? TILE + ROWS : TILE); // SEC: the band's unit rows
     static_assert(bytes <= 227 * 1024, "the tile must fit one SM's shared memory");
     // over 48 KB: the 64-unit tiles of 1 and 16 bytes (64 KB of planes and more)
-    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS>>(bytes);
+    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC>>(bytes);
     if (e != 0)
         return (cudaError_t)e;
-    transpose_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+    transpose_kernel<L, ESZ, TILE, ROWS, SEC><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -49,6 +49,10 @@ volatile int g_skinny_mode = 2;
  * 0.782 -> 0.822 of a copy against row-major, 32 0.809; held out 42 / 43 0.783 / 0.781 -> 0.791 / 0.795: RESULTS);
  * 0 row-major. */
 volatile int g_raster_group = 8;
+
+/* Benchmarks and tests: the sector store (sector.cuh; configs.h's sector_fits): 1 (default) 4-byte elements
+ * with an output pitch of at least kSectorMinPitch, 2 every width at every pitch, 0 never. */
+volatile int g_sector_mode = 1;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -175,6 +179,10 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         Args a = args_of(p, batch, tiles_x);
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = g_raster_group;
+        if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
+            if (sector_fits(W, C, p->rows, (uintptr_t)p->out, g_sector_mode))
+                return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, true>(grid, stream, a);
+        }
         return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
     }
 }
@@ -213,6 +221,10 @@ extern "C" void smk_transpose_set_odd_path(int on) { g_odd_path = on != 0; }
 extern "C" void smk_transpose_set_skinny(int mode) { g_skinny_mode = mode; }
 
 extern "C" void smk_transpose_set_raster_group(int g) { g_raster_group = g; }
+
+extern "C" void smk_transpose_set_sector(int mode) { g_sector_mode = mode; }
+
+extern "C" int smk_transpose_sector_mode(void) { return g_sector_mode; }
 
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 

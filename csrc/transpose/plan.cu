@@ -7,12 +7,14 @@
  */
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 #include <vector>
 
 #include "layout.h"
 #include "api/transpose.h"
 #include "transpose/configs.h"
+#include "transpose/sector.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_vec.cuh"
 #include "transpose/tile.cuh"
@@ -109,6 +111,80 @@ void put_access(smk_access *acc, const char *name, int width, int is_store, cons
     if (acc->addr)
         for (size_t i = 0; i < v.size(); i++)
             acc->addr[i] = v[i];
+}
+
+/* The sector store (sector.cuh) of a matrix whose output starts on a sector (a fresh allocation): every block
+ * parks NB = N + 1 units (the band); then, per output row of its tile column, the shifted column read (and
+ * the second word of the funnel shift, E > 1), whose lanes take consecutive unit rows of one column whatever
+ * the shift d (the block of tile column 0 is replayed: the wavefronts are the same in every block); and in
+ * tile row 0 the head reads of the rows with d > 0 (one, E > 1 two, instructions whose lanes tx < ceil(d / E)
+ * are active), counted per output row of the matrix (those past cols included: the kernel reads them too)
+ * and grouped by the rows their lanes read.  Not modelled: matrices of a batch whose outputs do not start on a sector. */
+template <int ESZ, int TILE, int ROWS>
+int sector_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+{
+    typedef TransposeMap<ROWS> Map;
+    constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, NB = N + 1, WARPS = TILE * ROWS / 32;
+    constexpr int TE = TILE * E, w = (int)sizeof(typename Unit<ESZ>::W);
+    const smk_tile tl = tile_geometry<ESZ, TILE>(layout);
+    const int plane = smk_tile_elems(tl, NB * ROWS);
+    auto at = [&](int k, int r, int c) { return (long long)(k * plane + smk_tile_offset(tl, r, c)) * w; };
+    auto lead = [&](int64_t orow) { return sector_lead<ESZ>((uintptr_t)(orow * rows * ESZ)); };
+    std::vector<long long> st, lo, hi;
+    for (int wp = 0; wp < WARPS; wp++)
+        for (int j = 0; j < NB; j++)
+            for (int k = 0; k < P; k++)
+                for (int lane = 0; lane < 32; lane++) {
+                    const int tid = wp * 32 + lane, tx = tid % TILE, ty = tid / TILE;
+                    st.push_back(at(k, Map::store_row(tx, ty, j), Map::store_col(tx, ty, j)));
+                }
+    for (int wp = 0; wp < WARPS; wp++)
+        for (int j = 0; j < N; j++)
+            for (int k = 0; k < P; k++)
+                for (int lane = 0; lane < 32; lane++) {
+                    const int tid = wp * 32 + lane, tx = tid % TILE, ty = tid / TILE, uc = ty + j * ROWS;
+                    const int d = lead((int64_t)uc * E + k);
+                    lo.push_back(at(k, tx + d / E, uc));
+                    hi.push_back(at(k, tx + d / E + 1, uc));
+                }
+    const int64_t tiles_x = (cols + TE - 1) / TE, tiles_y = (rows + TE - 1) / TE;
+    int a = 0;
+    put_access(&plan->acc[a], "sector tile row store", w, 1, st);
+    plan->acc[a++].repeats = tiles_x * tiles_y;
+    put_access(&plan->acc[a], "sector column load", w, 0, lo);
+    plan->acc[a++].repeats = tiles_x * tiles_y;
+    if (E > 1) {
+        put_access(&plan->acc[a], "sector column load, second word", w, 0, hi);
+        plan->acc[a++].repeats = tiles_x * tiles_y;
+    }
+    /* the head: output rows [0, tiles_x * TE) of tile row 0 with d > 0, grouped by their lanes' reads: lane
+     * tx < ceil(d / E) reads unit rows max(d / E - 1 - tx, 0) (and the next, E > 1), one instruction each */
+    long long heads[TILE][2] = {};
+    for (int64_t o = 0; o < tiles_x * TE; o++) {
+        const int d = lead(o);
+        if (d > 0)
+            heads[d / E][d % E > 0]++;
+    }
+    static const char *const kHead[2] = {"sector head loads", "sector head loads, partial word"};
+    for (int qd = 0; qd < 32 / ESZ / E + 1 && qd < TILE; qd++)
+        for (int part = 0; part < 2; part++) {
+            if (!heads[qd][part])
+                continue;
+            std::vector<long long> h(32 * (E > 1 ? 2 : 1), -1);
+            for (int lane = 0; lane < qd + part; lane++) {
+                const int q = qd - 1 - lane, uq = q < 0 ? 0 : q;
+                h[lane] = at(0, uq, 0);
+                if (E > 1)
+                    h[32 + lane] = at(0, uq + 1, 0);
+            }
+            put_access(&plan->acc[a], kHead[part], w, 0, h);
+            plan->acc[a++].repeats = heads[qd][part];
+        }
+    plan->n = a;
+    plan->threads = TILE * ROWS;
+    plan->smem_bytes = tile_bytes<ESZ, TILE>(layout, TILE + ROWS);
+    plan->blocks = tiles_x * tiles_y;
+    return 1;
 }
 
 /* One block of the word-wise skinny kernel (skinny_vec.cuh's VecBlock) of n elements along the long side,
@@ -240,6 +316,15 @@ int plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
         skinny_plan<esz>(layout, rows, cols, plan);
         return 0;
     } else {
+        if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
+            if (sector_fits(W, C, rows, 0, smk_transpose_sector_mode())) { /* a fresh output: on a sector */
+                const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, rows, cols, plan);
+                tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
+                const size_t n = strlen(plan->config);
+                snprintf(plan->config + n, sizeof plan->config - n, ", sector store");
+                return own;
+            }
+        }
         block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan);
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
         return 0;

@@ -38,9 +38,10 @@
 
 namespace {
 
-/* A thread's registers: word k of its j-th unit (j in [0, TILE/ROWS), k in [0, P)). */
-template <int ESZ, int TILE, int ROWS>
-using Regs = typename Unit<ESZ>::W[TILE / ROWS][Unit<ESZ>::P];
+/* A thread's registers: word k of its j-th unit (j in [0, NB), k in [0, P)); NB = TILE/ROWS, or one more
+for the sector-store kernel's band unit (sector.cuh). */
+template <int ESZ, int TILE, int ROWS, int NB = TILE / ROWS>
+using Regs = typename Unit<ESZ>::W[NB][Unit<ESZ>::P];
 
 /* Which logical tile unit thread (tx, ty) moves in its j-th step, for the row store and the column
  * read.  Shared by the kernel and smk_transpose_plan (the bank model replays these). */
@@ -60,29 +61,30 @@ SMK_HD smk_tile tile_geometry(int layout)
     return smk_tile{layout, smk_ilog2(TILE), 0, smk_ilog2((int)sizeof(typename Unit<ESZ>::W))};
 }
 
-/* Shared bytes of one block: P planes. */
+/* Shared bytes of one block: P planes of `rows` unit rows (TILE, or TILE + ROWS with sector.cuh's band). */
 template <int ESZ, int TILE>
-constexpr int tile_bytes(int layout)
+constexpr int tile_bytes(int layout, int rows = TILE)
 {
     typedef Unit<ESZ> U;
-    return U::P * smk_tile_elems(tile_geometry<ESZ, TILE>(layout), TILE) * (int)sizeof(typename U::W);
+    return U::P * smk_tile_elems(tile_geometry<ESZ, TILE>(layout), rows) * (int)sizeof(typename U::W);
 }
 
-/* The block's tile in shared memory: P planes of TILE x TILE words, each under layout L. */
-template <int L, int ESZ, int TILE, int ROWS>
+/* The block's tile in shared memory: P planes of TILE x TILE words (NB > TILE/ROWS: TILE + ROWS unit rows,
+ * sector.cuh's band), each under layout L. */
+template <int L, int ESZ, int TILE, int ROWS, int NB = TILE / ROWS>
 struct SharedTile {
     typedef typename Unit<ESZ>::W W;
     typedef TransposeMap<ROWS> Map;
     static constexpr int N = TILE / ROWS, P = Unit<ESZ>::P;
+    static constexpr int PLANE = smk_tile_elems(tile_geometry<ESZ, TILE>(L), NB * ROWS); // words per plane
 
     /* Row store: thread (tx, ty) parks logical unit (ty + j*ROWS, tx), word k in plane k.  Out-of-range
      * units hold zeros that the global store never writes out. */
-    static __device__ __forceinline__ void store_rows(W *tile, const Regs<ESZ, TILE, ROWS> &w, int tx, int ty)
+    static __device__ __forceinline__ void store_rows(W *tile, const Regs<ESZ, TILE, ROWS, NB> &w, int tx, int ty)
     {
         constexpr smk_tile tl = tile_geometry<ESZ, TILE>(L);
-        constexpr int PLANE = smk_tile_elems(tl, TILE); // words per plane
 #pragma unroll
-        for (int j = 0; j < N; j++)
+        for (int j = 0; j < NB; j++)
 #pragma unroll
             for (int k = 0; k < P; k++)
                 tile[k * PLANE + smk_tile_offset(tl, Map::store_row(tx, ty, j), Map::store_col(tx, ty, j))] = w[j][k];
@@ -90,15 +92,20 @@ struct SharedTile {
 
     /* Column read: thread (tx, ty) takes logical unit (tx, ty + j*ROWS) -- the access the layouts are
      * about (see the table above). */
-    static __device__ __forceinline__ void load_columns(const W *tile, Regs<ESZ, TILE, ROWS> &w, int tx, int ty)
+    static __device__ __forceinline__ void load_columns(const W *tile, Regs<ESZ, TILE, ROWS, NB> &w, int tx, int ty)
     {
         constexpr smk_tile tl = tile_geometry<ESZ, TILE>(L);
-        constexpr int PLANE = smk_tile_elems(tl, TILE);
 #pragma unroll
         for (int j = 0; j < N; j++)
 #pragma unroll
             for (int k = 0; k < P; k++)
                 w[j][k] = tile[k * PLANE + smk_tile_offset(tl, Map::load_row(tx, ty, j), Map::load_col(tx, ty, j))];
+    }
+
+    /* Word k of unit (r, c): sector.cuh's shifted column read. */
+    static __device__ __forceinline__ W word(const W *tile, int k, int r, int c)
+    {
+        return tile[k * PLANE + smk_tile_offset(tile_geometry<ESZ, TILE>(L), r, c)];
     }
 };
 

@@ -1,0 +1,125 @@
+"""The tiled transpose's sector store (csrc/transpose/sector.cuh; knob transpose_sector): each tile writes its
+output rows from their first 32-byte boundary on, as whole aligned words, with a band of input rows loaded
+past the tile and the head of each output row written by tile row 0.
+
+GPU: every result bit for bit (NaN payloads included) on poisoned outputs -- shapes whose band passes the
+matrix's end, whose rows are fewer than one shift, one tile row, ragged edges; batches; odd input pitches
+(the re-aligning load path with its band); device views and out= at odd element offsets (the shift follows
+the real address).  CPU: when the path is taken (configs.h's sector_fits through explain) and what its plan
+counts.
+"""
+import numpy as np
+import pytest
+
+import smemkit
+from smemkit._testing import knobs
+from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
+from test_transpose_oddpitch import test_torch_odd_offsets
+
+# tiled shapes (both sides over the skinny caps): a band past the end (rows just over a tile, just under
+# two), fewer rows than a shift's worth, aligned pitches (the plain kernel), odd pitches, wide and tall
+SHAPES = [(70, 100), (129, 130), (131, 257), (150, 1000), (255, 300), (257, 4099), (1023, 517), (4099, 257),
+          (2047, 129), (1000, 1000), (130, 20001), (1024, 1024), (1029, 4096), (4096, 1029), (96, 5000)]
+BATCHES = [(5, 129, 130), (3, 1023, 67), (2, 131, 129), (4, 257, 300)]
+WIDTHS = ["uint8", "float16", "float32"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("group", [8, 0])
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", WIDTHS + ["float64"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_sector_bit_exact(shape, dtype, layout, group, rng, poison, set_knobs):
+    set_knobs(transpose_sector=2, transpose_group=group)
+    a = random_bits(shape, np_dtype(dtype), rng)
+    assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", WIDTHS)
+@pytest.mark.parametrize("shape", BATCHES, ids=lambda s: "x".join(map(str, s)))
+def test_sector_batches(shape, dtype, layout, rng, poison, set_knobs):
+    set_knobs(transpose_sector=2)
+    a = random_bits(shape, np_dtype(dtype), rng)
+    assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("odd", [1, 0])
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+@pytest.mark.parametrize("shape", [(1031, 2053), (257, 259), (4099, 4093)], ids=lambda s: "x".join(map(str, s)))
+def test_sector_odd_input_pitch(shape, dtype, odd, rng, poison, set_knobs):
+    """Input rows off words: the re-aligning load path (odd 1) and the element-wise one (odd 0) load the band too."""
+    set_knobs(transpose_sector=2, transpose_odd_path=odd)
+    a = random_bits((shape[0], shape[1] + 3), np_dtype(dtype), rng)[:, :shape[1]]
+    assert_bits_equal(smemkit.transpose(a, layout="pad"), a.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+@pytest.mark.parametrize("view", ["offset", "offset-slice", "odd-pitch", "batch-offset"])
+@pytest.mark.parametrize("shape", [(517, 1023), (1031, 2053), (256, 257)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_sector_torch_odd_offsets(torch, layout, dtype, view, shape, poison, set_knobs):
+    """Device views and out= one element past an aligned base: the shift is taken from the real address."""
+    set_knobs(transpose_sector=2)
+    test_torch_odd_offsets(torch, layout, dtype, view, shape, None)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32"])
+def test_sector_float32_device_out_offset(torch, dtype, poison, set_knobs):
+    set_knobs(transpose_sector=2)
+    x = torch.randn(1001, 999, device="cuda")
+    raw = torch.full((1001 * 999 + 3,), float("nan"), device="cuda")
+    out = raw[3:].view(999, 1001)  # 12 bytes past a sector
+    assert smemkit.transpose(x, layout="swizzle", out=out) is out
+    assert torch.equal(out, x.t())
+    assert bool(raw[:3].isnan().all())
+
+
+# ---- CPU: the choice and the plan -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype,rows,want", [
+    ("uint8", 5752, True), ("uint8", 5760, False), ("uint8", 5761, True), ("float16", 4952, True),
+    ("float16", 4960, False), ("float32", 2876, True), ("float32", 2880, False), ("float64", 2877, False),
+    ("complex128", 1001, False)])
+def test_sector_fits_by_output_pitch(dtype, rows, want):
+    """Taken for 1-, 2- and 4-byte elements whose output rows (pitch rows * esz) are off 32-byte sectors."""
+    with knobs(transpose_sector=2):
+        cfg = smemkit.explain("transpose", (rows, 3000), "pad", dtype).config
+    assert ("sector store" in cfg) == want, cfg
+    with knobs(transpose_sector=1):  # the default rule: 4-byte elements, at least 2 KB of output row
+        cfg = smemkit.explain("transpose", (rows, 3000), "pad", dtype).config
+    assert ("sector store" in cfg) == (want and dtype == "float32" and rows * 4 >= 2048), cfg
+    with knobs(transpose_sector=1):
+        assert "sector store" not in smemkit.explain("transpose", (501, 3000), "pad", "float32").config
+    with knobs(transpose_sector=0):
+        assert "sector store" not in smemkit.explain("transpose", (2877, 3000), "pad", "float32").config
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+@pytest.mark.parametrize("shape", [(5752, 7560), (100, 130), (1001, 999), (4954, 15232)])
+def test_sector_plan_counts(dtype, shape):
+    """Per block the band's row store and the shifted column read(s) (pad / swizzle: one wavefront per
+    phase, naive 32); the head reads, one per output row of a tile column whose shift is not 0."""
+    rows, cols = shape
+    esz = np.dtype(dtype).itemsize
+    E = {1: 4, 2: 2, 4: 1}[esz]
+    with knobs(transpose_sector=2):
+        plans = {lay: smemkit.explain("transpose", shape, lay, dtype) for lay in smemkit.LAYOUTS}
+    if rows * esz % 32 == 0:  # every output row on a sector: the plain kernel
+        assert all("sector" not in e.config for e in plans.values())
+        return
+    te = {1: 128, 2: 128, 4: 64}[esz]
+    tiles_x = -(-cols // te)
+    heads = sum(1 for o in range(tiles_x * te) if (-(o * rows * esz)) % 32) * (2 if E > 1 else 1)
+    for lay, e in plans.items():
+        names = [a.name for a in e.accesses]
+        assert names[:2] == ["sector tile row store", "sector column load"]
+        assert ("sector column load, second word" in names) == (E > 1)
+        head = [a for a in e.accesses if a.name.startswith("sector head loads")]
+        assert sum(a.instructions for a in head) == heads
+        loads = [a for a in e.accesses if a.name.startswith("sector column load")]
+        assert all(a.worst_ways == (32 if lay == "naive" else 1) for a in loads)
