@@ -51,7 +51,9 @@ NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny ke
          ("sgemm", (20, 3000, 500), "float32"), ("sgemm", (24, 2728, 618), "float32", 12),
          # the word-wise skinny transpose (1- and 2-byte elements, short side up to 64, any pitch)
          ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
-         ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16")]
+         ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16"),
+         # the sector store (csrc/transpose/sector.cuh): float32 output rows off sectors, pitch >= 2 KB
+         ("transpose", (1001, 999), "float32"), ("transpose", (2877, 3001), "float32")]
 CASES += NEW
 # every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
 CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]
