@@ -144,8 +144,9 @@ static int skinny_m_block_plan(int layout, smk_plan *plan)
     plan->n = 2;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = Cfg::STAGES * a_elems * (int)sizeof(float);
-    snprintf(plan->config, sizeof plan->config, "skinny-M %dx%dx%d block tile, %d threads, %dx4 per thread",
-             Cfg::MS, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::MS);
+    /* PF rows: the same shared accesses in the same order (only B's global loads move earlier) */
+    snprintf(plan->config, sizeof plan->config, "skinny-M %dx%dx%d block tile, %d threads, %dx4 per thread%s",
+             Cfg::MS, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::MS, Cfg::PF ? ", next B batch prefetched" : "");
     return 0;
 }
 
