@@ -235,7 +235,7 @@ PyDoc_STRVAR(set_knob_doc,
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
 "'sgemm_new_paths' (3, the default: all of issue 27's measured paths; 4 (opt-in, unmeasured as a\n"
 "choice): also the short tile for 8 < M <= 16 and no skinny-n for K <= 16; 5 (opt-in, unmeasured): 4 and\n"
-"the prefetching skinny-m row skinny-m/pf in place of skinny-m; 2: without the short 32x128x16 tile for\n"
+"the prefetching rows skinny-m/pf, skinny-n/pf in place of skinny-m, skinny-n; 2: without the short 32x128x16 tile for\n"
 "M <= 32, the split of under-filled skinny-n grids and the tiny-K row by fill; 2 still has the\n"
 "matrix-vector rows skinny-m16 / skinny-m32 and one M tile per skinny-m launch; 1: without those (the SGEMM's skinny kernels stream rows that are\n"
 "not 16-byte aligned as re-aligned float4, K <= 16 may take the tiny-K kernel, the padded tile path);\n"

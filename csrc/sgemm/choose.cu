@@ -73,13 +73,14 @@ static void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s,
     }
 }
 
-/* Level 5: a SKINNY_M row without PF whose MS an automatic "/pf" row (PF, a cost) also holds: the
- * prefetching row runs the same tiles in its place. */
+/* Level 5: a skinny row without PF whose kind and output tile an automatic "/pf" row (PF, a cost) also
+ * has: the prefetching row runs the same tiles in its place. */
 static bool sgemm_pf_sibling(const SgemmConfigEntry &c)
 {
     for (int i = 1; i < kNumConfigs; i++) {
         const SgemmConfigEntry &o = kConfigs[i];
-        if (o.kind == SGEMM_SKINNY_M && o.pf && o.bm == c.bm && (o.cost.fma_per_ns > 0 || o.cost.bytes_per_ns > 0))
+        if (o.kind == c.kind && o.pf && o.bm == c.bm && o.bn == c.bn &&
+            (o.cost.fma_per_ns > 0 || o.cost.bytes_per_ns > 0))
             return true;
     }
     return false;
@@ -92,9 +93,10 @@ static bool sgemm_pf_sibling(const SgemmConfigEntry &c)
  * rows of D in registers instead.  0: the row is not offered at that level (the new rows below 2). */
 static int sgemm_small_tiles(const SgemmConfigEntry &c, int level)
 {
+    if (c.pf && level < 5) return 0;                  /* the prefetching rows: level 5 ... */
+    if (!c.pf && level >= 5 && sgemm_pf_sibling(c)) return 0; /* ... in place of their base row */
     if (c.kind != SGEMM_SKINNY_M) return 4;
-    if (c.pf) return level >= 5 ? 1 : 0;                                  /* the prefetching rows, level 5 */
-    if (level >= 5 && sgemm_pf_sibling(c)) return 0;                       /* ... in place of their base row */
+    if (c.pf) return 1;
     if (c.cost.fma_per_ns > 0) return level >= 2 ? 1 : 0; /* issue 27's matrix-vector rows */
     return level >= 2 ? 1 : 4;
 }
@@ -313,7 +315,8 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
         for (int j = 0; j <= 4; j++) {
             int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
             c = c < deepest ? c : deepest;
-            const double t = sgemm_cost_ns(e, M, N, K, sms, c, level);
+            /* forced, a "/pf" row and its base row are both priced as offered at any level (5 and 4) */
+            const double t = sgemm_cost_ns(e, M, N, K, sms, c, e.pf ? 5 : level < 5 ? level : 4, level);
             if (t < best) {
                 best = t;
                 s = c;

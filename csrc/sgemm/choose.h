@@ -35,8 +35,8 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
  * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model.  level: the path level of
  * sgemm_new_paths (launch.h): 0 before issue 27, 1 without the matrix-vector rows, 2 with skinny-m16 / -m32,
  * 3 (default) also the short tile, split under-filled skinny-n grids and the tiny-K row by fill; 4 (opt-in)
- * the short tile from M = 9 and no skinny-n for K <= 16; 5 (opt-in) level 4 and the "/pf" skinny-m rows
- * in place of the rows with the same MS. */
+ * the short tile from M = 9 and no skinny-n for K <= 16; 5 (opt-in) level 4 and the "/pf" skinny rows
+ * (skinny-m/pf, skinny-n/pf) in place of the rows of the same kind and tile. */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
                    int level = 3);
 

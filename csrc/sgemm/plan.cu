@@ -179,8 +179,8 @@ static int skinny_n_block_plan(int layout, smk_plan *plan)
     plan->n = 2;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = Cfg::STAGES * b_elems * (int)sizeof(float);
-    snprintf(plan->config, sizeof plan->config, "skinny-N %dx%dx%d block tile, %d threads, %d rows per warp",
-             Cfg::BM, Cfg::NS, Cfg::BK, Cfg::THREADS, Cfg::R);
+    snprintf(plan->config, sizeof plan->config, "skinny-N %dx%dx%d block tile, %d threads, %d rows per warp%s",
+             Cfg::BM, Cfg::NS, Cfg::BK, Cfg::THREADS, Cfg::R, Cfg::PF ? ", next A tile prefetched" : "");
     return 0;
 }
 
