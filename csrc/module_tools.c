@@ -237,7 +237,8 @@ PyDoc_STRVAR(set_knob_doc,
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
 "'sgemm_new_paths' (3, the default: all of issue 27's measured paths; 4 (opt-in, unmeasured as a\n"
-"choice): also the short tile for 8 < M <= 16 and no skinny-n for K <= 16; 2: without the short 32x128x16 tile for\n"
+"choice): also the short tile for 8 < M <= 16 and no skinny-n for K <= 16; 5 (opt-in, unmeasured): 4 and\n"
+"the prefetching rows skinny-m/pf, skinny-n/pf in place of skinny-m, skinny-n; 2: without the short 32x128x16 tile for\n"
 "M <= 32, the split of under-filled skinny-n grids and the tiny-K row by fill; 2 still has the\n"
 "matrix-vector rows skinny-m16 / skinny-m32 and one M tile per skinny-m launch; 1: without those (the SGEMM's skinny kernels stream rows that are\n"
 "not 16-byte aligned as re-aligned float4, K <= 16 may take the tiny-K kernel, the padded tile path);\n"
@@ -265,7 +266,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
-    else if (strcmp(name, "sgemm_new_paths") == 0 && v >= 0 && v <= 4)
+    else if (strcmp(name, "sgemm_new_paths") == 0 && v >= 0 && v <= 5)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);

@@ -77,7 +77,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_kernel": 2,
-    "sgemm_new_paths": 3,
+    "sgemm_new_paths": 3,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 4, 5 (the /pf rows) opt-in
     "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)

@@ -6,6 +6,9 @@ matrix-vector class from measurements (not fitted to the acceptance seeds: use s
 
 Arms (every one on every kept draw, interleaved): auto; skinny-n with a K split filling two waves of its
 blocks; tiny-k forced; 64x64x8 and 64x64x16 at their model split.  Kept draws: N <= 32 < M, or K <= 16.
+--set pf (M <= 8 < N or N <= 8 < M, K > 16: the prefetching skinny rows of sgemm_new_paths level 5): auto
+(the default level), levels 4 and 5, and forced at their model split skinny-m, skinny-m/pf, skinny-m/pf4,
+64x64x8 and skinny-m/pf at its deepest split (pf_deep) (M <= 8), or skinny-n, skinny-n/pf, skinny-n/pf2 (N <= 8).
 """
 from __future__ import annotations
 
@@ -27,9 +30,10 @@ def main(argv=None):
     ap.add_argument("--draws", type=int, default=900)
     ap.add_argument("--max", type=int, default=120, help="kept draws at most")
     ap.add_argument("--rep-ms", type=float, default=15.0)
-    ap.add_argument("--set", choices=["small-n", "small-m", "tiny-k"], default="small-n",
+    ap.add_argument("--set", choices=["small-n", "small-m", "tiny-k", "pf"], default="small-n",
                     help="small-n: N <= 32 < M or K <= 16 (the arms below); small-m: 8 < M <= 32 < N (skinny-m16 /"
-                    " -m32, the short tile 32x128x16, 64x64x16, 64x128x8); tiny-k: K <= 16 (tiny-k, tiny-k/rw2)")
+                    " -m32, the short tile 32x128x16, 64x64x16, 64x128x8); tiny-k: K <= 16 (tiny-k, tiny-k/rw2); pf: M <= 8 < N or"
+                    " N <= 8 < M, K > 16 (levels 4 / 5 and the prefetching skinny rows beside their base rows)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     require_gpu("probe_mv.py")
@@ -37,7 +41,7 @@ def main(argv=None):
     torch.backends.cuda.matmul.allow_tf32 = False
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     keep = {"small-n": lambda M, N, K: N <= 32 < M or K <= 16, "small-m": lambda M, N, K: 8 < M <= 32 < N,
-            "tiny-k": lambda M, N, K: K <= 16}[args.set]
+            "tiny-k": lambda M, N, K: K <= 16, "pf": lambda M, N, K: (M <= 8 < N or N <= 8 < M) and K > 16}[args.set]
     kept = [d for d in D.sgemm_draws(args.draws, args.seed) if keep(*d.shape)][: args.max]
     with open(args.out, "w") as f:
         for i, d in enumerate(kept):
@@ -52,6 +56,14 @@ def main(argv=None):
                 arms = {"auto": {}, "lvl1": {"sgemm_new_paths": 1}}
                 for c in ["skinny-m16", "skinny-m32", "32x128x16", "64x64x16", "64x128x8"]:
                     arms[c] = {"sgemm_config": c, "sgemm_splits": 0}
+            elif args.set == "pf":
+                arms = {"auto": {}, "lvl4": {"sgemm_new_paths": 4}, "lvl5": {"sgemm_new_paths": 5}}
+                rows = ["skinny-m", "skinny-m/pf", "skinny-m/pf4", "64x64x8"] if M <= 8 else \
+                    ["skinny-n", "skinny-n/pf", "skinny-n/pf2"]
+                for c in rows:
+                    arms[c] = {"sgemm_config": c, "sgemm_splits": 0}
+                if M <= 8:  # the deepest split (one 64-deep k-tile per slice): is the under-wave share too dear?
+                    arms["pf_deep"] = {"sgemm_config": "skinny-m/pf", "sgemm_splits": min(65535, math.ceil(K / 64))}
             elif args.set == "tiny-k":
                 arms = {"auto": {}, "lvl2": {"sgemm_new_paths": 2}, "tiny-k": {"sgemm_config": "tiny-k", "sgemm_splits": 1},
                         "tiny-k/rw2": {"sgemm_config": "tiny-k/rw2", "sgemm_splits": 1},

@@ -34,10 +34,10 @@ constexpr int cfg_kind() { return Cfg::KIND; }
 #define SMK_SGEMM_COST_ROW(NAME, KIND, ARGS, COST)                                                      \
     {NAME, SMK_SGEMM_CFG(KIND, ARGS)::TILE_M, SMK_SGEMM_CFG(KIND, ARGS)::TILE_N,                      \
      SMK_SGEMM_CFG(KIND, ARGS)::BK, SMK_SGEMM_CFG(KIND, ARGS)::MINBLOCKS, {SMK_SGEMM_UNPAREN COST},     \
-     cfg_kind<SMK_SGEMM_CFG(KIND, ARGS)>()},
+     cfg_kind<SMK_SGEMM_CFG(KIND, ARGS)>(), SMK_SGEMM_CFG(KIND, ARGS)::PF},
 #define SMK_SGEMM_UNPAREN(...) __VA_ARGS__
 extern const SgemmConfigEntry kConfigs[kNumConfigs] = {
-    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0},
+    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0},
     SMK_SGEMM_CONFIGS(SMK_SGEMM_COST_ROW)
 };
 #undef SMK_SGEMM_COST_ROW
@@ -73,6 +73,19 @@ static void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s,
     }
 }
 
+/* Level 5: a skinny row without PF whose kind and output tile an automatic "/pf" row (PF, a cost) also
+ * has: the prefetching row runs the same tiles in its place. */
+static bool sgemm_pf_sibling(const SgemmConfigEntry &c)
+{
+    for (int i = 1; i < kNumConfigs; i++) {
+        const SgemmConfigEntry &o = kConfigs[i];
+        if (o.kind == c.kind && o.pf && o.bm == c.bm && o.bn == c.bn &&
+            (o.cost.fma_per_ns > 0 || o.cost.bytes_per_ns > 0))
+            return true;
+    }
+    return false;
+}
+
 /* The tiles along its small side a memory-bound row may take at path level `level`
  * (sgemm_new_paths): 4 before issue 27's matrix-vector rows; from level 2 a SKINNY_M row takes only an M
  * that fits one MS tile: each further tile re-streamed all of B through L2 (the M = 12..30 draws of
@@ -80,7 +93,10 @@ static void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s,
  * rows of D in registers instead.  0: the row is not offered at that level (the new rows below 2). */
 static int sgemm_small_tiles(const SgemmConfigEntry &c, int level)
 {
+    if (c.pf && level < 5) return 0;                  /* the prefetching rows: level 5 ... */
+    if (!c.pf && level >= 5 && sgemm_pf_sibling(c)) return 0; /* ... in place of their base row */
     if (c.kind != SGEMM_SKINNY_M) return 4;
+    if (c.pf) return 1;
     if (c.cost.fma_per_ns > 0) return level >= 2 ? 1 : 0; /* issue 27's matrix-vector rows */
     return level >= 2 ? 1 : 4;
 }
@@ -106,7 +122,7 @@ static bool sgemm_least_ms(const SgemmConfigEntry &c, int64_t M, int level)
  * runs behind the rates went to 2 tiles).  A row with fma_per_ns > 0 also has an FMA floor: every tile's
  * MS x BN x K FMA (rows past M included: the kernel multiplies zeros there) at fma_per_ns per busy SM. */
 static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
-                              long long tiles, int64_t s, int level)
+                              long long tiles, int64_t s, int level, int priced)
 {
     const int64_t small = c.bm < c.bn ? M : N, tile = c.bm < c.bn ? c.bm : c.bn;
     if (small > sgemm_small_tiles(c, level) * tile || !sgemm_least_ms(c, M, level)) return 1e300;
@@ -119,7 +135,7 @@ static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, i
     /* From level 3 a skinny-n grid under a wave costs its missing share (beta >= 1), so that it is split:
      * forced splits filling two waves of blocks ran 3101x3x5676 0.64 -> 0.91, 1068x10x1574 0.72 -> 1.08,
      * 3977x8x30115 0.55 -> 0.69 of cuBLAS (H100, seed 30's draws, 2026-11-26, bench/timing/probe_mv.py). */
-    const double beta = c.kind == SGEMM_SKINNY_N && level >= 3 && c.cost.beta < 1.0 ? 1.0 : c.cost.beta;
+    const double beta = c.kind == SGEMM_SKINNY_N && priced >= 3 && c.cost.beta < 1.0 ? 1.0 : c.cost.beta;
     const double share = pow(fill < 1.0 ? fill : 1.0, beta) * (fill < 0.5 ? 2.0 * fill : 1.0);
     const double mem = bytes / (c.cost.bytes_per_ns * share);
     if (c.cost.fma_per_ns <= 0) return mem;
@@ -129,10 +145,12 @@ static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, i
 }
 
 /* The model's time (ns) of config c over `splits` K slices (made exact), or a huge value when c cannot
- * run the shape (its grid does not fit). */
+ * run the shape (its grid does not fit) or is not offered at path level `level`.  priced: the level whose
+ * prices apply (sgemm_auto prices every config as at level 2; < 0: level). */
 static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits,
-                            int level)
+                            int level, int priced = -1)
 {
+    priced = priced < 0 ? level : priced;
     const long long tiles = c.blocks(M, N);
     if (tiles <= 0 || (c.cost.fma_per_ns <= 0 && c.cost.bytes_per_ns <= 0)) return 1e300;
     int64_t s = 1, chunk = K;
@@ -147,7 +165,7 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     }
     if (c.kind == SGEMM_SKINNY_M || c.kind == SGEMM_SKINNY_N) { /* memory-bound: the streamed operand at a
                                                                    rate that needs a full wave */
-        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s, level);
+        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s, level, priced);
         return t >= 1e300 ? t : kLaunchNs + split_ns + t;
     }
     const double depth = (double)((chunk + c.bk - 1) / c.bk * c.bk) + c.cost.k0;
@@ -271,8 +289,9 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
                 cand[n++] = s - 1 > 1 ? s - 1 : 1;
             }
         for (int i = 0; i < n; i++) {
-            /* the config is priced as at level 2; level 3 re-prices a skinny-n split (sgemm_resolve) */
-            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i], level < 2 ? level : 2);
+            /* the config is priced as at level 2 (and offered as at its level: the "/pf" rows from 5); level 3
+             * re-prices a skinny-n split (sgemm_resolve) */
+            const double t = sgemm_cost_ns(e, M, N, K, sms, cand[i], level, level < 2 ? level : 2);
             if (t < best) {
                 best = t;
                 *cfg_out = c;
@@ -296,7 +315,8 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
         for (int j = 0; j <= 4; j++) {
             int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
             c = c < deepest ? c : deepest;
-            const double t = sgemm_cost_ns(e, M, N, K, sms, c, level);
+            /* forced, a "/pf" row and its base row are both priced as offered at any level (5 and 4) */
+            const double t = sgemm_cost_ns(e, M, N, K, sms, c, e.pf ? 5 : level < 5 ? level : 4, level);
             if (t < best) {
                 best = t;
                 s = c;

@@ -24,6 +24,7 @@ struct SgemmConfigEntry {
     int minblocks;  /* blocks per SM the config is built for (its __launch_bounds__) */
     SgemmCost cost;
     int kind;       /* SgemmKind */
+    int pf;         /* SKINNY_M rows: PF (the next batch of B prefetched; offered from level 5) */
     /* Blocks in the grid for an M x N output (0 if it does not fit a 1-D grid). */
     long long blocks(int64_t M, int64_t N) const { return bm > 0 ? sgemm_grid_blocks(bm, bn, M, N) : 0; }
 };
@@ -34,7 +35,8 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
  * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model.  level: the path level of
  * sgemm_new_paths (launch.h): 0 before issue 27, 1 without the matrix-vector rows, 2 with skinny-m16 / -m32,
  * 3 (default) also the short tile, split under-filled skinny-n grids and the tiny-K row by fill; 4 (opt-in)
- * the short tile from M = 9 and no skinny-n for K <= 16. */
+ * the short tile from M = 9 and no skinny-n for K <= 16; 5 (opt-in) level 4 and the "/pf" skinny rows
+ * (skinny-m/pf, skinny-n/pf) in place of the rows of the same kind and tile. */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
                    int level = 3);
 

@@ -12,8 +12,8 @@
  *   NAME   smk_sgemm_config_name(i)
  *   KIND   TILE      the warp-tiled kernel (tile.cuh):  ARGS = (BM, BN, BK, WM, WN, WNITER, TM, TN,
  *                    THREADS, MINBLOCKS) of SgemmCfg
- *          SKINNY_M  small M (skinny_m.cuh):            ARGS = (MS, BK, U, THREADS, MINBLOCKS)
- *          SKINNY_N  small N (skinny_n.cuh):            ARGS = (NS, R, BK, THREADS, MINBLOCKS)
+ *          SKINNY_M  small M (skinny_m.cuh):            ARGS = (MS, BK, U, THREADS, MINBLOCKS[, PF])
+ *          SKINNY_N  small N (skinny_n.cuh):            ARGS = (NS, R, BK, THREADS, MINBLOCKS[, PF])
  *          TINYK     K <= 16 (tinyk.cuh, no shared memory): ARGS = (KMAX, RW, THREADS, MINBLOCKS)
  *   COST   (fma_per_ns, k0, beta, bytes_per_ns): the chooser's cost model of the row (choose.cu says
  *          what each means (TINYK: fma_per_ns per SM and bytes_per_ns, the others unused);
@@ -26,6 +26,14 @@
  *          docs/SGEMM_NOTES.md).  TILE rows with BM < 64 (32x128x16, issue 27's short tile) are offered
  *          from level 3 and only for M <= BM.  TINYK rows: the route takes the one with the most rows
  *          per warp (RW) whose grid fills a wave, else the fewest (tiny-k/rw2, from level 3).
+ *          "/pf" rows (PF = 1: the next batch of the streamed operand loaded before this one's
+ *          FMAs) are offered from level 5, in place of the row of the same kind and tile.  skinny-m/pf
+ *          (U 8, 2 blocks per SM: 16 float4 of B in flight per thread, 154-231 registers, no spill)
+ *          keeps skinny-m's COST, its MINBLOCKS pricing a block as twice the bytes in flight;
+ *          skinny-n/pf (A's next k-tile in a second register buffer, 3 blocks per SM: 159-168
+ *          registers, 16-byte spill in the swizzle builds) keeps skinny-n's COST and grid.  Forced-only
+ *          candidates for the probe: skinny-m/pf4 (U 4, 3 blocks per SM, 117-167 registers, no spill)
+ *          and skinny-n/pf2 (2 blocks per SM, 168-212 registers, no spill).
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
@@ -70,7 +78,11 @@
     X("skinny-m16",     SKINNY_M, ( 16,  64,  8, 128, 3),                  (55.0, 0.15, 0.5, 2500.0))    \
     X("skinny-m32",     SKINNY_M, ( 32,  32,  8, 128, 2),                  (55.0, 0.15, 0.5, 2500.0))    \
     X("32x128x16",      TILE,     ( 32, 128, 16, 32, 32, 1, 4, 4, 128, 4), (140.0, 16, 0.7, 0))          \
-    X("tiny-k/rw2",     TINYK,    ( 16,   2, 256, 2),                      (100.0, 0, 0, 2800.0))
+    X("tiny-k/rw2",     TINYK,    ( 16,   2, 256, 2),                      (100.0, 0, 0, 2800.0))         \
+    X("skinny-m/pf",    SKINNY_M, (  8,  64,  8, 128, 2, 1),               (0, 0.15, 0.5, 2500.0))       \
+    X("skinny-m/pf4",   SKINNY_M, (  8,  64,  4, 128, 3, 1),               (0, 0, 0, 0))                 \
+    X("skinny-n/pf",    SKINNY_N, (  8,   4, 256, 128, 3, 1),              (0, 0.5, 0.0, 1800.0))        \
+    X("skinny-n/pf2",   SKINNY_N, (  8,   4, 256, 128, 2, 1),              (0, 0, 0, 0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */
@@ -133,6 +145,7 @@ template <int BM_, int BN_, int BK_, int WM_, int WN_, int WNITER_, int TM_, int
           int MINBLOCKS_>
 struct SgemmCfg {
     static constexpr int KIND = SGEMM_TILE;
+    static constexpr int PF = 0; /* see SkinnyMCfg */
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, WNITER = WNITER_;
     static constexpr int TM = TM_, TN = TN_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_;
     static constexpr int TILE_M = BM, TILE_N = BN; /* the output tile of one block */
@@ -167,11 +180,13 @@ struct SgemmCfg {
  * U         B rows loaded per batch: U independent 16-byte loads in flight per thread.
  * THREADS   threads per block; the block covers BN = 4*THREADS columns.
  * MINBLOCKS __launch_bounds__ min blocks per SM (caps registers at 65536 / (THREADS * MINBLOCKS)).
+ * PF        1: the next batch of B is loaded before this one's FMAs (two batch buffers; the "/pf" rows,
+ *           offered by the chooser from sgemm_new_paths level 5 in place of the row with the same MS).
  */
-template <int MS_, int BK_, int U_, int THREADS_, int MINBLOCKS_>
+template <int MS_, int BK_, int U_, int THREADS_, int MINBLOCKS_, int PF_ = 0>
 struct SkinnyMCfg {
     static constexpr int KIND = SGEMM_SKINNY_M;
-    static constexpr int MS = MS_, BK = BK_, U = U_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_;
+    static constexpr int MS = MS_, BK = BK_, U = U_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_, PF = PF_;
     static constexpr int BN = 4 * THREADS, STAGES = 2;
     static constexpr int TILE_M = MS, TILE_N = BN; /* the output tile of one block */
     static constexpr int A_LOADS = MS * BK / 4 / THREADS; /* float4 of A per thread per k-tile */
@@ -191,11 +206,12 @@ struct SkinnyMCfg {
  * BK        k-tile (a multiple of 128: a warp covers 128 k per float4 load).
  * THREADS   threads per block; the block covers BM = R * THREADS / 32 rows.
  * MINBLOCKS __launch_bounds__ min blocks per SM.
+ * PF        1: A's next k-tile loaded before this one's FMAs (two register buffers; "skinny-n/pf", level 5).
  */
-template <int NS_, int R_, int BK_, int THREADS_, int MINBLOCKS_>
+template <int NS_, int R_, int BK_, int THREADS_, int MINBLOCKS_, int PF_ = 0>
 struct SkinnyNCfg {
     static constexpr int KIND = SGEMM_SKINNY_N;
-    static constexpr int NS = NS_, R = R_, BK = BK_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_;
+    static constexpr int NS = NS_, R = R_, BK = BK_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_, PF = PF_;
     static constexpr int BM = R * (THREADS / 32), STAGES = 2;
     static constexpr int TILE_M = BM, TILE_N = NS;
     static constexpr int STEPS = BK / 128;                /* float4 loads per A row per k-tile */
@@ -217,6 +233,7 @@ struct SkinnyNCfg {
 template <int KMAX_, int RW_, int THREADS_, int MINBLOCKS_>
 struct TinyKCfg {
     static constexpr int KIND = SGEMM_TINYK;
+    static constexpr int PF = 0; /* see SkinnyMCfg */
     static constexpr int KMAX = KMAX_, RW = RW_, THREADS = THREADS_, MINBLOCKS = MINBLOCKS_;
     static constexpr int BK = KMAX, STAGES = 0;
     static constexpr int TILE_M = RW * (THREADS / 32), TILE_N = 128;

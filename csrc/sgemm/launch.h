@@ -22,7 +22,10 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
-/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 4 (opt-in) level 3
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 5 (opt-in) level 4 and
+ * the skinny rows whose warps load the next batch of the streamed operand before this one's FMAs
+ * (skinny-m/pf, skinny-n/pf in place of skinny-m, skinny-n; choose.cu);
+ * 4 (opt-in) level 3
  * and the short tile for 8 < M <= 16, no skinny-n for K <= 16 (choose.cu; decided on forced probes, not
  * yet measured as the chooser's choice); 3 (default) all measured ones (2 and below, and: the 32x128x16
  * short tile for 16 < M <= 32, skinny-n grids under a wave split, the tiny-K row chosen by grid fill,

@@ -144,8 +144,9 @@ static int skinny_m_block_plan(int layout, smk_plan *plan)
     plan->n = 2;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = Cfg::STAGES * a_elems * (int)sizeof(float);
-    snprintf(plan->config, sizeof plan->config, "skinny-M %dx%dx%d block tile, %d threads, %dx4 per thread",
-             Cfg::MS, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::MS);
+    /* PF rows: the same shared accesses in the same order (only B's global loads move earlier) */
+    snprintf(plan->config, sizeof plan->config, "skinny-M %dx%dx%d block tile, %d threads, %dx4 per thread%s",
+             Cfg::MS, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::MS, Cfg::PF ? ", next B batch prefetched" : "");
     return 0;
 }
 
@@ -178,8 +179,8 @@ static int skinny_n_block_plan(int layout, smk_plan *plan)
     plan->n = 2;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = Cfg::STAGES * b_elems * (int)sizeof(float);
-    snprintf(plan->config, sizeof plan->config, "skinny-N %dx%dx%d block tile, %d threads, %d rows per warp",
-             Cfg::BM, Cfg::NS, Cfg::BK, Cfg::THREADS, Cfg::R);
+    snprintf(plan->config, sizeof plan->config, "skinny-N %dx%dx%d block tile, %d threads, %d rows per warp%s",
+             Cfg::BM, Cfg::NS, Cfg::BK, Cfg::THREADS, Cfg::R, Cfg::PF ? ", next A tile prefetched" : "");
     return 0;
 }
 

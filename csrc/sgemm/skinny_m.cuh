@@ -87,7 +87,12 @@ struct SkinnyMLoaderA {
 /* ---- B streamed from global memory, U rows per batch, into MS x 4 accumulators ----
  * Multiply the k-tile at k0 (from the slice's start) with the A slice in stage st.  Every lane reads
  * the same As address (a broadcast).  Not unrolled over batches: unrolled, the compiler hoists every
- * batch's loads to the top of the k-tile (BK float4 = 4 * BK registers) and spills. */
+ * batch's loads to the top of the k-tile (BK float4 = 4 * BK registers) and spills.
+ * Cfg::PF (the "/pf" rows, sgemm_new_paths level 5): two batch buffers, the loads of batch b + 1
+ * issued before the FMAs of batch b (and b + 2 before those of b + 1), so that a warp always has one
+ * batch in flight while it multiplies the other instead of waiting for each batch after its FMAs.
+ * Same global bytes, the same shared reads in the same order (explain()'s plan is unchanged); 2 x U
+ * float4 (+ 2 x U x 3 floats of lane 31's re-align tail) in registers instead of U. */
 template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
 struct SkinnyMMultiply {
     static constexpr int MS = Cfg::MS, BK = Cfg::BK, U = Cfg::U;
@@ -98,15 +103,104 @@ struct SkinnyMMultiply {
     float *const &smem;
     const bool &warp_in; /* RA: the warp's 128 columns are all < N (warp-uniform) */
 
+    /* One batch of U rows of B in flight (PF): the loaded float4; MODE_RA also lane 31's tail of each row. */
+    enum { MODE_RA = 0, MODE_FULL = 1, MODE_EDGE = 2 }; /* re-aligned, float4 in range, predicated */
+    struct Batch {
+        float4 b[U];
+        float3 hi[U];
+    };
+    /* Row kb + u's offset in floats from 16 bytes (MODE_RA), recomputed rather than held. */
+    __device__ __forceinline__ int row_off(int kb, int u) const
+    {
+        return (int)((reinterpret_cast<uintptr_t>(bp + (int64_t)(kb + u) * p.ldb) >> 2) & 3);
+    }
+    /* Issue the loads of batch kb of the k-tile at k0. */
+    template <int MODE>
+    __device__ __forceinline__ void issue(Batch &x, int k0, int kb) const
+    {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const float *row = bp + (int64_t)(kb + u) * p.ldb;
+            if (MODE == MODE_RA) {
+                float4 hi;
+                int off;
+                realign_load(row, threadIdx.x & 31, x.b[u], hi, off);
+                x.hi[u] = make_float3(hi.x, hi.y, hi.z);
+            } else {
+                x.b[u] = load4<VEC, true>(row, MODE == MODE_FULL ? 4 : k0 + kb + u < klen ? nvalid : 0);
+            }
+        }
+    }
+    /* The batch's values (MODE_RA: re-aligned across the warp; waits for its loads) into MS x U x 4 FMAs. */
+    template <int MODE>
+    __device__ __forceinline__ void take(Batch &x, const float *As, int kb) const
+    {
+        constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BK);
+        if (MODE == MODE_RA) {
+            const int lane = threadIdx.x & 31;
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const float4 hi = make_float4(x.hi[u].x, x.hi[u].y, x.hi[u].z, 0.f);
+                x.b[u] = realign_finish(x.b[u], hi, row_off(kb, u), lane);
+            }
+        }
+#pragma unroll
+        for (int k4 = 0; k4 < U; k4 += 4)
+#pragma unroll
+            for (int m = 0; m < MS; ++m) {
+                const float4 a = *reinterpret_cast<const float4 *>(&As[smk_tile_offset(TA, m, kb + k4)]);
+                const float av[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    acc[m][0] = fmaf(av[kk], x.b[k4 + kk].x, acc[m][0]);
+                    acc[m][1] = fmaf(av[kk], x.b[k4 + kk].y, acc[m][1]);
+                    acc[m][2] = fmaf(av[kk], x.b[k4 + kk].z, acc[m][2]);
+                    acc[m][3] = fmaf(av[kk], x.b[k4 + kk].w, acc[m][3]);
+                }
+            }
+    }
+    /* PF: batch pairs, the next batch's loads issued before this one's FMAs. */
+    template <int MODE>
+    __device__ __forceinline__ void prefetched(const float *As, int k0) const
+    {
+        static_assert(BK % (2 * U) == 0, "batches in pairs");
+        Batch x, y;
+        issue<MODE>(x, k0, 0);
+#pragma unroll 1
+        for (int kb = 0; kb < BK; kb += 2 * U) {
+            issue<MODE>(y, k0, kb + U); /* in flight while x is multiplied */
+            take<MODE>(x, As, kb);
+            if (kb + 2 * U < BK) issue<MODE>(x, k0, kb + 2 * U); /* in flight while y is */
+            take<MODE>(y, As, kb + U);
+        }
+    }
+
     __device__ __forceinline__ void operator()(int st, int k0) const
     {
         constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BK);
         const float *As = smem + st * smk_tile_elems(TA, MS);
         const bool full = (RA ? warp_in : nvalid == 4) && k0 + BK <= klen; /* RA: warp-uniform */
+        if constexpr (Cfg::PF) {
+            if (RA && full)
+                prefetched<MODE_RA>(As, k0);
+            else if (full)
+                prefetched<MODE_FULL>(As, k0);
+            else
+                prefetched<MODE_EDGE>(As, k0);
+        } else {
+            batches(As, k0, full); /* the loop before PF, kept as it was: its SASS and registers */
+        }
+        bp += (int64_t)BK * p.ldb;
+    }
+
+    /* Without PF: each batch's U loads, then its FMAs (the re-align inside the load branch). */
+    __device__ __forceinline__ void batches(const float *As, int k0, bool full) const
+    {
+        constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BK);
 #pragma unroll 1
         for (int kb = 0; kb < BK; kb += U) {
             float4 b[U];
-            if (RA && full) { /* rows off 16 bytes: aligned float4 re-aligned across lanes (parts.cuh) */
+            if (RA && full) {
                 const int lane = threadIdx.x & 31;
                 float4 hi[U];
                 int off[U];
@@ -137,7 +231,6 @@ struct SkinnyMMultiply {
                     }
                 }
         }
-        bp += (int64_t)BK * p.ldb;
     }
 };
 

@@ -154,11 +154,15 @@ struct SkinnyNRowsA {
 };
 
 /* ---- main loop step: A(kt) and B(kt+1) in flight -> multiply kt -> park B(kt+1) -> sync ----
- * The store is unconditional, as the tile kernel's: no predicated-off store for ncu to count. */
+ * The store is unconditional, as the tile kernel's: no predicated-off store for ncu to count.
+ * Cfg::PF (the "/pf" rows, level 5): A's registers are double-buffered, rows0 for even k-tiles and rows1
+ * for odd ones (ST, a compile-time constant, picks the buffer: no register moves); A(kt+1) is issued
+ * before the multiply of A(kt), loaded one step earlier, so a warp's A loads are in flight across its
+ * FMAs and the barrier.  Same shared accesses in the same order (explain()'s plan is unchanged). */
 template <class Cfg, int LAYOUT, bool VEC, bool RA>
 struct SkinnyNStep {
     const SkinnyNLoaderB<Cfg, LAYOUT, VEC> &ldb;
-    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA> &rows;
+    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA> &rows0, &rows1; /* the same view twice without PF */
     float *const &smem;
     const int &b_elems, &ktiles;
 
@@ -167,9 +171,16 @@ struct SkinnyNStep {
     {
         constexpr int ST = StTag::value, BK = Cfg::BK;
         const bool more = kt + 1 < ktiles;
-        rows.load(kt * BK);
-        if (more) ldb.load((kt + 1) * BK);
-        rows.multiply(smem + ST * b_elems);
+        if constexpr (Cfg::PF) {
+            const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA> &cur = ST == 0 ? rows0 : rows1, &nxt = ST == 0 ? rows1 : rows0;
+            if (more) nxt.load((kt + 1) * BK); /* A(kt) was issued one step earlier (the prologue for kt = 0) */
+            if (more) ldb.load((kt + 1) * BK);
+            cur.multiply(smem + ST * b_elems);
+        } else {
+            rows0.load(kt * BK);
+            if (more) ldb.load((kt + 1) * BK);
+            rows0.multiply(smem + ST * b_elems);
+        }
         ldb.store(smem + (ST ^ 1) * b_elems);
         __syncthreads();
     }
@@ -256,16 +267,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     float acc[R * NS];
 #pragma unroll
     for (int i = 0; i < R * NS; ++i) acc[i] = 0.f;
-    float4 ra[STEPS][R];
+    float4 ra[STEPS][R], ra1[STEPS][R]; /* ra1: PF's second buffer (unused without PF) */
     const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA && !VEC> rows{p, ra, acc, a_row, m0, M, lane, klen, rows_in};
+    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA && !VEC> rows1{p, ra1, acc, a_row, m0, M, lane, klen, rows_in};
 
     const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
+        if (Cfg::PF) rows.load(0); /* A(0) in flight from here */
         ldb.load(0);
         ldb.store(smem);
         __syncthreads();
     }
-    SkinnyNStep<Cfg, LAYOUT, VEC, RA && !VEC> step{ldb, rows, smem, B_ELEMS, ktiles};
+    SkinnyNStep<Cfg, LAYOUT, VEC, RA && !VEC> step{ldb, rows, Cfg::PF ? rows1 : rows, smem, B_ELEMS, ktiles};
     sgemm_stage_loop(ktiles, step);
     skinny_n_epilogue<Cfg>(p, slice, reduce_scatter32(acc), M, N, bm, bn, warp, lane);
 }
