@@ -171,7 +171,7 @@ def test_knob_kmax():
 
 def test_knob_refuses_bad_modes():
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_matvec=5):
+        with _testing.knobs(gemm16_matvec=6):  # 5: forced SKINNY (tests/test_gemm16_skinny.py)
             pass
 
 
