@@ -27,16 +27,18 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
                         variant-0 shape forced onto its ROWS / COLS kernel, 4 every variant-0 shape with
                         K <= 128 onto the MMA kernel (tensor cores from registers), 5 every one
-                        with N <= 32 onto the SKINNY kernel
+                        with N <= 32 onto the SKINNY kernel, 6 every one with M <= 32 onto SKINNY_M
     gemm16_mv_kmax      the MMA kernel's K bound under gemm16_matvec=1 (16 .. 128, default 32; within it
                         the kernel takes the shapes matvec.h smk_mv_mma_takes names); 0: the
                         routing before it (the TINYK kernel for K <= 16, ROWS slices of >= 32 k)
     gemm16_mv_v16       1 (default): the MMA kernel stores 16 bytes per lane (a quad transpose) where D's
                         rows start on 16 bytes and C is not read; 0: 4-byte pairs always
-    gemm16_mv_skinny    0 (default): off; 1: the SKINNY kernel (csrc/gemm16/gemm16_skinny.cu: tensor cores
-                        from registers, A streamed once with 16-byte loads, K split across blocks) for
-                        9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape (the
-                        64-wide tiles took them); 2: also N <= 8 with M > 8 (COLS took them)
+    gemm16_mv_skinny    bits, 0 (default): off; 1: the SKINNY kernel (csrc/gemm16/gemm16_skinny.cu: tensor
+                        cores from registers, A streamed once with 16-byte loads, K split across blocks)
+                        for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape (the
+                        64-wide tiles took them); 2: SKINNY for N <= 8 with M > 8, K > 16 (COLS took
+                        them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
+                        K > 16 (the tiles took them); 7 all three
     gemm16_kernel       "auto" (2, the default): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave

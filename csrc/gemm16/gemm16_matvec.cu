@@ -15,7 +15,7 @@ extern "C" {
 volatile int smk_gemm16_matvec_mode = 1;
 int smk_gemm16_set_matvec(int mode)
 {
-    if (mode < 0 || mode > 5)
+    if (mode < 0 || mode > 6)
         return -1;
     smk_gemm16_matvec_mode = mode;
     return 0;
@@ -25,7 +25,7 @@ volatile int smk_gemm16_mv_v16 = 1;
 volatile int smk_gemm16_mv_skinny = 0;
 int smk_gemm16_set_mv_skinny(int level)
 {
-    if (level < 0 || level > 2)
+    if (level < 0 || level > 7)
         return -1;
     smk_gemm16_mv_skinny = level;
     return 0;
@@ -86,8 +86,8 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         }
         return;
     }
-    if (r.kind == SMK_MV_SKINNY) {
-        mv_skinny_launch(q, r, ws, s);
+    if (r.kind == SMK_MV_SKINNY || r.kind == SMK_MV_SKINNY_M) {
+        (r.kind == SMK_MV_SKINNY ? mv_skinny_launch : mv_skinny_m_launch)(q, r, ws, s);
         return;
     }
     if (r.kind == SMK_MV_TINYK) {

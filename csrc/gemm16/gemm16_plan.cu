@@ -281,7 +281,11 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
                  (long long)r.splits);
     else if (r.kind == SMK_MV_SKINNY)
         snprintf(plan->config, sizeof plan->config,
-                 "memory-bound SKINNY %d n-tiles, %lld rows per warp, 16-byte A rows, %lld K slices; no shared memory",
+                 "memory-bound SKINNY %d n-tiles, %lld rows per warp, %lld K slices; no shared memory",
+                 r.npad, (long long)r.rpw, (long long)r.splits);
+    else if (r.kind == SMK_MV_SKINNY_M)
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound SKINNY_M %d n-tiles, %lld columns per warp, %lld K slices; no shared memory",
                  r.npad, (long long)r.rpw, (long long)r.splits);
     else if (r.kind == SMK_MV_MMA)
         snprintf(plan->config, sizeof plan->config,

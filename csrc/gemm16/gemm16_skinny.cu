@@ -190,6 +190,132 @@ __global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(
     sk_store<NT, BF16>(p, acc, m0, g, t, slice, ws);
 }
 
+/* ---- SKINNY_M (M <= 32, B the stream: D^T = B^T A^T) ---------------------------------------------
+ *
+ * B (K x N, row-major) is contiguous along n, so it is the mma's A operand (rows n of D^T) and is read
+ * with 16-byte loads along n; its k pairs are formed in registers (__byte_perm of two rows' words).  A
+ * warp owns 64 columns n0 .. n0 + 63 (4 m-tiles of D^T) x all M <= 8 MT rows of D (MT n-tiles of D^T)
+ * and walks its K slice 16 k at a time.  Lane (g, t) loads B rows kb + 4 t + e (e < 4) at columns n0 + 8 g
+ * .. + 7; m-tile i's fragment row g is column n0 + 8 g + 2 i, row g + 8 column n0 + 8 g + 2 i + 1; slots
+ * (2 t, 2 t + 1) hold k kb + 4 t + 0, 1 and (2 t + 8, + 9) k kb + 4 t + 2, 3, so the B operand (A^T, column m)
+ * is A[m][kb + 4 t .. + 3]: 4-byte pairs where A's rows start on 4 bytes.  A warp instruction reads 4 rows
+ * x 128 contiguous bytes.  Rows at any offset mod 8 elements: aligned chunk + next, funnel-shifted
+ * (sk_words, per lane: the shift depends on the row).  Rows past K are not loaded (zeros; A's pairs past
+ * K are zeros too); elements past N are whatever the chunk holds, and reach only D^T rows past N, never
+ * stored (an mma row depends on its own A-operand row alone). */
+
+/* B row k's chunks at columns c .. c + 7 (c = n0 + 8 g): loaded only where they hold a column < N. */
+__device__ __forceinline__ void skm_issue(const unsigned short *B, int64_t ldb, int64_t k, int64_t c, int64_t K,
+                                          int64_t N, uint4 &x, uint4 &y, int &sh)
+{
+    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+    const uintptr_t a = (uintptr_t)(B + (k < K ? k : 0) * ldb + c);
+    sh = (int)((a >> 1) & 7);
+    const uint4 *ch = (const uint4 *)(a - 2 * (uintptr_t)sh);
+    x = k < K && c < N ? __ldg(ch) : z;
+    y = k < K && sh != 0 && c + 8 - sh < N ? __ldg(ch + 1) : z;
+}
+
+/*
+ * MT  n-tiles of D^T = rows of D / 8 (M <= 8 MT).  AW  A's rows on 4 bytes.  Grid: x = groups of 4 warps
+ * x 64 columns, y = K slices of kc (a multiple of 32).  The next 16 k's B chunks and A pairs are issued
+ * before the current ones' mma.  ptxas: 116 / 139-144 / 160-172 / 184-188 registers for MT 1..4, no
+ * spills (3 blocks per SM for MT <= 2, else 2).
+ */
+template <int MT, bool BF16, bool AW>
+__global__ void __launch_bounds__(kMvThreads, MT >= 3 ? 2 : 3) mv_skinny_m_kernel(smk_gemm16_params p, int64_t kc, float *ws)
+{
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int64_t n0 = ((int64_t)blockIdx.x * 4 + (threadIdx.x >> 5)) * SMK_MV_SKINNY_COLS;
+    if (n0 >= p.N)
+        return;
+    const int64_t slice = blockIdx.y, k0 = slice * kc, k1 = min(p.K, k0 + kc), c = n0 + 8 * g;
+    const unsigned short *A = (const unsigned short *)p.A, *B = (const unsigned short *)p.B;
+    float acc[4][MT][4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < MT; j++)
+            acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
+    uint4 xc[4], yc[4];
+    int shc[4];
+    unsigned ac[MT][2];
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        skm_issue(B, p.ldb, k0 + 4 * t + e, c, p.K, p.N, xc[e], yc[e], shc[e]);
+#pragma unroll
+    for (int j = 0; j < MT; j++)
+        ac[j][0] = mv_pair_a<AW>(A, p.lda, 8 * j + g, k0 + 4 * t, p.M, p.K),
+        ac[j][1] = mv_pair_a<AW>(A, p.lda, 8 * j + g, k0 + 4 * t + 2, p.M, p.K);
+    for (int64_t kb = k0; kb < k1; kb += 16) {
+        const int64_t kn = kb + 16, kq = kn < k1 ? kn : p.K; /* past K: nothing is loaded */
+        uint4 xn[4], yn[4];
+        int shn[4];
+        unsigned an[MT][2];
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            skm_issue(B, p.ldb, kq + 4 * t + e, c, p.K, p.N, xn[e], yn[e], shn[e]);
+#pragma unroll
+        for (int j = 0; j < MT; j++)
+            an[j][0] = mv_pair_a<AW>(A, p.lda, 8 * j + g, kq + 4 * t, p.M, p.K),
+            an[j][1] = mv_pair_a<AW>(A, p.lda, 8 * j + g, kq + 4 * t + 2, p.M, p.K);
+        unsigned w[4][4]; /* w[e][i]: row kb + 4 t + e, columns c + 2 i, + 1 */
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            sk_words(xc[e], yc[e], shc[e], 0, 8, false, w[e]);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const unsigned a[4] = {__byte_perm(w[0][i], w[1][i], 0x5410), __byte_perm(w[0][i], w[1][i], 0x7632),
+                                   __byte_perm(w[2][i], w[3][i], 0x5410), __byte_perm(w[2][i], w[3][i], 0x7632)};
+#pragma unroll
+            for (int j = 0; j < MT; j++)
+                mma16816<BF16>(acc[i][j], a, ac[j][0], ac[j][1]);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            xc[e] = xn[e], yc[e] = yn[e], shc[e] = shn[e];
+#pragma unroll
+        for (int j = 0; j < MT; j++)
+            ac[j][0] = an[j][0], ac[j][1] = an[j][1];
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < MT; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) { /* acc (row g (+ 8), column 2 t (+ 1)) of D^T */
+                const int64_t n = c + 2 * i + (e >> 1), m = 8 * j + 2 * t + (e & 1);
+                if (n >= p.N || m >= p.M)
+                    continue;
+                if (ws)
+                    ws[(slice * p.M + m) * p.N + n] = acc[i][j][e];
+                else
+                    mv_out(p, BF16, m, n, acc[i][j][e]);
+            }
+}
+
+template <bool BF16, bool AW>
+static void skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], 1);
+    float *w = r.splits > 1 ? ws : NULL;
+    switch (r.npad) {
+    case 1: mv_skinny_m_kernel<1, BF16, AW><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    case 2: mv_skinny_m_kernel<2, BF16, AW><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    case 3: mv_skinny_m_kernel<3, BF16, AW><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    default: mv_skinny_m_kernel<4, BF16, AW><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    }
+}
+
+void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const bool aw = ((uintptr_t)q.A & 3) == 0 && q.lda % 2 == 0;
+    if (q.dtype == 1)
+        aw ? skinny_m_launch<true, true>(q, r, ws, s) : skinny_m_launch<true, false>(q, r, ws, s);
+    else
+        aw ? skinny_m_launch<false, true>(q, r, ws, s) : skinny_m_launch<false, false>(q, r, ws, s);
+}
+
 template <bool BF16>
 static void skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
