@@ -232,8 +232,11 @@ PyDoc_STRVAR(set_knob_doc,
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
-"/ MMA), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
+"/ MMA, 5 / 6 forced SKINNY where N <= 32 / SKINNY_M where M <= 32), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
 "'gemm16_mv_v16' (1, the default: the MMA kernel stores 16 bytes per lane where D allows; 0: 4-byte pairs),\n"
+"'gemm16_mv_skinny' (bits, 0 the default: off; 1: the SKINNY kernel (A streamed once, K split across\n"
+"blocks) for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape; 2: SKINNY for N <= 8\n"
+"with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
 "'sgemm_new_paths' (3, the default: all of issue 27's measured paths; 4 (opt-in, unmeasured as a\n"
@@ -283,6 +286,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_mv_kmax") == 0 && smk_gemm16_set_mv_kmax(v) == 0)
         ;
     else if (strcmp(name, "gemm16_mv_v16") == 0 && smk_gemm16_set_mv_v16(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_mv_skinny") == 0 && smk_gemm16_set_mv_skinny(v) == 0)
         ;
     else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
         ;

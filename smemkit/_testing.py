@@ -26,12 +26,19 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
                         variant-0 shape forced onto its ROWS / COLS kernel, 4 every variant-0 shape with
-                        K <= 128 onto the MMA kernel (tensor cores from registers)
+                        K <= 128 onto the MMA kernel (tensor cores from registers), 5 every one
+                        with N <= 32 onto the SKINNY kernel, 6 every one with M <= 32 onto SKINNY_M
     gemm16_mv_kmax      the MMA kernel's K bound under gemm16_matvec=1 (16 .. 128, default 32; within it
                         the kernel takes the shapes matvec.h smk_mv_mma_takes names); 0: the
                         routing before it (the TINYK kernel for K <= 16, ROWS slices of >= 32 k)
     gemm16_mv_v16       1 (default): the MMA kernel stores 16 bytes per lane (a quad transpose) where D's
                         rows start on 16 bytes and C is not read; 0: 4-byte pairs always
+    gemm16_mv_skinny    bits, 0 (default): off; 1: the SKINNY kernel (csrc/gemm16/gemm16_skinny.cu: tensor
+                        cores from registers, A streamed once with 16-byte loads, K split across blocks)
+                        for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape (the
+                        64-wide tiles took them); 2: SKINNY for N <= 8 with M > 8, K > 16 (COLS took
+                        them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
+                        K > 16 (the tiles took them); 7 all three
     gemm16_kernel       "auto" (2, the default): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
@@ -60,7 +67,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
 # module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group and g_sector_mode,
 # module_tools.c smk_py_gemm16_variant,
-# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, hopper/wgmma.cu g_kernel,
+# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, hopper/wgmma.cu g_kernel,
 # sgemm/launch.cu g_new_paths, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
@@ -76,6 +83,7 @@ KNOBS = {
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
+    "gemm16_mv_skinny": 0,
     "gemm16_kernel": 2,
     "sgemm_new_paths": 3,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 4, 5 (the /pf rows) opt-in
     "pdl": 0,

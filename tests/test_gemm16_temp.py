@@ -91,3 +91,22 @@ def test_shape_query_counts_the_matvec_workspace(lib):
         for al in itertools.product([0, 1], [0, 1]):
             assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, *al, 132) == want, (M, N, K, kind)
     assert lib.smk_gemm16_temp_bytes_shape(8, 4096, 4096, 0, 1, 1, 132) > 0
+
+
+@pytest.mark.parametrize("mode,skinny", [(1, 1), (1, 2), (1, 7), (5, 0), (6, 0)])
+def test_shape_query_equals_the_launchers_query_skinny(lib, mode, skinny):
+    # the SKINNY / SKINNY_M kernels' partials (csrc/gemm16/gemm16_skinny.cu), automatic and forced
+    with _testing.knobs(gemm16_matvec=mode, gemm16_mv_skinny=skinny):
+        _equal_queries(lib, mode)
+
+
+def test_shape_query_counts_the_skinny_workspace(lib):
+    from test_gemm16_skinny import mirror
+    for M, N, K in [(7819, 24, 30630), (163, 11, 19937), (6964, 6, 40324), (1000, 32, 33), (30, 26, 11606),
+                    (13, 485, 12998), (21, 3559, 44)]:
+        kind, splits = mirror(M, N, K, skinny=7)
+        assert kind.startswith("SKINNY")
+        want = splits * M * N * 4 if splits > 1 else 0
+        with _testing.knobs(gemm16_mv_skinny=7):
+            for al in itertools.product([0, 1], [0, 1]):
+                assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, *al, 132) == want, (M, N, K)

@@ -15,13 +15,21 @@ extern "C" {
 volatile int smk_gemm16_matvec_mode = 1;
 int smk_gemm16_set_matvec(int mode)
 {
-    if (mode < 0 || mode > 4)
+    if (mode < 0 || mode > 6)
         return -1;
     smk_gemm16_matvec_mode = mode;
     return 0;
 }
 volatile int smk_gemm16_mv_kmax = SMK_MV_KMAX_DEFAULT;
 volatile int smk_gemm16_mv_v16 = 1;
+volatile int smk_gemm16_mv_skinny = 0;
+int smk_gemm16_set_mv_skinny(int level)
+{
+    if (level < 0 || level > 7)
+        return -1;
+    smk_gemm16_mv_skinny = level;
+    return 0;
+}
 int smk_gemm16_set_mv_v16(int on)
 {
     if (on != 0 && on != 1)
@@ -78,6 +86,10 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         }
         return;
     }
+    if (r.kind == SMK_MV_SKINNY || r.kind == SMK_MV_SKINNY_M) {
+        (r.kind == SMK_MV_SKINNY ? mv_skinny_launch : mv_skinny_m_launch)(q, r, ws, s);
+        return;
+    }
     if (r.kind == SMK_MV_TINYK) {
         mv_tinyk_kernel<8, 8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws);
         return;
@@ -114,7 +126,8 @@ static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, fl
 
 bool mv_route(const smk_gemm16_params &q, smk_mv_route *r)
 {
-    return q.variant == 0 && smk_mv_route_of(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, r);
+    return q.variant == 0 && smk_mv_route_of(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax,
+                                                smk_gemm16_mv_skinny, r);
 }
 
 int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream)

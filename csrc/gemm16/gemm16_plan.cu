@@ -279,6 +279,14 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound COLS %d columns, 16-byte A rows, %lld K slices; no shared memory", r.npad,
                  (long long)r.splits);
+    else if (r.kind == SMK_MV_SKINNY)
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound SKINNY %d n-tiles, %lld rows per warp, %lld K slices; no shared memory",
+                 r.npad, (long long)r.rpw, (long long)r.splits);
+    else if (r.kind == SMK_MV_SKINNY_M)
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound SKINNY_M %d n-tiles, %lld columns per warp, %lld K slices; no shared memory",
+                 r.npad, (long long)r.rpw, (long long)r.splits);
     else if (r.kind == SMK_MV_MMA)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound MMA %dx%d n-tiles x k steps, %lld m-tiles per warp, %lld K slices; no shared memory",
@@ -408,7 +416,7 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
     int rc = -1;
     smk_mv_route r;
-    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, &r))
+    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny, &r))
         return mv_plan(r, plan);
     switch (variant) {
     case 0:

@@ -28,7 +28,8 @@
  *
  * mode (smk_gemm16_set_matvec): 0 off (variant 0 as before: tiles, padded copies), 1 automatic (the
  * default), 2 force ROWS, 3 force COLS on every variant-0 shape (tests: both kernels take any shape),
- * 4 force MMA on every variant-0 shape with K <= 128 (others: automatic).  kmax
+ * 4 force MMA on every variant-0 shape with K <= 128, 5 force SKINNY on every one with N <= 32, 6 force
+ * SKINNY_M on every one with M <= 32 (others: automatic; tests).  kmax
  * (smk_gemm16_set_mv_kmax, 0 or 16 .. 128): the MMA kernel's K bound under mode 1; 0 = the routing
  * before it (TINYK, ROWS slices of >= 32 k within the workspace bound). */
 #ifndef SMK_GEMM16_MATVEC_H
@@ -53,16 +54,24 @@ int smk_gemm16_set_mv_kmax(int kmax);
 extern volatile int smk_gemm16_mv_v16;
 int smk_gemm16_set_mv_v16(int on);
 
-enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4 };
+/* SKINNY (knobs(gemm16_mv_skinny=...)): bits, 0 (default) off; 1 the SKINNY kernel for 9 <= N <= 32,
+ * M > 8, K > 16 where the MMA kernel does not take the shape (the tiles took them); 2 SKINNY for N <= 8
+ * with M > 8, K > 16 (COLS took them); 4 SKINNY_M for 9 <= M <= 32, N > 32, K > 16 (the tiles); 0 .. 7,
+ * -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
+extern volatile int smk_gemm16_mv_skinny;
+int smk_gemm16_set_mv_skinny(int level);
+
+enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4, SMK_MV_SKINNY = 5,
+       SMK_MV_SKINNY_M = 6 };
 
 typedef struct {
     int kind;          /* SMK_MV_* */
     int tm;            /* ROWS, TINYK: rows per thread (ROWS 1 .. 8; TINYK 8); MMA: KS, k steps of 16 (1, 2, 4, 8) */
-    int npad;          /* COLS: columns per warp (1, 2, 4, 8); MMA: NT, n-tiles of 8 per warp (2, 4) */
+    int npad;          /* COLS: columns per warp (1, 2, 4, 8); MMA, SKINNY: NT, n-tiles of 8 per warp; SKINNY_M: M / 8 */
     int parts;         /* the reduce's parts per output (S > 1): lanes summing slices p, p + parts, ... */
     int64_t kc;        /* k values per slice */
     int64_t splits;    /* S, the K slices (1: no workspace) */
-    int64_t rpw;       /* COLS: rows per warp (a multiple of 8); MMA: m-tiles of 16 rows per warp */
+    int64_t rpw;       /* COLS: rows per warp (x 8); MMA: m-tiles of 16 per warp; SKINNY: rows (32); _M: columns (64) */
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
     uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0 */
 } smk_mv_route;
@@ -74,6 +83,10 @@ typedef struct {
 #define SMK_MV_KMAX_DEFAULT 32
 #define SMK_MV_MMA_MAX_RPW 32 /* the automatic route's bound on m-tiles per warp (smk_mv_mma_takes) */
 #define SMK_MV_KMAX_CAP 128 /* KS = 8: the deepest B panel the MMA kernel keeps in registers */
+#define SMK_MV_SKINNY_ROWS 32 /* SKINNY: rows per warp (2 m-tiles of 16) */
+#define SMK_MV_SKINNY_COLS 64 /* SKINNY_M: columns per warp (4 m-tiles of 16 of D^T) */
+#define SMK_MV_SKINNY_WARPS 4224 /* SKINNY: warps wanted (132 SMs x 12 resident x ~2.7 waves) */
+#define SMK_MV_SKINNY_KMIN 128 /* SKINNY: the shortest K slice (4 groups of 32 k) */
 #define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
 
 static inline int64_t smk_mv_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -150,6 +163,59 @@ static inline int smk_mv_mma(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     return K > SMK_MV_KMAX_CAP || r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
 
+/* SKINNY / SKINNY_M K split (grid: x groups of 4 warps, `units` warps along the output, y K slices): S
+ * slices of a multiple of 32 k (at least SMK_MV_SKINNY_KMIN) so that the warps reach SMK_MV_SKINNY_WARPS,
+ * the fp32 partials at most an eighth of the stream's bytes (S M N 4 <= `stream` elements x 2 / 8) or 4
+ * MiB (a small call: latency, not bytes, bounds it). */
+static inline void smk_mv_skinny_split(int64_t units, int64_t M, int64_t N, int64_t K, int64_t stream, smk_mv_route *r)
+{
+    int64_t s = smk_mv_cdiv(SMK_MV_SKINNY_WARPS, units);
+    const int64_t by_k = K / SMK_MV_SKINNY_KMIN, ws_cap = stream / 4 > (4 << 20) ? stream / 4 : (4 << 20);
+    const int64_t by_ws = ws_cap / (M * N * 4);
+    if (s > by_k) s = by_k;
+    if (s > by_ws) s = by_ws;
+    if (s > SMK_MV_MAX_SPLITS) s = SMK_MV_MAX_SPLITS;
+    if (s < 1) s = 1;
+    r->kc = smk_mv_cdiv(smk_mv_cdiv(K, s), 32) * 32;
+    r->splits = smk_mv_cdiv(K, r->kc);
+    r->grid[0] = smk_mv_cdiv(units, 4), r->grid[1] = r->splits, r->grid[2] = 1;
+}
+
+/* SKINNY geometry (N <= 32, A the stream; gemm16_skinny.cu): a warp takes 32 rows x all N.  0 or -1. */
+static inline int smk_mv_skinny(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    r->kind = SMK_MV_SKINNY;
+    r->npad = (int)smk_mv_cdiv(N, 8);
+    r->rpw = SMK_MV_SKINNY_ROWS;
+    smk_mv_skinny_split(smk_mv_cdiv(M, SMK_MV_SKINNY_ROWS), M, N, K, M * K, r);
+    return N > 32 || r->grid[0] > 0x7fffffffLL ? -1 : 0;
+}
+
+/* SKINNY_M geometry (M <= 32, B the stream; gemm16_skinny.cu): a warp takes 64 columns x all M.  0 or -1. */
+static inline int smk_mv_skinny_m(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    r->kind = SMK_MV_SKINNY_M;
+    r->npad = (int)smk_mv_cdiv(M, 8);
+    r->rpw = SMK_MV_SKINNY_COLS;
+    smk_mv_skinny_split(smk_mv_cdiv(N, SMK_MV_SKINNY_COLS), M, N, K, N * K, r);
+    return M > 32 || r->grid[0] > 0x7fffffffLL ? -1 : 0;
+}
+
+/* Whether gemm16_mv_skinny = level (bits) gives M x N x K to SKINNY (M > 8, K > 16, N <= 32: bit 0
+ * for 9 <= N <= 32, where the 64-wide tiles padded N to 64 and split K; bit 1 for N <= 8, COLS's) or to
+ * SKINNY_M (bit 2: 9 <= M <= 32, N > 32, K > 16, the tiles' too).  Asked after ROWS and the MMA kernel
+ * declined (bit 1: before COLS).  Unmeasured as a rule: the lead's A/B decides. */
+static inline int smk_mv_skinny_takes(int64_t M, int64_t N, int64_t K, int level)
+{
+    if (M <= 8 || N > 32 || K <= 16)
+        return 0;
+    return N > 8 ? (level & 1) != 0 : (level & 2) != 0;
+}
+static inline int smk_mv_skinny_m_takes(int64_t M, int64_t N, int64_t K, int level)
+{
+    return (level & 4) != 0 && M > 8 && M <= 32 && N > 32 && K > 16;
+}
+
 /* Whether the automatic route gives M x N x K (M, N > 8) to the MMA kernel (kmax > 0, K <= kmax).
  * Measured (H100, GEMM16_NOTES 2026-11-26, same-run A/B against TINYK and the tiles): its stores are
  * what it is worth.  With 16-byte stores (N % 8 == 0: a dense D's rows on 16 bytes) it writes a big D
@@ -176,9 +242,11 @@ static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
 
 /* The route of a variant-0 M x N x K call (after the BLAS normalisation: K == 0 means A and B are not
  * read) under `mode` and `kmax`: 1 and *r filled when the memory-bound path takes it, else 0.
- * Automatic: N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA where smk_mv_mma_takes says, else K <= 16
+ * Automatic: (skinny bit 1: N <= 8, M > 8, K > 16 SKINNY) N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA
+ * where smk_mv_mma_takes says, SKINNY / SKINNY_M where smk_mv_skinny(_m)_takes say, else K <= 16
  * TINYK; the rest stays with the tile kernel. */
-static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, smk_mv_route *r)
+static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny,
+                                  smk_mv_route *r)
 {
     smk_mv_route z = {0};
     *r = z;
@@ -191,12 +259,22 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_cols(M, N, K, r);
     else if (mode == 4 && K <= SMK_MV_KMAX_CAP)
         rc = smk_mv_mma(M, N, K, r);
+    else if (mode == 5 && N <= 32)
+        rc = smk_mv_skinny(M, N, K, r);
+    else if (mode == 6 && M <= 32)
+        rc = smk_mv_skinny_m(M, N, K, r);
+    else if (N <= 8 && smk_mv_skinny_takes(M, N, K, skinny))
+        rc = smk_mv_skinny(M, N, K, r);
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
     else if (M <= 8)
         rc = smk_mv_rows(M, N, K, kmax > 0, r);
     else if (smk_mv_mma_takes(M, N, K, kmax))
         rc = smk_mv_mma(M, N, K, r);
+    else if (smk_mv_skinny_takes(M, N, K, skinny))
+        rc = smk_mv_skinny(M, N, K, r);
+    else if (smk_mv_skinny_m_takes(M, N, K, skinny))
+        rc = smk_mv_skinny_m(M, N, K, r);
     else if (K <= 16)
         rc = smk_mv_tinyk(M, N, K, r);
     else
@@ -222,6 +300,9 @@ namespace g16 {
  * the launch (workspace, kernel, reduce) on `stream`. */
 bool mv_route(const smk_gemm16_params &q, smk_mv_route *r);
 int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream);
+/* gemm16_skinny.cu: the SKINNY / SKINNY_M kernel (ws: the partials when r.splits > 1). */
+void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
+void mv_skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
 } /* namespace g16 */
 } /* namespace smk */
 #endif
