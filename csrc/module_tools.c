@@ -224,8 +224,8 @@ PyDoc_STRVAR(set_knob_doc,
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
-"2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
-"always), 'transpose_group' (the tiled kernel's raster: 8, the default, groups of 8 tile rows walked\n"
+"2-byte elements, short sides up to 64; 3: the same with the register-transpose kernel for rows > cols;\n"
+"1: the element-wise skinny kernel alone; 0: the tiled kernel always), 'transpose_group' (the tiled kernel's raster: 8, the default, groups of 8 tile rows walked\n"
 "column by column; 0 row-major; any G up to 65536), 'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -266,7 +266,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);
-    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
+    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 3)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);
