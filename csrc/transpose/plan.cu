@@ -234,9 +234,10 @@ void put_warp(std::vector<long long> &dst, const long long *lanes)
 }
 
 /* One block of skinny_prmt.cuh (PrmtBlock) of n rows, the input C-contiguous on an aligned base (mis = 0,
- * output run s at byte s * rp mod 4), per warp in the kernel's order: phase 1 the F word stores (every word
- * holding a tile byte), phase 2 per unit step the 2E row loads (lo, hi of each row) and the E R stores
- * (rows < S), phase 3 per item step the two R loads (lo, hi) of the lanes whose word holds a run byte. */
+ * output run s at byte s * rp mod 16), per warp in the kernel's order: phase 1 the F word stores (every word
+ * holding a tile byte), phase 2 per unit step the 2E row loads (lo, hi of each row; lo alone where S * esz
+ * is a multiple of 4) and the E R stores
+ * (rows < S), phase 3 per chunk step the five R loads of the lanes whose 16-byte chunk holds a run byte. */
 template <int ESZ>
 void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector<long long> *acc)
 {
@@ -265,22 +266,25 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
                 }
             }
             for (int r = 0; r < 2 * E; r++)
-                put_warp(acc[1], a[r]);
+                if (SE % 4 != 0 || r % 2 == 0) // rows on words: no second word
+                    put_warp(acc[1], a[r]);
             for (int r = 0; r < E; r++)
                 put_warp(acc[2], st[r]);
         }
-        for (int k = 0; k <= kVecSteps; k++)
+        long long c[5][32];
+        for (int k = 0; k <= kPrmtChunkSteps; k++) {
             for (int l = 0; l < 32; l++) {
-                const int t = wp * 32 + l, q = t + k * kVecThreads;
-                const int s = k < kVecSteps ? q >> lw : t, j = k < kVecSteps ? q & (W - 1) : W;
-                const int on = s < S && 4 * j - (int)((s * rp) & 3) < nb;
-                a[0][l] = on ? skinny_prmt_rslot(rt, f0, s, j > 0 ? j - 1 : 0) : -1;
-                a[1][l] = on ? skinny_prmt_rslot(rt, f0, s, j < W - 1 ? j : W - 1) : -1;
-                if (l == 31) {
-                    put_warp(acc[3], a[0]);
-                    put_warp(acc[3], a[1]);
+                const int t = wp * 32 + l, q = t + k * kVecThreads, tail = k == kPrmtChunkSteps;
+                const int s = tail ? t : q >> (lw - 2), i = tail ? W / 4 : q & (W / 4 - 1);
+                const int b = 16 * i - (int)((s * rp) & 15), on = s < S && b < nb;
+                for (int m = 0; m < 5; m++) {
+                    const int w = (b >> 2) + m;
+                    c[m][l] = on ? skinny_prmt_rslot(rt, f0, s, w < 0 ? 0 : w > W - 1 ? W - 1 : w) : -1;
                 }
             }
+            for (int m = 0; m < 5; m++)
+                put_warp(acc[3], c[m]);
+        }
     }
 }
 

@@ -19,12 +19,14 @@
  *                byte of the tile loaded whole (an aligned word with one byte of the tile is inside the
  *                allocation); bytes outside [mis, fend) are never stored out
  *   2 units      unit (pb, sb): input rows p = E*pb + r, elements s = E*sb + c.  Row r's E elements are the 4
- *                bytes at F byte x = mis + (p*S + E*sb)*esz: two LDS.32 and a funnel shift by x mod 4;
+ *                bytes at F byte x = mis + (p*S + E*sb)*esz: two LDS.32 and a funnel shift by x mod 4 (one
+ *                LDS.32 where mis and S*esz are multiples of 4: every row starts on a word);
  *                transpose_unit (unit.cuh) turns the E row words into E column words = run E*sb + c's
  *                elements E*pb .. E*pb + E-1, stored as word pb of row E*sb + c of buffer R (the runs
  *                re-based to run element 0, whole words: STS.32; rows past S not stored)
- *   3 runs out   output word j of run s = run bytes [4j - ms, 4j - ms + 4) = R words j-1, j funnel-shifted
- *                by 4 - ms bytes; interior words one STG.32, a run's first and last word element by element
+ *   3 runs out   16-byte chunk i of run s = run bytes [16i - ms, 16i - ms + 16) (ms = the run's start mod 16
+ *                now) = five R words funnel-shifted by (-ms) mod 4 bytes; interior chunks one STG.128, a
+ *                run's first and last chunk element by element
  *
  * Shared memory, through layout.h's maps only (the three layouts are the same kernel but for the map):
  *   F  skinny_vec.cuh's geometry (skinny_vec_geometry / skinny_vec_slot), one word more for the funnel's
@@ -32,10 +34,11 @@
  *      consecutive pb, so their rows are E input rows = 4*S bytes = S words apart: skinny_vec's run-phase
  *      step, whose bank arithmetic the geometry is chosen for (naive: S = 2^k * odd is 2^k-way, 32-way from
  *      S = 32; pad: 2^(5+m) + 1 words a row, one bank a lane; swizzle: the word slot XOR the row's low bits)
- *   R  an smk_tile of S rows x W words (log2_cols = lw >= 6, vector one word): phase 2 stores and phase 3
- *      loads consecutive words of one row per warp (W >= 64 lanes' worth: a warp is in one row), so every
- *      layout is conflict-free there; pad adds one word a row, swizzle XORs the low 5 column bits with the
- *      row's.
+ *   R  an smk_tile of S rows x W words (log2_cols = lw >= 6, vector one word): phase 2 stores consecutive
+ *      words of one row per warp (W >= 64: a warp is in one row), conflict-free in every layout; phase 3's
+ *      lanes load words 4 apart (a lane's chunk is 4 words): 4 wavefronts an instruction, as one LDS.128
+ *      of the warp would take, in every layout (naive: but for the tails, one lane a run, rows W words
+ *      apart); pad adds one word a row, swizzle XORs the low 5 column bits with the row's.
  * plan.cu replays exactly these offsets (skinny_prmt_plan) for explain().
  * Grid: x = tile along the rows, y + 65535 z = matrix of the batch (launch.cu's launch_skinny_prmt).
  */
@@ -53,6 +56,9 @@ namespace {
 
 /* log2 words of a run in a tile of 2^lt elements. */
 SMK_HD int skinny_prmt_lw(int lt, int esz) { return lt + (esz == 2 ? 1 : 0) - 2; }
+
+/* Phase 3's steps: S runs of W / 4 16-byte chunks (S * W <= 2^12 words) over the threads. */
+constexpr int kPrmtChunkSteps = kVecSteps / 4;
 
 /* Unit steps of a thread, at most: W * ceil(S / E) units over the threads, W = 2^14 / (S' * esz * E) (S' = S
  * to a power of two): 4 (bytes) / 8 (halves) for S' >= E, up to 16 for S' = 1 (one unit row of E a run,
@@ -108,7 +114,7 @@ struct PrmtBlock {
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
             const int x = 4 * (t + k * kVecThreads); // F is at most 4 * (kVecSteps * 256 + 1) bytes of tile
-            v[k] = x < fend ? *reinterpret_cast<const uint32_t *>(fa + x) : 0u;
+            v[k] = x < fend ? *reinterpret_cast<const uint32_t *>(fa + x) : 0u; // predicated: all in flight
         }
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
@@ -118,7 +124,9 @@ struct PrmtBlock {
         }
     }
 
-    /* Phase 2: units (pb, sb), pb along the lanes; rows of F funnel-shifted to words, transposed, to R. */
+    /* Phase 2: units (pb, sb), pb along the lanes; rows of F to words (AL: every row starts on a word, one
+     * LDS; else two and a funnel shift), transposed, to R. */
+    template <bool AL>
     __device__ __forceinline__ void units() const
     {
         const int SB = (S + E - 1) / E, SE = S * ESZ;
@@ -132,7 +140,10 @@ struct PrmtBlock {
 #pragma unroll
             for (int r = 0; r < E; r++) {
                 const int x = x0 + r * SE;
-                w[r] = __funnelshift_r(*fword(x >> 2), *fword((x >> 2) + 1), 8 * (x & 3));
+                if constexpr (AL)
+                    w[r] = *fword(x >> 2);
+                else
+                    w[r] = __funnelshift_r(*fword(x >> 2), *fword((x >> 2) + 1), 8 * (x & 3));
             }
             transpose_unit<ESZ>(w); // w[c] = elements E*pb .. E*pb + E-1 of run E*sb + c
 #pragma unroll
@@ -142,39 +153,48 @@ struct PrmtBlock {
         }
     }
 
-    /* Phase 3, one output word: j in [0, W]; word j of run s holds run bytes [4j - ms, 4j - ms + 4). */
-    __device__ __forceinline__ void out_word(int s, int j) const
+    /* Phase 3, one 16-byte chunk i of run s: run bytes [b, b + 16), b = 16i - ms (ms = the run's start mod
+     * 16), so that the chunk is an aligned 16-byte global word: R words b/4 .. b/4 + 4 (clamped to the row;
+     * a clamped word only feeds bytes outside the run), funnel-shifted by b mod 4 bytes. */
+    __device__ __forceinline__ void out_chunk(int s, int i) const
     {
         unsigned char *ra = rbase + (int64_t)s * rp;
-        const int ms = (int)((uintptr_t)ra & 3), ro = 4 * j - ms, last = (1 << lw) - 1;
-        if (ro >= nb)
+        const int ms = (int)((uintptr_t)ra & 15), b = 16 * i - ms, w0 = b >> 2, last = (1 << lw) - 1;
+        if (b >= nb)
             return;
-        const uint32_t lo = *rword(s, j > 0 ? j - 1 : 0), hi = *rword(s, j < last ? j : last);
-        const uint32_t v = __funnelshift_rc(lo, hi, 32 - 8 * ms); // ms = 0: hi, word j itself
-        unsigned char *g = ra + ro;
-        if (ro >= 0 && ro + 4 <= nb) {
-            *reinterpret_cast<uint32_t *>(g) = v;
+        uint32_t r[5], v[4];
+#pragma unroll
+        for (int m = 0; m < 5; m++)
+            r[m] = *rword(s, min(max(w0 + m, 0), last));
+#pragma unroll
+        for (int m = 0; m < 4; m++)
+            v[m] = __funnelshift_r(r[m], r[m + 1], 8 * (b & 3));
+        unsigned char *g = ra + b;
+        if (b >= 0 && b + 16 <= nb) {
+            *reinterpret_cast<uint4 *>(g) = make_uint4(v[0], v[1], v[2], v[3]);
             return;
         }
 #pragma unroll
-        for (int e = 0; e < E; e++)
-            if (ro + e * ESZ >= 0 && ro + e * ESZ < nb)
-                *reinterpret_cast<T *>(g + e * ESZ) = (T)(v >> (8 * ESZ * e));
+        for (int m = 0; m < 4; m++)
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                if (b + 4 * m + e * ESZ >= 0 && b + 4 * m + e * ESZ < nb)
+                    *reinterpret_cast<T *>(g + 4 * m + e * ESZ) = (T)(v[m] >> (8 * ESZ * e));
     }
 
-    /* Phase 3: items q = t + 256k: run q >> lw, word q & (W-1); then word W (a misaligned run's tail) of
-     * run t. */
+    /* Phase 3: items q = t + 256k: run q >> (lw - 2), chunk q & (W/4 - 1); then chunk W/4 (a misaligned
+     * run's tail) of run t. */
     __device__ __forceinline__ void runs_out() const
     {
 #pragma unroll
-        for (int k = 0; k < kVecSteps; k++) {
-            const int q = t + k * kVecThreads, s = q >> lw;
+        for (int k = 0; k < kPrmtChunkSteps; k++) {
+            const int q = t + k * kVecThreads, s = q >> (lw - 2);
             if (s >= S)
                 break; // s grows with k
-            out_word(s, q & ((1 << lw) - 1));
+            out_chunk(s, q & ((1 << (lw - 2)) - 1));
         }
         if (t < S)
-            out_word(t, 1 << lw);
+            out_chunk(t, 1 << (lw - 2));
     }
 };
 
@@ -204,7 +224,10 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_kernel(const Skinn
     k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
     k.flat_in();
     __syncthreads();
-    k.units();
+    if (((k.mis | k.S * ESZ) & 3) == 0) // block-uniform: every input row starts on a word
+        k.template units<true>();
+    else
+        k.template units<false>();
     __syncthreads();
     k.runs_out();
 }
