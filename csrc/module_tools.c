@@ -224,9 +224,10 @@ PyDoc_STRVAR(set_knob_doc,
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
 "by element, as before), 'transpose_skinny' (2, the default: the word-wise skinny kernel for 1- and\n"
-"2-byte elements, short sides up to 64; 1: the element-wise skinny kernel alone; 0: the tiled kernel\n"
-"always), 'transpose_group' (the tiled kernel's raster: 8, the default, groups of 8 tile rows walked\n"
-"column by column; 0 row-major; any G up to 65536), 'transpose_sector' (1, the default: the tiled kernel writes each\n"
+"2-byte elements, short sides up to 64; 3: the same with the register-transpose kernel for rows > cols;\n"
+"1: the element-wise skinny kernel alone; 0: the tiled kernel always), 'transpose_group' (the tiled\n"
+"kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
+"to 65536), 'transpose_sector' (1, the default: the tiled kernel writes each\n"
 "output row from its first 32-byte sector on, whole aligned words, for 4-byte elements whose output rows\n"
 "are off sectors with a pitch of at least 2 KB; 2: for 1-, 2- and 4-byte elements at any pitch; 0: never),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
@@ -273,7 +274,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);
-    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 2)
+    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 3)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);

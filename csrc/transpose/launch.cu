@@ -14,6 +14,7 @@
 #include "transpose/configs.h"
 #include "transpose/kernel.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_vec.cuh"
 
 namespace {
@@ -40,7 +41,8 @@ cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 volatile int g_odd_path = 1;
 
 /* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 2 (default) the word-wise
- * skinny kernel for 1- and 2-byte elements, short sides up to 64; 1 skinny.cuh alone (short sides up
+ * skinny kernel for 1- and 2-byte elements, short sides up to 64; 3 the same but skinny_prmt.cuh for
+ * rows > cols (skinny_prmt_fits); 1 skinny.cuh alone (short sides up
  * to 32, 16 for 16 bytes); 0 the tiled kernel always. */
 volatile int g_skinny_mode = 2;
 
@@ -135,14 +137,38 @@ cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cuda
     return cudaGetLastError();
 }
 
+/* The word-wise skinny kernel of case B with a register transpose (skinny_prmt.cuh): skinny_vec's tiles and
+ * grid, at most 34 KB of shared memory (no opt-in). */
+template <int L, int ESZ>
+cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    const int lt = skinny_vec_lt(p->rows, p->cols, ESZ);
+    const int64_t tl = (int64_t)1 << lt;
+    SkinnyVecArgs a;
+    dim3 grid;
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((p->rows + tl - 1) / tl, 1, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    matrix_args(&a, p, batch, tiles_x);
+    a.s = (int)p->cols;
+    a.lt = lt;
+    a.runs_in = 0;
+    skinny_prmt_kernel<L, ESZ><<<grid, kVecThreads, skinny_prmt_bytes(L, a.s, lt, ESZ), stream>>>(a);
+    return cudaGetLastError();
+}
+
 /* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in);
- * the word-wise one where configs.h's skinny_vec_fits and both bases are element-aligned. */
+ * the word-wise ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are
+ * element-aligned. */
 template <int L, int ESZ>
 cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
     if constexpr (ESZ <= 2) {
-        if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) &&
-            (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0)
+        const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
+        if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
+            return launch_skinny_prmt<L, ESZ>(p, batch, stream);
+        if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_vec<L, ESZ>(p, batch, stream);
     }
     const SkinnyShape s = skinny_shape(p->rows, p->cols, ESZ);

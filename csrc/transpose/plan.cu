@@ -16,6 +16,7 @@
 #include "transpose/configs.h"
 #include "transpose/sector.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_vec.cuh"
 #include "transpose/tile.cuh"
 
@@ -297,6 +298,107 @@ int skinny_vec_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
     return 1;
 }
 
+/* Lanes' addresses of one warp instruction, appended where some lane takes part (the kernel branches
+ * or predicates around the others: an instruction no lane executes is not counted). */
+void put_warp(std::vector<long long> &dst, const long long *lanes)
+{
+    for (int l = 0; l < 32; l++)
+        if (lanes[l] >= 0) {
+            dst.insert(dst.end(), lanes, lanes + 32);
+            return;
+        }
+}
+
+/* One block of skinny_prmt.cuh (PrmtBlock) of n rows, the input C-contiguous on an aligned base (mis = 0,
+ * output run s at byte s * rp mod 16), per warp in the kernel's order: phase 1 the F word stores (every word
+ * holding a tile byte), phase 2 per unit step the 2E row loads (lo, hi of each row; lo alone where S * esz
+ * is a multiple of 4) and the E R stores
+ * (rows < S), phase 3 per chunk step the five R loads of the lanes whose 16-byte chunk holds a run byte. */
+template <int ESZ>
+void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector<long long> *acc)
+{
+    constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
+    const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SB = (S + E - 1) / E, SE = S * ESZ, nb = n * ESZ;
+    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw);
+    const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
+    long long a[2 * E][32];
+    for (int wp = 0; wp < WARPS; wp++) {
+        for (int k = 0; k <= kVecSteps; k++) {
+            for (int l = 0; l < 32; l++) {
+                const int x = 4 * (wp * 32 + l + k * kVecThreads);
+                a[0][l] = x < SE * n ? skinny_vec_slot(ft, x) : -1;
+            }
+            put_warp(acc[0], a[0]);
+        }
+        for (int k = 0; k < skinny_prmt_units(ESZ); k++) {
+            long long st[E][32];
+            for (int l = 0; l < 32; l++) {
+                const int u = wp * 32 + l + k * kVecThreads, pb = u & (W - 1), sb = u >> lw, on = sb < SB;
+                for (int r = 0; r < E; r++) {
+                    const int w = ((pb * E + r) * S + sb * E) * ESZ >> 2;
+                    a[2 * r][l] = on ? skinny_vec_slot(ft, 4 * w) : -1;
+                    a[2 * r + 1][l] = on ? skinny_vec_slot(ft, 4 * w + 4) : -1;
+                    st[r][l] = on && sb * E + r < S ? skinny_prmt_rslot(rt, f0, sb * E + r, pb) : -1;
+                }
+            }
+            for (int r = 0; r < 2 * E; r++)
+                if (SE % 4 != 0 || r % 2 == 0) // rows on words: no second word
+                    put_warp(acc[1], a[r]);
+            for (int r = 0; r < E; r++)
+                put_warp(acc[2], st[r]);
+        }
+        long long c[5][32];
+        for (int k = 0; k <= kPrmtChunkSteps; k++) {
+            for (int l = 0; l < 32; l++) {
+                const int t = wp * 32 + l, q = t + k * kVecThreads, tail = k == kPrmtChunkSteps;
+                const int s = tail ? t : q >> (lw - 2), i = tail ? W / 4 : q & (W / 4 - 1);
+                const int b = 16 * i - (int)((s * rp) & 15), on = s < S && b < nb;
+                for (int m = 0; m < 5; m++) {
+                    const int w = (b >> 2) + m;
+                    c[m][l] = on ? skinny_prmt_rslot(rt, f0, s, w < 0 ? 0 : w > W - 1 ? W - 1 : w) : -1;
+                }
+            }
+            for (int m = 0; m < 5; m++)
+                put_warp(acc[3], c[m]);
+        }
+    }
+}
+
+/* skinny_prmt.cuh's plan (rows > cols): the blocks of a whole tile and the last, partial one, each class
+ * with its own four accesses and repeats, as skinny_vec_plan. */
+template <int ESZ>
+int skinny_prmt_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+{
+    const int S = (int)cols, lt = skinny_vec_lt(rows, cols, ESZ), T = 1 << lt;
+    const int64_t blocks = (rows + T - 1) >> lt;
+    const int last = (int)(rows - (blocks - 1) * T); // [1, T]
+    static const char *const kNames[2][4] = {
+        {"skinny-prmt flat store", "skinny-prmt row load", "skinny-prmt run store", "skinny-prmt run load"},
+        {"skinny-prmt flat store (last block)", "skinny-prmt row load (last block)",
+         "skinny-prmt run store (last block)", "skinny-prmt run load (last block)"}};
+    int a = 0;
+    for (int c = 0; c < 2; c++) {
+        const int64_t reps = c == 0 ? (last == T ? blocks : blocks - 1) : (last == T ? 0 : 1);
+        if (reps <= 0)
+            continue;
+        std::vector<long long> v[4];
+        skinny_prmt_block<ESZ>(layout, S, lt, rows * ESZ, c == 0 ? T : last, v);
+        for (int i = 0; i < 4; i++) {
+            if (v[i].empty())
+                continue;
+            put_access(&plan->acc[a], kNames[c][i], 4, i == 0 || i == 2, v[i]);
+            plan->acc[a++].repeats = reps;
+        }
+    }
+    plan->n = a;
+    plan->threads = kVecThreads;
+    plan->smem_bytes = skinny_prmt_bytes(layout, S, lt, ESZ);
+    plan->blocks = blocks;
+    snprintf(plan->config, sizeof plan->config, "skinny-prmt %dx%d tile, %d threads, %d-byte elements", T, S,
+             kVecThreads, ESZ);
+    return 1;
+}
+
 /* A plan function fills one matrix's plan; it returns 1 where it set each access's repeats itself (blocks of
  * different patterns), 0 where every block issues the same pattern (repeats = blocks). */
 typedef int (*plan_fn)(int layout, int64_t rows, int64_t cols, smk_plan *plan);
@@ -310,6 +412,8 @@ int plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
     if constexpr (c.kind == kSkinny) {
         constexpr int esz = kWidths[W].esz;
         if constexpr (esz <= 2) {
+            if (skinny_prmt_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode()))
+                return skinny_prmt_plan<esz>(layout, rows, cols, plan);
             if (skinny_vec_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode()))
                 return skinny_vec_plan<esz>(layout, rows, cols, plan);
         }

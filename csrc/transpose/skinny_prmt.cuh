@@ -1,0 +1,238 @@
+/*
+ * transpose/skinny_prmt.cuh -- the word-wise skinny transpose of case B (rows > cols: a tall matrix of 1- or
+ * 2-byte elements, S = cols <= 64, input rows packed) with whole-word shared accesses and a register
+ * transpose, so that no instruction moves a single element in the interior (issue 26; knob
+ * transpose_skinny = 3, configs.h's skinny_prmt_fits).
+ *
+ * Why.  skinny_vec.cuh's run phase gathers every output element with its own LDS.8 / LDS.16 and its own
+ * layout address and bound checks: ncu on 578113x36 uint8 counts 1.56 warp instructions per byte (the tiled
+ * kernel: 0.2), issue-bound at 0.32 of a copy.  Here a thread moves an E x E unit (E = 4 / esz: 4x4 bytes or
+ * 2x2 halves) with 2E shared word loads, 2E (4x4) / 2 (2x2) byte permutes and E shared word stores.
+ *
+ * Names as in skinny_vec.cuh: a tile is T = 2^lt input rows of S elements (the flat side, T*S contiguous
+ * elements from global byte fb) and, on the output side, S runs of T elements (output row s, `rp` bytes
+ * apart, run s starting ms(s) = its address mod 4 bytes past a word).  E elements of a run are one word
+ * (W = T / E = 2^lw words a run).  Three phases, two barriers:
+ *
+ *   1 flat in    buffer F = the flat side at its global word alignment (F byte x = global byte fa + x,
+ *                fa = fb rounded down to a word, mis = fb - fa): LDG.32 -> STS.32, every word that holds a
+ *                byte of the tile loaded whole (an aligned word with one byte of the tile is inside the
+ *                allocation); bytes outside [mis, fend) are never stored out
+ *   2 units      unit (pb, sb): input rows p = E*pb + r, elements s = E*sb + c.  Row r's E elements are the 4
+ *                bytes at F byte x = mis + (p*S + E*sb)*esz: two LDS.32 and a funnel shift by x mod 4 (one
+ *                LDS.32 where mis and S*esz are multiples of 4: every row starts on a word);
+ *                transpose_unit (unit.cuh) turns the E row words into E column words = run E*sb + c's
+ *                elements E*pb .. E*pb + E-1, stored as word pb of row E*sb + c of buffer R (the runs
+ *                re-based to run element 0, whole words: STS.32; rows past S not stored)
+ *   3 runs out   16-byte chunk i of run s = run bytes [16i - ms, 16i - ms + 16) (ms = the run's start mod 16
+ *                now) = five R words funnel-shifted by (-ms) mod 4 bytes; interior chunks one STG.128, a
+ *                run's first and last chunk element by element
+ *
+ * Shared memory, through layout.h's maps only (the three layouts are the same kernel but for the map):
+ *   F  skinny_vec.cuh's geometry (skinny_vec_geometry / skinny_vec_slot), one word more for the funnel's
+ *      second word.  Phase 1 walks consecutive words (conflict-free in every layout); phase 2's lanes take
+ *      consecutive pb, so their rows are E input rows = 4*S bytes = S words apart: skinny_vec's run-phase
+ *      step, whose bank arithmetic the geometry is chosen for (naive: S = 2^k * odd is 2^k-way, 32-way from
+ *      S = 32; pad: 2^(5+m) + 1 words a row, one bank a lane; swizzle: the word slot XOR the row's low bits)
+ *   R  an smk_tile of S rows x W words (log2_cols = lw >= 6, vector one word): phase 2 stores consecutive
+ *      words of one row per warp (W >= 64: a warp is in one row), conflict-free in every layout; phase 3's
+ *      lanes load words 4 apart (a lane's chunk is 4 words): 4 wavefronts an instruction, as one LDS.128
+ *      of the warp would take, in every layout (naive: but for the tails, one lane a run, rows W words
+ *      apart); pad adds one word a row, swizzle XORs the low 5 column bits with the row's.
+ * plan.cu replays exactly these offsets (skinny_prmt_plan) for explain().
+ * Grid: x = tile along the rows, y + 65535 z = matrix of the batch (launch.cu's launch_skinny_prmt).
+ */
+#ifndef SMK_TRANSPOSE_SKINNY_PRMT_CUH
+#define SMK_TRANSPOSE_SKINNY_PRMT_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "layout.h"
+#include "transpose/skinny_vec.cuh"
+#include "transpose/unit.cuh"
+
+namespace {
+
+/* log2 words of a run in a tile of 2^lt elements. */
+SMK_HD int skinny_prmt_lw(int lt, int esz) { return lt + (esz == 2 ? 1 : 0) - 2; }
+
+/* Phase 3's steps: S runs of W / 4 16-byte chunks (S * W <= 2^12 words) over the threads. */
+constexpr int kPrmtChunkSteps = kVecSteps / 4;
+
+/* Unit steps of a thread, at most: W * ceil(S / E) units over the threads, W = 2^14 / (S' * esz * E) (S' = S
+ * to a power of two): 4 (bytes) / 8 (halves) for S' >= E, up to 16 for S' = 1 (one unit row of E a run,
+ * S of them in use).  The loop stops at the first step past the units. */
+SMK_HD int skinny_prmt_units(int esz) { return (void)esz, kVecSteps; }
+
+/* Buffer R: S rows (runs) of 2^lw words. */
+SMK_HD smk_tile skinny_prmt_rgeometry(int layout, int lw) { return smk_tile{layout, lw, 0, 2, 0, 0, 0}; }
+
+/* Buffer F in bytes: the flat words (bytes [0, mis + T*S*esz), mis < 4) and one more, in F's geometry. */
+SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz)
+{
+    const smk_tile tl = skinny_vec_geometry(layout, s, esz);
+    const int words = ((s << lt) * esz + 3) / 4 + 2, row = 1 << tl.log2_cols;
+    return smk_tile_elems(tl, (words + row - 1) / row) * 4;
+}
+
+/* The block's shared memory: F, then R (F is a whole number of words; R's words stay aligned). */
+SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz)
+{
+    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(skinny_prmt_rgeometry(layout, skinny_prmt_lw(lt, esz)), s) * 4;
+}
+
+/* Shared byte of R word (s, j): F's bytes first. */
+SMK_HD int skinny_prmt_rslot(smk_tile rt, int fbytes, int s, int j) { return fbytes + smk_tile_offset(rt, s, j) * 4; }
+
+#ifdef __CUDACC__
+/* One block's view of its tile: the output runs (run s at rbase + s * rp, nb bytes each), the flat input
+ * (F byte x = global byte fa + x, bytes [mis, fend) the tile's), the two buffers' maps. */
+template <int L, int ESZ>
+struct PrmtBlock {
+    typedef typename Unit<ESZ>::T T;
+    static constexpr int E = 4 / ESZ;
+    const unsigned char *fa;
+    unsigned char *rbase;
+    int64_t rp;
+    int S, nb, mis, fend, lw, t, rbytes0;
+    smk_tile ft, rt;
+
+    __device__ __forceinline__ uint32_t *fword(int w) const
+    {
+        return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_vec_slot(ft, 4 * w));
+    }
+    __device__ __forceinline__ uint32_t *rword(int s, int j) const
+    {
+        return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_prmt_rslot(rt, rbytes0, s, j));
+    }
+
+    /* Phase 1: every word of F that holds a tile byte, loaded whole (all loads first), stored whole. */
+    __device__ __forceinline__ void flat_in() const
+    {
+        uint32_t v[kVecSteps + 1];
+#pragma unroll
+        for (int k = 0; k <= kVecSteps; k++) {
+            const int x = 4 * (t + k * kVecThreads); // F is at most 4 * (kVecSteps * 256 + 1) bytes of tile
+            v[k] = x < fend ? *reinterpret_cast<const uint32_t *>(fa + x) : 0u; // predicated: all in flight
+        }
+#pragma unroll
+        for (int k = 0; k <= kVecSteps; k++) {
+            const int x = 4 * (t + k * kVecThreads);
+            if (x < fend)
+                *fword(x >> 2) = v[k];
+        }
+    }
+
+    /* Phase 2: units (pb, sb), pb along the lanes; rows of F to words (AL: every row starts on a word, one
+     * LDS; else two and a funnel shift), transposed, to R. */
+    template <bool AL>
+    __device__ __forceinline__ void units() const
+    {
+        const int SB = (S + E - 1) / E, SE = S * ESZ;
+#pragma unroll
+        for (int k = 0; k < skinny_prmt_units(ESZ); k++) {
+            const int u = t + k * kVecThreads, pb = u & ((1 << lw) - 1), sb = u >> lw;
+            if (sb >= SB)
+                break; // sb grows with k
+            const int x0 = mis + (pb * E * S + sb * E) * ESZ;
+            uint32_t w[E];
+#pragma unroll
+            for (int r = 0; r < E; r++) {
+                const int x = x0 + r * SE;
+                if constexpr (AL)
+                    w[r] = *fword(x >> 2);
+                else
+                    w[r] = __funnelshift_r(*fword(x >> 2), *fword((x >> 2) + 1), 8 * (x & 3));
+            }
+            transpose_unit<ESZ>(w); // w[c] = elements E*pb .. E*pb + E-1 of run E*sb + c
+#pragma unroll
+            for (int c = 0; c < E; c++)
+                if (sb * E + c < S)
+                    *rword(sb * E + c, pb) = w[c];
+        }
+    }
+
+    /* Phase 3, one 16-byte chunk i of run s: run bytes [b, b + 16), b = 16i - ms (ms = the run's start mod
+     * 16), so that the chunk is an aligned 16-byte global word: R words b/4 .. b/4 + 4 (clamped to the row;
+     * a clamped word only feeds bytes outside the run), funnel-shifted by b mod 4 bytes. */
+    __device__ __forceinline__ void out_chunk(int s, int i) const
+    {
+        unsigned char *ra = rbase + (int64_t)s * rp;
+        const int ms = (int)((uintptr_t)ra & 15), b = 16 * i - ms, w0 = b >> 2, last = (1 << lw) - 1;
+        if (b >= nb)
+            return;
+        uint32_t r[5], v[4];
+#pragma unroll
+        for (int m = 0; m < 5; m++)
+            r[m] = *rword(s, min(max(w0 + m, 0), last));
+#pragma unroll
+        for (int m = 0; m < 4; m++)
+            v[m] = __funnelshift_r(r[m], r[m + 1], 8 * (b & 3));
+        unsigned char *g = ra + b;
+        if (b >= 0 && b + 16 <= nb) {
+            *reinterpret_cast<uint4 *>(g) = make_uint4(v[0], v[1], v[2], v[3]);
+            return;
+        }
+#pragma unroll
+        for (int m = 0; m < 4; m++)
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                if (b + 4 * m + e * ESZ >= 0 && b + 4 * m + e * ESZ < nb)
+                    *reinterpret_cast<T *>(g + 4 * m + e * ESZ) = (T)(v[m] >> (8 * ESZ * e));
+    }
+
+    /* Phase 3: items q = t + 256k: run q >> (lw - 2), chunk q & (W/4 - 1); then chunk W/4 (a misaligned
+     * run's tail) of run t. */
+    __device__ __forceinline__ void runs_out() const
+    {
+#pragma unroll
+        for (int k = 0; k < kPrmtChunkSteps; k++) {
+            const int q = t + k * kVecThreads, s = q >> (lw - 2);
+            if (s >= S)
+                break; // s grows with k
+            out_chunk(s, q & ((1 << (lw - 2)) - 1));
+        }
+        if (t < S)
+            out_chunk(t, 1 << (lw - 2));
+    }
+};
+
+/* tparams: L the smk_layout of both buffers, ESZ 1 or 2.  At least 4 blocks an SM, as skinny_vec. */
+template <int L, int ESZ>
+__global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_kernel(const SkinnyVecArgs a)
+{
+    static_assert(ESZ == 1 || ESZ == 2, "word-wise skinny: sub-word elements only");
+    const int64_t b = (int64_t)blockIdx.z * 65535 + blockIdx.y;
+    if (b >= a.batch)
+        return; // uniform per block, before the barriers
+    PrmtBlock<L, ESZ> k;
+    k.S = a.s;
+    k.t = threadIdx.x;
+    const int64_t p0 = (int64_t)blockIdx.x << a.lt;
+    const int n = (int)(a.rows - p0 < (1 << a.lt) ? a.rows - p0 : 1 << a.lt); // [1, T]
+    k.rbase = a.out + (b * a.rows * a.cols + p0) * ESZ;
+    k.rp = a.rows * ESZ;
+    const unsigned char *fb = a.in + (b * a.in_bs + p0 * a.in_rs) * ESZ; // in_rs == cols == S
+    k.mis = (int)((uintptr_t)fb & 3);
+    k.fa = fb - k.mis;
+    k.nb = n * ESZ;
+    k.fend = k.mis + n * k.S * ESZ;
+    k.lw = skinny_prmt_lw(a.lt, ESZ);
+    k.ft = skinny_vec_geometry(L, k.S, ESZ);
+    k.rt = skinny_prmt_rgeometry(L, k.lw);
+    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
+    k.flat_in();
+    __syncthreads();
+    if (((k.mis | k.S * ESZ) & 3) == 0) // block-uniform: every input row starts on a word
+        k.template units<true>();
+    else
+        k.template units<false>();
+    __syncthreads();
+    k.runs_out();
+}
+#endif
+
+} // namespace
+
+#endif /* SMK_TRANSPOSE_SKINNY_PRMT_CUH */
