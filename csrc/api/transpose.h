@@ -60,8 +60,8 @@ void smk_transpose_set_skinny(int mode);
 void smk_transpose_set_raster_group(int g);
 int smk_transpose_skinny_mode(void);
 /* Tests and benchmarks: the sector store of the tiled kernel (transpose/sector.cuh) where configs.h's
- * sector_fits (output rows off 32-byte sectors): 1 (the default) for 4-byte elements with an output pitch of
- * at least 2 KB, 2 for 1-, 2- and 4-byte elements at any pitch, 0 never.  The plan follows the same mode. */
+ * sector_fits (output rows off 32-byte sectors): 0 never (the default), 1 for 4-byte elements with an output
+ * pitch of at least 2 KB, 2 for 1-, 2- and 4-byte elements at any pitch.  The plan follows the same mode. */
 void smk_transpose_set_sector(int mode);
 int smk_transpose_sector_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2

@@ -52,9 +52,10 @@ volatile int g_skinny_mode = 2;
  * 0 row-major. */
 volatile int g_raster_group = 8;
 
-/* Benchmarks and tests: the sector store (sector.cuh; configs.h's sector_fits): 1 (default) 4-byte elements
- * with an output pitch of at least kSectorMinPitch, 2 every width at every pitch, 0 never. */
-volatile int g_sector_mode = 1;
+/* Benchmarks and tests: the sector store (sector.cuh; configs.h's sector_fits): 0 never (the default: its
+ * float32 gain on seed 53 did not hold on seed 54, docs/TRANSPOSE_NOTES.md), 1 4-byte elements with an output
+ * pitch of at least kSectorMinPitch, 2 every width at every pitch. */
+volatile int g_sector_mode = 0;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
