@@ -23,7 +23,9 @@ LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")
 PF_M = ["skinny-m/pf", "skinny-m/pf4"]  # MS 8, BN 512, BK 64, as skinny-m
 PF_N = ["skinny-n/pf", "skinny-n/pf2"]  # 16 x 8 tiles, BK 256, as skinny-n
-PF = PF_M + PF_N
+M4 = "skinny-m4/pf"  # MS 4, 64 threads (BN 256), BK 64, U 8: M <= 4 at level 5
+PF = PF_M + PF_N + [M4]
+SKM = PF_M + [M4]  # the skinny-m kernel's rows (B streamed)
 BASE = {"skinny-m/pf": "skinny-m", "skinny-m/pf4": "skinny-m", "skinny-n/pf": "skinny-n", "skinny-n/pf2": "skinny-n"}
 SUFFIX = {"skinny-m": ", next B batch prefetched", "skinny-n": ", next A tile prefetched"}
 
@@ -77,7 +79,9 @@ def test_level_five_replaces_the_skinny_rows_and_keeps_level_four_otherwise(set_
         assert p5["blocks"] >= 1 and "prefetched" not in c4, (s, c5)
         if c5.startswith("skinny-M") and "prefetched" in c5:
             took["skinny-M"] += 1
-            assert s[0] <= 8 and c5.startswith("skinny-M 8x512x64 block tile, 128 threads"), s
+            want = "skinny-M 4x256x64 block tile, 64 threads" if s[0] <= 4 else \
+                "skinny-M 8x512x64 block tile, 128 threads"
+            assert s[0] <= 8 and c5.startswith(want), (s, c5)
         elif c5.startswith("skinny-N") and "prefetched" in c5:
             took["skinny-N"] += 1
             assert c4.startswith("skinny-N"), (s, c4, c5)
@@ -95,10 +99,12 @@ def test_level_is_clamped_to_five(set_knobs):
         set_knobs(sgemm_new_paths=6)
 
 
-@pytest.mark.parametrize("name", PF)
+PLAN_SHAPES = [(1, 2048, 3001), (3, 1000, 517), (8, 777, 2049), (1, 1, 5003), (4096, 1, 4096), (999, 3, 1025)]
+
+
+@pytest.mark.parametrize("name", PF_M + PF_N)
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("mnk", [(1, 4096, 4096), (3, 1000, 517), (8, 777, 2049), (1, 1, 5003), (4096, 1, 4096),
-                                 (999, 3, 1025)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("mnk", PLAN_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_plan_is_the_base_rows(name, layout, mnk):
     """The prefetch moves only the streamed operand's global loads: explain() has the base row's shared
     accesses, instruction for instruction and address for address."""
@@ -113,11 +119,42 @@ def test_plan_is_the_base_rows(name, layout, mnk):
     assert e.total() == smemkit.explain("sgemm", mnk, layout, config=index(BASE[name]), splits=1).total()
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", PLAN_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_m4_plan(layout, mnk):
+    """skinny-m4/pf: skinny-m's two accesses with MS = 4 and 2 warps; conflict-free in every layout (a quarter
+    warp stores 128 contiguous bytes, 4 wavefronts a warp; a read is one address, 2), in both stages (pad:
+    stage 1 starts 16 banks on, a uniform shift of 16-byte accesses)."""
+    M, N, K = mnk
+    e = smemkit.explain("sgemm", mnk, layout, config=index(M4), splits=1)
+    assert e.config.startswith("skinny-M 4x256x64 block tile, 64 threads, 4x4 per thread, next B batch prefetched")
+    nb, kt = math.ceil(M / 4) * math.ceil(N / 256), math.ceil(K / 64)
+    assert e.blocks == nb
+    store, load = e.accesses
+    assert store.instructions == nb * (kt + 1) * 2  # one float4 of A per thread (4 x 64 floats), 2 warps
+    assert load.instructions == nb * kt * 2 * 4 * 16  # 4 rows x 16 groups of 4 k per warp
+    assert store.excess == 0 and load.excess == 0
+    assert store.wavefronts == 4 * store.instructions and load.wavefronts == 2 * load.instructions
+    p = _C._plan("sgemm", mnk, layout, 4, 132, index(M4), 1)
+    assert p["threads"] == 64 and p["smem_bytes"] == 2 * 4 * (64 + (4 if layout == "pad" else 0)) * 4
+    st = p["accesses"][0][4]
+    assert len(np.unique(st)) == st.size and st.size * 16 == 4 * 64 * 4 and st.max() + 16 <= p["smem_bytes"] // 2
+
+
+def test_m4_holds_m_up_to_4_at_level_5(set_knobs):
+    set_knobs(sgemm_new_paths=5)
+    for M in range(1, 9):
+        cfg = _C._plan("sgemm", (M, 8191, 30000), "swizzle", 4, 132)["config"]
+        assert cfg.startswith("skinny-M 4x256x64" if M <= 4 else "skinny-M 8x512x64"), (M, cfg)
+    set_knobs(sgemm_new_paths=4)
+    assert _C._plan("sgemm", (1, 8191, 30000), "swizzle", 4, 132)["config"].startswith("skinny-M 8x512x64")
+
+
 # ---- GPU --------------------------------------------------------------------------------------------
 
-SHAPES = [(1, 4096, 4096), (3, 1000, 517), (8, 777, 2049), (5, 1001, 700), (7, 128, 64), (2, 640, 128),
+SHAPES = [(1, 2048, 3001), (3, 1000, 517), (8, 777, 2049), (5, 1001, 700), (7, 128, 64), (2, 640, 128),
           (1, 1, 5003), (0, 5, 7), (9, 11, 0), (8, 8, 1), (17, 64, 300), (4, 3000, 191)]
-SHAPES_N = [(4096, 1, 4096), (999, 3, 1025), (517, 8, 1029), (1001, 5, 700), (64, 3, 256), (640, 2, 512),
+SHAPES_N = [(2048, 1, 3001), (999, 3, 1025), (517, 8, 1029), (1001, 5, 700), (64, 3, 256), (640, 2, 512),
             (5003, 1, 1), (0, 5, 7), (9, 11, 0), (8, 8, 1), (300, 17, 300), (3000, 4, 191)]
 AB = [(1.0, 0.0), (-0.5, 0.0), (1.0, 1.0), (2.0, -0.75)]
 
@@ -130,7 +167,7 @@ def operands(rng, M, N, K, beta):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name,mnk", [(n, s) for n in PF_M for s in SHAPES] + [(n, s) for n in PF_N for s in SHAPES_N],
+@pytest.mark.parametrize("name,mnk", [(n, s) for n in SKM for s in SHAPES] + [(n, s) for n in PF_N for s in SHAPES_N],
                          ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("splits", [1, 3])
@@ -146,7 +183,7 @@ def test_forced_within_bound(name, layout, mnk, splits, rng, poison, set_knobs):
 
 
 # (row, shape, level): skinny-m rows re-align at every level >= 1; skinny-n rows only at levels 1-2 (scalar from 3)
-FRAMED = [(n, s, 5) for n in PF_M for s in [(1, 1000, 301), (8, 517, 129), (3, 128, 64), (6, 2049, 1000)]]
+FRAMED = [(n, s, 5) for n in SKM for s in [(1, 1000, 301), (8, 517, 129), (3, 128, 64), (6, 2049, 1000)]]
 FRAMED += [(n, s, lv) for n in PF_N for s in [(1000, 1, 301), (517, 8, 1029), (129, 5, 513), (333, 7, 2047)]
            for lv in (5, 1)]
 
@@ -173,7 +210,7 @@ def test_odd_pitches_in_nan_frames(name, mnk, level, layout, shifts, splits, tor
 @pytest.mark.parametrize("pitch_mod", [0, 1, 2, 3])
 def test_every_row_offset_dense(name, pitch_mod, torch, poison, set_knobs):
     set_knobs(sgemm_config=name)
-    M, N, K = (5, 1024 + pitch_mod, 700) if name in PF_M else (900, 7, 1024 + pitch_mod)
+    M, N, K = (5, 1024 + pitch_mod, 700) if name in SKM else (900, 7, 1024 + pitch_mod)
     run_framed(torch, "swizzle", M, N, K, (K, N, N), (0, 0, 0), 1.0, 0.0)
 
 
@@ -182,7 +219,7 @@ def test_every_row_offset_dense(name, pitch_mod, torch, poison, set_knobs):
 @pytest.mark.parametrize("splits", [1, 4])
 def test_c_aliases_d_and_nan_c_is_not_read(name, splits, rng, set_knobs):
     set_knobs(sgemm_config=name, sgemm_splits=splits)
-    M, N = (7, 1021) if name in PF_M else (1021, 7)
+    M, N = (7, 1021) if name in SKM else (1021, 7)
     a, b, c = operands(rng, M, N, 1500, 1.0)
     c0 = c.copy()
     assert smemkit.sgemm(a, b, c, alpha=2.0, beta=0.5, out=c) is c
@@ -220,6 +257,6 @@ def test_forced_rows_get_a_model_split_at_any_level(level, set_knobs):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", PF)
 def test_bench_runs_the_row(name):
-    r = smemkit.bench("sgemm", (1, 4096, 4096) if name in PF_M else (4096, 1, 4096), layout="pad", config=name,
+    r = smemkit.bench("sgemm", (1, 4096, 4096) if name in SKM else (4096, 1, 4096), layout="pad", config=name,
                       splits=1, reps=3)[0]
     assert r.median_ms > 0

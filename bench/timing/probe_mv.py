@@ -8,7 +8,8 @@ Arms (every one on every kept draw, interleaved): auto; skinny-n with a K split 
 blocks; tiny-k forced; 64x64x8 and 64x64x16 at their model split.  Kept draws: N <= 32 < M, or K <= 16.
 --set pf (M <= 8 < N or N <= 8 < M, K > 16: the prefetching skinny rows of sgemm_new_paths level 5): auto
 (the default level), levels 4 and 5, and forced at their model split skinny-m, skinny-m/pf, skinny-m/pf4,
-64x64x8 and skinny-m/pf at its deepest split (pf_deep) (M <= 8), or skinny-n, skinny-n/pf, skinny-n/pf2 (N <= 8).
+64x64x8, skinny-m/pf at its deepest split (pf_deep) (M <= 8; skinny-m4/pf too for M <= 4), or skinny-n,
+skinny-n/pf, skinny-n/pf2 (N <= 8).
 """
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def main(argv=None):
                 arms = {"auto": {}, "lvl4": {"sgemm_new_paths": 4}, "lvl5": {"sgemm_new_paths": 5}}
                 rows = ["skinny-m", "skinny-m/pf", "skinny-m/pf4", "64x64x8"] if M <= 8 else \
                     ["skinny-n", "skinny-n/pf", "skinny-n/pf2"]
+                rows += ["skinny-m4/pf"] if M <= 4 else []
                 for c in rows:
                     arms[c] = {"sgemm_config": c, "sgemm_splits": 0}
                 if M <= 8:  # the deepest split (one 64-deep k-tile per slice): is the under-wave share too dear?

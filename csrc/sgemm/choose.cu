@@ -122,10 +122,12 @@ static bool sgemm_least_ms(const SgemmConfigEntry &c, int64_t M, int level)
  * runs behind the rates went to 2 tiles).  A row with fma_per_ns > 0 also has an FMA floor: every tile's
  * MS x BN x K FMA (rows past M included: the kernel multiplies zeros there) at fma_per_ns per busy SM. */
 static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
-                              long long tiles, int64_t s, int level, int priced)
+                              long long tiles, int64_t s, int level, int priced, bool forced)
 {
     const int64_t small = c.bm < c.bn ? M : N, tile = c.bm < c.bn ? c.bm : c.bn;
-    if (small > sgemm_small_tiles(c, level) * tile || !sgemm_least_ms(c, M, level)) return 1e300;
+    /* (a forced "/pf" row is priced even where a row of smaller MS would be chosen) */
+    if (small > sgemm_small_tiles(c, level) * tile || (!(forced && c.pf) && !sgemm_least_ms(c, M, level)))
+        return 1e300;
     const double fill = (double)tiles * s / ((double)sms * c.minblocks);
     /* tiles along the small side re-stream the operand, L2 serving part of it (k0: the share each
      * extra one costs) */
@@ -146,9 +148,10 @@ static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, i
 
 /* The model's time (ns) of config c over `splits` K slices (made exact), or a huge value when c cannot
  * run the shape (its grid does not fit) or is not offered at path level `level`.  priced: the level whose
- * prices apply (sgemm_auto prices every config as at level 2; < 0: level). */
+ * prices apply (sgemm_auto prices every config as at level 2; < 0: level).  forced: a forced config's split
+ * (a "/pf" row is then priced even where a row of smaller MS would be chosen). */
 static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits,
-                            int level, int priced = -1)
+                            int level, int priced = -1, bool forced = false)
 {
     priced = priced < 0 ? level : priced;
     const long long tiles = c.blocks(M, N);
@@ -165,7 +168,7 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     }
     if (c.kind == SGEMM_SKINNY_M || c.kind == SGEMM_SKINNY_N) { /* memory-bound: the streamed operand at a
                                                                    rate that needs a full wave */
-        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s, level, priced);
+        const double t = sgemm_stream_ns(c, M, N, K, sms, tiles, s, level, priced, forced);
         return t >= 1e300 ? t : kLaunchNs + split_ns + t;
     }
     const double depth = (double)((chunk + c.bk - 1) / c.bk * c.bk) + c.cost.k0;
@@ -316,7 +319,7 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
             int64_t c = j == 0 ? 1 : (j * per_wave + tiles - 1) / tiles;
             c = c < deepest ? c : deepest;
             /* forced, a "/pf" row and its base row are both priced as offered at any level (5 and 4) */
-            const double t = sgemm_cost_ns(e, M, N, K, sms, c, e.pf ? 5 : level < 5 ? level : 4, level);
+            const double t = sgemm_cost_ns(e, M, N, K, sms, c, e.pf ? 5 : level < 5 ? level : 4, level, true);
             if (t < best) {
                 best = t;
                 s = c;

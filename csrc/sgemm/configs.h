@@ -33,7 +33,9 @@
  *          skinny-n/pf (A's next k-tile in a second register buffer, 3 blocks per SM: 159-168
  *          registers, 16-byte spill in the swizzle builds) keeps skinny-n's COST and grid.  Forced-only
  *          candidates for the probe: skinny-m/pf4 (U 4, 3 blocks per SM, 117-167 registers, no spill)
- *          and skinny-n/pf2 (2 blocks per SM, 168-212 registers, no spill).
+ *          and skinny-n/pf2 (2 blocks per SM, 168-212 registers, no spill).  skinny-m4/pf (MS 4, 64
+ *          threads: 256 columns, 4 blocks per SM, 141-211 registers, no spill) holds M <= 4 at level 5
+ *          (the least MS that holds M): half the FMAs per byte of B of an 8-row tile, twice the tiles.
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
@@ -82,7 +84,8 @@
     X("skinny-m/pf",    SKINNY_M, (  8,  64,  8, 128, 2, 1),               (0, 0.15, 0.5, 2500.0))       \
     X("skinny-m/pf4",   SKINNY_M, (  8,  64,  4, 128, 3, 1),               (0, 0, 0, 0))                 \
     X("skinny-n/pf",    SKINNY_N, (  8,   4, 256, 128, 3, 1),              (0, 0.5, 0.0, 1800.0))        \
-    X("skinny-n/pf2",   SKINNY_N, (  8,   4, 256, 128, 2, 1),              (0, 0, 0, 0))
+    X("skinny-n/pf2",   SKINNY_N, (  8,   4, 256, 128, 2, 1),              (0, 0, 0, 0))                 \
+    X("skinny-m4/pf",   SKINNY_M, (  4,  64,  8,  64, 4, 1),               (0, 0.15, 0.5, 2500.0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */

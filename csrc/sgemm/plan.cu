@@ -119,7 +119,11 @@ static int skinny_m_block_plan(int layout, smk_plan *plan)
 {
     const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BK);
     const int a_elems = smk_tile_elems(TA, Cfg::MS), warps = Cfg::THREADS / 32;
-    if (a_elems % 32 != 0) /* stage 1 on the same banks as stage 0: one stage stands for both */
+    /* One stage stands for both: stage 1 is stage 0 shifted by a_elems floats, a multiple of 4 (16 bytes),
+     * which permutes the banks of every 16-byte access alike; so each access's wavefronts (a quarter warp's
+     * 128 contiguous bytes, or one broadcast address) are the same in either stage (MS = 4 in pad: a_elems
+     * = 4 x 68, stage 1 16 banks on). */
+    if (a_elems % 4 != 0)
         return -1;
     const int reads = (Cfg::BK / 4) * Cfg::MS; /* LDS.128 per warp per k-tile */
     plan_access(&plan->acc[0], "A-slice store (STS.128, As[m][k] untransposed)", 16, 1, warps * Cfg::A_LOADS);
