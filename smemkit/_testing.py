@@ -39,7 +39,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape (the
                         64-wide tiles took them); 2: SKINNY for N <= 8 with M > 8, K > 16 (COLS took
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
-                        K > 16 (the tiles took them); 7 all three
+                        K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
+                        transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
     gemm16_kernel       "auto" (2, the default): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave

@@ -4,7 +4,8 @@ SKINNY_M for M <= 32 (B streamed likewise, D^T = B^T A^T), tensor cores fed from
 blocks (fp32 partials summed by the matvec reduce).  Off by default (gemm16_mv_skinny=0); its bits: 1
 SKINNY for 9 <= N <= 32, 2 SKINNY for N <= 8 (COLS's), 4 SKINNY_M for 9 <= M <= 32 (all with M > 8, K >
 16, where ROWS and the MMA kernel do not take the shape); gemm16_matvec=5 / 6 force SKINNY on every
-variant-0 shape with N <= 32 / SKINNY_M with M <= 32.
+variant-0 shape with N <= 32 / SKINNY_M with M <= 32.  Bit 8: SKINNY's B fragments by 4-byte loads
+transposed with movmatrix (where B's rows start on 4 bytes; no routing change).
 
 CPU: the route and the geometry as explain() reports them, against a Python mirror, on thousands of random
 shapes under several settings; the workspace bound.  GPU: forced and automatic, fp16 / bf16, every layout,
@@ -141,7 +142,7 @@ def test_route_classes():
 
 def test_knob():
     assert _testing.current()["gemm16_mv_skinny"] == 0
-    for bad in (8, -1):
+    for bad in (16, -1):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_skinny=bad):
                 pass
@@ -160,8 +161,8 @@ SHAPES = [(9, 9, 17), (1, 1, 1), (163, 11, 19937), (215, 14, 15440), (1819, 24, 
           (70, 5, 60000), (3000, 1, 300), (17, 3, 7), (4, 20, 300), (1026, 30, 257),
           (9, 33, 17), (13, 485, 12998), (21, 3559, 44), (32, 64, 1000), (17, 1000, 300), (5, 70, 100),
           (24, 20000, 50), (11, 131, 30000), (3, 9, 40)]
-MODES = [(5, 0), (6, 0), (1, 7)]
-MODE_IDS = ["forced_n", "forced_m", "auto7"]
+MODES = [(5, 0), (5, 8), (6, 0), (1, 15)]  # 8: SKINNY's movmatrix B fragments (B's rows on 4 bytes)
+MODE_IDS = ["forced_n", "forced_n_movm", "forced_m", "auto15"]
 
 
 @pytest.mark.gpu
@@ -190,7 +191,7 @@ def test_skinny_layouts_and_f32_out(poison, layout, dtype):
     for shape in [(600, 20, 5000), (301, 9, 40), (1500, 32, 700), (20, 700, 3000), (9, 100, 33)]:
         a, b, c = _ops(rng, *shape, dtype)
         c32 = c.astype(np.float32)
-        with _testing.knobs(gemm16_mv_skinny=7):
+        with _testing.knobs(gemm16_mv_skinny=15 if shape[1] % 2 == 0 else 7):  # 8: movmatrix where B allows
             kind = reported(*shape, skinny=7)[0][0]
             assert kind.startswith("SKINNY")
             for od in (np.float32, "float32"):
@@ -231,10 +232,11 @@ def test_skinny_every_row_offset(poison, dtype, r, mode, skinny):
 def test_skinny_is_deterministic(poison):
     rng = np.random.default_rng(23)
     a, b, _ = _ops(rng, 300, 20, 30000, np.float16)
-    with _testing.knobs(gemm16_mv_skinny=1):
-        assert reported(300, 20, 30000, skinny=1)[0][1] > 1
-        d0 = smemkit.gemm(a, b)
-        assert all(np.array_equal(smemkit.gemm(a, b).view(np.int16), d0.view(np.int16)) for _ in range(3))
+    for level in (1, 9):
+        with _testing.knobs(gemm16_mv_skinny=level):
+            assert reported(300, 20, 30000, skinny=level)[0][1] > 1
+            d0 = smemkit.gemm(a, b)
+            assert all(np.array_equal(smemkit.gemm(a, b).view(np.int16), d0.view(np.int16)) for _ in range(3))
 
 
 @pytest.mark.gpu
@@ -251,6 +253,6 @@ def test_skinny_random_law_draws(poison):
             continue
         dtype = DTYPES[done % 2]
         a, b, c = _ops(rng, M, N, K, dtype)
-        with _testing.knobs(gemm16_matvec=(5, 6, 1)[done % 3], gemm16_mv_skinny=7):
+        with _testing.knobs(gemm16_matvec=(5, 6, 1)[done % 3], gemm16_mv_skinny=(7, 15)[done % 2]):
             _check(smemkit.gemm(a, b, c, alpha=-1.0, beta=0.25), a, b, -1.0, 0.25, c)
         done += 1

@@ -25,7 +25,7 @@ volatile int smk_gemm16_mv_v16 = 1;
 volatile int smk_gemm16_mv_skinny = 0;
 int smk_gemm16_set_mv_skinny(int level)
 {
-    if (level < 0 || level > 7)
+    if (level < 0 || level > 15)
         return -1;
     smk_gemm16_mv_skinny = level;
     return 0;

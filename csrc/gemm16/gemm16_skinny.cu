@@ -68,8 +68,11 @@ __device__ __forceinline__ void sk_words(uint4 x, uint4 y, int sh, int64_t k, in
 }
 
 /* B's fragments for the group at kb: bf[s][j] = {pair (kb + 8 t + 4 s, + 1), pair (+ 2, + 3)} of column
- * 8 j + g. */
-template <int NT>
+ * 8 j + g.  BV (gemm16_mv_skinny bit 3; B's rows start on 4 bytes): instead, raw row-major words of
+ * 8 x 8 blocks, one 4-byte load each, that sk_frag_b transposes with movmatrix where they are used: block
+ * (s, h) row r is k kb + 8 (r / 2) + 4 s + 2 h + r % 2, so that after the transpose lane (g, t) holds rows 2 t,
+ * 2 t + 1 of column g, i.e. k kb + 8 t + 4 s + 2 h + 0, 1: the same pairs as the 2-byte loads. */
+template <int NT, bool BV>
 __device__ __forceinline__ void sk_load_b(const smk_gemm16_params &p, int64_t kb, int g, int t, unsigned (&bf)[2][NT][2])
 {
     const unsigned short *B = (const unsigned short *)p.B;
@@ -77,10 +80,30 @@ __device__ __forceinline__ void sk_load_b(const smk_gemm16_params &p, int64_t kb
     for (int s = 0; s < 2; s++)
 #pragma unroll
         for (int j = 0; j < NT; j++) {
-            const int64_t k = kb + 8 * t + 4 * s, n = 8 * j + g;
-            bf[s][j][0] = mv_pair_b(B, p.ldb, k, n, p.K, p.N);
-            bf[s][j][1] = mv_pair_b(B, p.ldb, k + 2, n, p.K, p.N);
+            if constexpr (BV) {
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int64_t k = kb + 8 * (g >> 1) + 4 * s + 2 * h + (g & 1), n = 8 * j + 2 * t;
+                    const unsigned short *q = B + k * p.ldb + n;
+                    bf[s][j][h] = k >= p.K || n >= p.N ? 0u : n + 1 < p.N ? __ldg((const unsigned *)q) : (unsigned)__ldg(q);
+                }
+            } else {
+                const int64_t k = kb + 8 * t + 4 * s, n = 8 * j + g;
+                bf[s][j][0] = mv_pair_b(B, p.ldb, k, n, p.K, p.N);
+                bf[s][j][1] = mv_pair_b(B, p.ldb, k + 2, n, p.K, p.N);
+            }
         }
+}
+
+/* The fragment register from what sk_load_b left (every lane of the warp must call it: movmatrix). */
+template <bool BV>
+__device__ __forceinline__ unsigned sk_frag_b(unsigned w)
+{
+    if constexpr (!BV)
+        return w;
+    unsigned d;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(d) : "r"(w));
+    return d;
 }
 
 /* acc into D (S == 1: alpha, beta * C, rounding) or into the slice's partials. */
@@ -112,12 +135,12 @@ __device__ __forceinline__ void sk_store(const smk_gemm16_params &p, const float
 }
 
 /*
- * NT  n-tiles of 8 columns (N <= 8 NT).  Grid: x = groups of 4 warps x 32 rows, y = K slices of kc
+ * NT  n-tiles of 8 columns (N <= 8 NT).  BV  B's fragments by 4-byte loads + movmatrix (sk_load_b).  Grid: x = groups of 4 warps x 32 rows, y = K slices of kc
  * (a multiple of 32).  The next group's A chunks and B fragments are issued before the current
  * group's mma (4 rows x 2 chunks = 128 bytes per lane in flight, 4 KB per warp).  3 blocks per SM (168
  * registers), 2 for NT = 4 (185 registers; at 3 it spilled 24 bytes).
  */
-template <int NT, bool BF16>
+template <int NT, bool BF16, bool BV>
 __global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(smk_gemm16_params p, int64_t kc, float *ws)
 {
     const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
@@ -150,7 +173,7 @@ __global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(
 #pragma unroll
         for (int h = 0; h < 2; h++)
             sk_issue(rows[r][h], k0 + 8 * t, p.K, xc[r][h], yc[r][h]);
-    sk_load_b<NT>(p, k0, g, t, bc);
+    sk_load_b<NT, BV>(p, k0, g, t, bc);
     for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t kn = kb + 32, kl = kb + 8 * t;
         const int64_t kq = kn < k1 ? kn : p.K; /* past K: nothing is loaded */
@@ -161,7 +184,7 @@ __global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(
 #pragma unroll
             for (int h = 0; h < 2; h++)
                 sk_issue(rows[r][h], kq + 8 * t, p.K, xn[r][h], yn[r][h]);
-        sk_load_b<NT>(p, kq, g, t, bn);
+        sk_load_b<NT, BV>(p, kq, g, t, bn);
         const bool tail = kn > p.K;
 #pragma unroll
         for (int r = 0; r < kSkR; r++) {
@@ -173,7 +196,7 @@ __global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(
                 const unsigned a[4] = {w0[2 * s], w1[2 * s], w0[2 * s + 1], w1[2 * s + 1]};
 #pragma unroll
                 for (int j = 0; j < NT; j++)
-                    mma16816<BF16>(acc[r][j], a, bc[s][j][0], bc[s][j][1]);
+                    mma16816<BF16>(acc[r][j], a, sk_frag_b<BV>(bc[s][j][0]), sk_frag_b<BV>(bc[s][j][1]));
             }
         }
 #pragma unroll
@@ -316,25 +339,27 @@ void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float
         aw ? skinny_m_launch<false, true>(q, r, ws, s) : skinny_m_launch<false, false>(q, r, ws, s);
 }
 
-template <bool BF16>
+template <bool BF16, bool BV>
 static void skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
     const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], 1);
     float *w = r.splits > 1 ? ws : NULL;
     switch (r.npad) {
-    case 1: mv_skinny_kernel<1, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
-    case 2: mv_skinny_kernel<2, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
-    case 3: mv_skinny_kernel<3, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
-    default: mv_skinny_kernel<4, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    case 1: mv_skinny_kernel<1, BF16, BV><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    case 2: mv_skinny_kernel<2, BF16, BV><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    case 3: mv_skinny_kernel<3, BF16, BV><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
+    default: mv_skinny_kernel<4, BF16, BV><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
     }
 }
 
 void mv_skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
+    /* movmatrix B fragments: knob bit 3 and B's rows on 4 bytes (base, ldb even) */
+    const bool bv = (smk_gemm16_mv_skinny & 8) != 0 && ((uintptr_t)q.B & 3) == 0 && q.ldb % 2 == 0;
     if (q.dtype == 1)
-        skinny_launch<true>(q, r, ws, s);
+        bv ? skinny_launch<true, true>(q, r, ws, s) : skinny_launch<true, false>(q, r, ws, s);
     else
-        skinny_launch<false>(q, r, ws, s);
+        bv ? skinny_launch<false, true>(q, r, ws, s) : skinny_launch<false, false>(q, r, ws, s);
 }
 
 } /* namespace g16 */

@@ -56,8 +56,9 @@ int smk_gemm16_set_mv_v16(int on);
 
 /* SKINNY (knobs(gemm16_mv_skinny=...)): bits, 0 (default) off; 1 the SKINNY kernel for 9 <= N <= 32,
  * M > 8, K > 16 where the MMA kernel does not take the shape (the tiles took them); 2 SKINNY for N <= 8
- * with M > 8, K > 16 (COLS took them); 4 SKINNY_M for 9 <= M <= 32, N > 32, K > 16 (the tiles); 0 .. 7,
- * -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
+ * with M > 8, K > 16 (COLS took them); 4 SKINNY_M for 9 <= M <= 32, N > 32, K > 16 (the tiles); 8
+ * SKINNY's B fragments as 4-byte loads transposed by movmatrix where B's rows start on 4 bytes (no
+ * routing change); 0 .. 15, -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
 extern volatile int smk_gemm16_mv_skinny;
 int smk_gemm16_set_mv_skinny(int level);
 
