@@ -178,8 +178,9 @@ def funnel(lo, hi, sh):
     return ((hi << 32 | lo) >> min(sh, 32)) & 0xFFFFFFFF
 
 
-def replay(mem, ib, ob, rows, S, batch, esz, layout, rng):
-    """skinny_prmt_kernel, block by block and thread by thread, on a bytearray (input C-contiguous at ib)."""
+def replay(mem, ib, ob, rows, S, batch, esz, layout, rng, rec=None):
+    """skinny_prmt_kernel, block by block and thread by thread, on a bytearray (input C-contiguous at ib); rec:
+    a dict that gets the shared byte addresses of the first block's accesses, by plan name."""
     E, lt = 4 // esz, lt_of(rows, S, esz)
     lw = lt + (esz == 2) - 2
     T, W, SB, SE = 1 << lt, 1 << lw, -(-S // E), S * esz
@@ -198,8 +199,11 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng):
             mis = fb & 3
             fa, fend = fb - mis, mis + n * SE
             sm = bytearray(rng.integers(0, 256, size=size, dtype=np.uint8).tobytes())  # garbage
+            note = (lambda name, *a: rec.setdefault(name, []).extend(a)) if rec is not None and b == tile == 0 else \
+                (lambda name, *a: None)
             for x in range(0, fend, 4):  # phase 1
                 o = slot(layout, x, S, esz)
+                note("skinny-prmt flat store", o)
                 assert o + 4 <= f0
                 sm[o:o + 4] = mem[fa + x:fa + x + 4]
             for t in range(THREADS):  # phase 2
@@ -213,6 +217,7 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng):
                     for r in range(E):
                         x = x0 + r * SE
                         lo, hi = slot(layout, x >> 2 << 2, S, esz), slot(layout, (x >> 2) + 1 << 2, S, esz)
+                        note("skinny-prmt row load", *([lo] if (mis | SE) & 3 == 0 else [lo, hi]))
                         if (mis | SE) & 3 == 0:  # rows on words: one load
                             w.append(sm[lo:lo + 4])
                             continue
@@ -222,6 +227,7 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng):
                         if sb * E + c < S:
                             col = b"".join(w[r][c * esz:(c + 1) * esz] for r in range(E))
                             o = rslot(layout, f0, lw, sb * E + c, pb)
+                            note("skinny-prmt run store", o)
                             sm[o:o + 4] = col
             C = W // 4  # phase 3: 16-byte chunks
             items = [(q >> (lw - 2), q & (C - 1)) for t in range(THREADS) for k in range(STEPS // 4)
@@ -232,7 +238,9 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng):
                 bb = 16 * i - (ra & 15)
                 if bb >= nb:
                     continue
-                r = [word(sm, rslot(layout, f0, lw, s, min(max((bb >> 2) + m, 0), W - 1))) for m in range(5)]
+                ro = [rslot(layout, f0, lw, s, min(max((bb >> 2) + m, 0), W - 1)) for m in range(5)]
+                note("skinny-prmt run load", *ro)
+                r = [word(sm, o) for o in ro]
                 v = b"".join(funnel(r[m], r[m + 1], 8 * (bb & 3)).to_bytes(4, "little") for m in range(4))
                 assert (ra + bb) % 16 == 0
                 for o in range(0, 16, esz):
@@ -240,7 +248,7 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng):
                         mem[ra + bb + o:ra + bb + o + esz] = v[o:o + esz]
 
 
-def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng):
+def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng, rec=None):
     """skinny_prmt_a_kernel (case A), block by block and thread by thread, on a bytearray."""
     E, lt = 4 // esz, lt_of(S, cols, esz)
     lw = lt + (esz == 2) - 2
@@ -259,12 +267,15 @@ def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng):
             assert fa % 4 == 0
             sm = bytearray(rng.integers(0, 256, size=size, dtype=np.uint8).tobytes())
             ms = lambda s: (rbase + s * rp) & 3
+            note = (lambda name, *a: rec.setdefault(name, []).extend(a)) if rec is not None and b == tile == 0 else \
+                (lambda name, *a: None)
             for t in range(THREADS):  # phase 1
                 for k in range(STEPS + 1):
                     q = t + k * THREADS
                     s, j = (q >> lw, q & (W - 1)) if k < STEPS else (t, W)
                     if s < S and 4 * j - ms(s) < nb:
                         g = rbase + s * rp - ms(s) + 4 * j
+                        note("skinny-prmt run store", rs(s, j))
                         sm[rs(s, j):rs(s, j) + 4] = mem[g:g + 4]
             for t in range(THREADS):  # phase 2
                 for k in range(STEPS):
@@ -272,14 +283,17 @@ def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng):
                     pb, sb = u & (W - 1), u >> lw
                     if sb >= S // E:
                         break
+                    note("skinny-prmt run load", *(rs(sb * E + r, pb + d) for r in range(E) for d in (0, 1)))
                     w = [funnel(word(sm, rs(sb * E + r, pb)), word(sm, rs(sb * E + r, pb + 1)), 8 * ms(sb * E + r))
                          .to_bytes(4, "little") for r in range(E)]
                     for c in range(E):
                         o = slot(layout, ((pb * E + c) * S + sb * E) * esz, S, esz)
                         assert o + 4 <= f0
+                        note("skinny-prmt flat store", o)
                         sm[o:o + 4] = b"".join(w[r][c * esz:(c + 1) * esz] for r in range(E))
             for x in range(0, n * SE, 4):  # phase 3
                 o = slot(layout, x, S, esz)
+                note("skinny-prmt flat load", o)
                 mem[fa + x:fa + x + 4] = sm[o:o + 4]
 
 
@@ -321,6 +335,35 @@ def test_prmt_index_replay(layout, esz, shape):
         assert np.array_equal(out, swapped(a)), (ioff, ooff)
         assert mem[ob - 1] == 0xEE and mem[ob + a.nbytes] == 0xEE
         assert bytes(mem[ib:ib + a.nbytes]) == a.tobytes()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("esz", [1, 2])
+@pytest.mark.parametrize("shape", [(9000, 2), (777, 37), (257, 64), (1001, 3), (300, 36), (36, 777), (64, 257),
+                                   (4, 1001), (12, 3001)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_prmt_plan_is_the_replay(layout, esz, shape, set_knobs):
+    """explain()'s plan (plan.cu) and the Python replay of the kernel (above), two codings of the same index
+    arithmetic, give the same multiset of shared addresses per access for the first block (aligned bases)."""
+    rows, cols = shape
+    if rows <= cols and rows * esz % 4:
+        pytest.skip("output rows off words: skinny_vec")
+    set_knobs(transpose_skinny=3)
+    rng = np.random.default_rng(5)
+    dt = np.uint8 if esz == 1 else np.uint16
+    a = rng.integers(0, 1 << (8 * esz), size=shape).astype(dt)
+    mem = bytearray(2 * a.nbytes + 96)
+    ib, ob = 16, 32 + (a.nbytes + 15) // 16 * 16
+    mem[ib:ib + a.nbytes] = a.tobytes()
+    rec = {}
+    (replay if rows > cols else replay_a)(mem, ib, ob, *shape, 1, esz, layout, rng, rec)
+    T = 1 << lt_of(rows, cols, esz)
+    last = max(rows, cols) < T  # the first block is the last one
+    plan = smemkit._C._plan("transpose", shape, layout, esz)
+    got = {a[0].replace(" (last block)", ""): a[4].reshape(-1) for a in plan["accesses"]
+           if a[0].endswith("(last block)") == last}
+    assert set(got) == set(rec)
+    for name, v in got.items():
+        assert sorted(v[v >= 0].tolist()) == sorted(rec[name]), name
 
 
 # ---- GPU: bit-exact ----------------------------------------------------------------------------------------
