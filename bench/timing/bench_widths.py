@@ -140,9 +140,10 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--knob", action="append", default=[], metavar="NAME=V",
                     help="a smemkit._testing knob for the whole run (repeatable), e.g. transpose_strip=0 for an A/B")
-    ap.add_argument("--skinny", type=int, default=2, choices=[0, 1, 2],
+    ap.add_argument("--skinny", type=int, default=2, choices=[0, 1, 2, 3],
                     help="the knob transpose_skinny: 2 (default) word-wise skinny kernel for 1- and 2-byte "
-                    "elements, 1 the element-wise skinny kernel alone, 0 the tiled kernel always")
+                    "elements, 3 the same with skinny_prmt.cuh where it fits, 1 the element-wise skinny kernel "
+                    "alone, 0 the tiled kernel always")
     args = ap.parse_args()
     require_gpu("bench_widths.py")
     from smemkit import _testing

@@ -13,8 +13,8 @@
  *                shared memory so that both global sides are whole runs along the long side
  *   skinny_vec.cuh the word-wise skinny kernel: 1- and 2-byte elements, one side of at most 64, every
  *                global access an aligned word whatever the pitch (launch_skinny picks it, skinny_vec_fits)
- *   skinny_prmt.cuh the same for rows > cols with whole-word shared accesses and a register transpose
- *                (knob transpose_skinny = 3: skinny_prmt_fits)
+ *   skinny_prmt.cuh the same with whole-word shared accesses and a register transpose (rows > cols, and
+ *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -100,7 +100,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 2 the default, 3 as 2 with skinny_prmt.cuh for rows > cols, 1 the skinny kernel alone as before the
+ * skinny mode, the knob transpose_skinny: 2 the default, 3 as 2 with skinny_prmt.cuh where it fits, 1 the skinny kernel alone as before the
  * word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
  * short side S is at most skinny_cap and whose input columns are contiguous (in_cs == 1, or a single
  * column), so the reads along the rows are whole runs.  Else the tiled kernel.
@@ -160,12 +160,14 @@ inline bool sector_fits(int wi, int row, int64_t rows, uint64_t out, int mode)
     return out % esz == 0 && !(out % 32 == 0 && (rows * esz) % 32 == 0);
 }
 
-/* Mode 3 (knob transpose_skinny = 3): of skinny_vec_fits's matrices, case B (rows > cols: the output rows
- * are the runs, the input rows packed) takes skinny_prmt.cuh (whole-word shared accesses and a register
- * transpose of E x E units); case A stays on skinny_vec.cuh. */
+/* Mode 3 (knob transpose_skinny = 3): of skinny_vec_fits's matrices, skinny_prmt.cuh (whole-word shared
+ * accesses and a register transpose of E x E units) takes case B (rows > cols: the output rows are the
+ * runs, the input rows packed) and case A (rows <= cols) where the output rows of S = rows elements are
+ * whole words (rows * esz a multiple of 4; the launcher also wants the output base on a word); the rest
+ * stays on skinny_vec.cuh. */
 inline bool skinny_prmt_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return mode >= 3 && rows > cols && skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+    return mode >= 3 && (rows > cols || rows * esz % 4 == 0) && skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else

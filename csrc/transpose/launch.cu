@@ -42,7 +42,7 @@ volatile int g_odd_path = 1;
 
 /* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 2 (default) the word-wise
  * skinny kernel for 1- and 2-byte elements, short sides up to 64; 3 the same but skinny_prmt.cuh for
- * rows > cols (skinny_prmt_fits); 1 skinny.cuh alone (short sides up
+ * the shapes of skinny_prmt_fits; 1 skinny.cuh alone (short sides up
  * to 32, 16 for 16 bytes); 0 the tiled kernel always. */
 volatile int g_skinny_mode = 2;
 
@@ -138,24 +138,28 @@ cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cuda
     return cudaGetLastError();
 }
 
-/* The word-wise skinny kernel of case B with a register transpose (skinny_prmt.cuh): skinny_vec's tiles and
- * grid, at most 34 KB of shared memory (no opt-in). */
+/* The word-wise skinny kernels with a register transpose (skinny_prmt.cuh, case B and case A): skinny_vec's
+ * tiles and grid, at most 40.7 KB of shared memory (no opt-in). */
 template <int L, int ESZ>
 cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
     const int lt = skinny_vec_lt(p->rows, p->cols, ESZ);
-    const int64_t tl = (int64_t)1 << lt;
+    const int64_t len = p->rows <= p->cols ? p->cols : p->rows, tl = (int64_t)1 << lt;
     SkinnyVecArgs a;
     dim3 grid;
     int64_t tiles_x = 0;
-    const cudaError_t e = grid_tiles((p->rows + tl - 1) / tl, 1, batch, &tiles_x, &grid);
+    const cudaError_t e = grid_tiles((len + tl - 1) / tl, 1, batch, &tiles_x, &grid);
     if (e != cudaSuccess)
         return e;
     matrix_args(&a, p, batch, tiles_x);
-    a.s = (int)p->cols;
+    a.s = (int)(p->rows < p->cols ? p->rows : p->cols);
     a.lt = lt;
-    a.runs_in = 0;
-    skinny_prmt_kernel<L, ESZ><<<grid, kVecThreads, skinny_prmt_bytes(L, a.s, lt, ESZ), stream>>>(a);
+    a.runs_in = p->rows <= p->cols;
+    const int bytes = skinny_prmt_bytes(L, a.s, lt, ESZ, a.runs_in);
+    if (a.runs_in)
+        skinny_prmt_a_kernel<L, ESZ><<<grid, kVecThreads, bytes, stream>>>(a);
+    else
+        skinny_prmt_kernel<L, ESZ><<<grid, kVecThreads, bytes, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -167,7 +171,8 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
 {
     if constexpr (ESZ <= 2) {
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
-        if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
+        if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
+            (p->rows > p->cols || (uintptr_t)p->out % 4 == 0)) // case A: output rows on words
             return launch_skinny_prmt<L, ESZ>(p, batch, stream);
         if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_vec<L, ESZ>(p, batch, stream);

@@ -364,38 +364,91 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
     }
 }
 
-/* skinny_prmt.cuh's plan (rows > cols): the blocks of a whole tile and the last, partial one, each class
- * with its own four accesses and repeats, as skinny_vec_plan. */
+/* One block of skinny_prmt.cuh's case A (PrmtBlockA) of n columns, the input C-contiguous on an aligned
+ * base (input run s at byte s * rp mod 4, the output on a word), per warp in the kernel's order: phase 1 the
+ * R word stores of the run words holding a run byte (the tails in row S), phase 2 per unit step the 2E R
+ * loads (word pb and pb + 1 of each run) and the E F stores, phase 3 the F word loads. */
+template <int ESZ>
+void skinny_prmt_a_block(int layout, int S, int lt, int64_t rp, int n, std::vector<long long> *acc)
+{
+    constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
+    const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SE = S * ESZ, nb = n * ESZ;
+    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw);
+    const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
+    auto rs = [&](int s, int j) { return (long long)skinny_prmt_rslot(rt, f0, j < W ? s : S, j < W ? j : s); };
+    long long a[2 * E][32];
+    for (int wp = 0; wp < WARPS; wp++) {
+        for (int k = 0; k <= kVecSteps; k++) {
+            for (int l = 0; l < 32; l++) {
+                const int t = wp * 32 + l, q = t + k * kVecThreads;
+                const int s = k < kVecSteps ? q >> lw : t, j = k < kVecSteps ? q & (W - 1) : W;
+                a[0][l] = s < S && 4 * j - (int)((s * rp) & 3) < nb ? rs(s, j) : -1;
+            }
+            put_warp(acc[0], a[0]);
+        }
+        for (int k = 0; k < skinny_prmt_units(ESZ); k++) {
+            long long st[E][32];
+            for (int l = 0; l < 32; l++) {
+                const int u = wp * 32 + l + k * kVecThreads, pb = u & (W - 1), sb = u >> lw, on = sb < S / E;
+                for (int r = 0; r < E; r++) {
+                    a[2 * r][l] = on ? rs(sb * E + r, pb) : -1;
+                    a[2 * r + 1][l] = on ? rs(sb * E + r, pb + 1) : -1;
+                    st[r][l] = on ? skinny_vec_slot(ft, ((pb * E + r) * S + sb * E) * ESZ >> 2 << 2) : -1;
+                }
+            }
+            for (int r = 0; r < 2 * E; r++)
+                put_warp(acc[1], a[r]);
+            for (int r = 0; r < E; r++)
+                put_warp(acc[2], st[r]);
+        }
+        for (int k = 0; k <= kVecSteps; k++) {
+            for (int l = 0; l < 32; l++) {
+                const int x = 4 * (wp * 32 + l + k * kVecThreads);
+                a[0][l] = x < SE * n ? skinny_vec_slot(ft, x) : -1;
+            }
+            put_warp(acc[3], a[0]);
+        }
+    }
+}
+
+/* skinny_prmt.cuh's plan: the blocks of a whole tile and the last, partial one, each class with its own
+ * four accesses and repeats, as skinny_vec_plan. */
 template <int ESZ>
 int skinny_prmt_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 {
-    const int S = (int)cols, lt = skinny_vec_lt(rows, cols, ESZ), T = 1 << lt;
-    const int64_t blocks = (rows + T - 1) >> lt;
-    const int last = (int)(rows - (blocks - 1) * T); // [1, T]
-    static const char *const kNames[2][4] = {
-        {"skinny-prmt flat store", "skinny-prmt row load", "skinny-prmt run store", "skinny-prmt run load"},
-        {"skinny-prmt flat store (last block)", "skinny-prmt row load (last block)",
-         "skinny-prmt run store (last block)", "skinny-prmt run load (last block)"}};
+    const int runs_in = rows <= cols, S = (int)(runs_in ? rows : cols), lt = skinny_vec_lt(rows, cols, ESZ), T = 1 << lt;
+    const int64_t len = runs_in ? cols : rows, blocks = (len + T - 1) >> lt;
+    const int last = (int)(len - (blocks - 1) * T); // [1, T]
+    static const char *const kNames[2][2][4] = {
+        {{"skinny-prmt flat store", "skinny-prmt row load", "skinny-prmt run store", "skinny-prmt run load"},
+         {"skinny-prmt flat store (last block)", "skinny-prmt row load (last block)",
+          "skinny-prmt run store (last block)", "skinny-prmt run load (last block)"}},
+        {{"skinny-prmt run store", "skinny-prmt run load", "skinny-prmt flat store", "skinny-prmt flat load"},
+         {"skinny-prmt run store (last block)", "skinny-prmt run load (last block)",
+          "skinny-prmt flat store (last block)", "skinny-prmt flat load (last block)"}}};
     int a = 0;
     for (int c = 0; c < 2; c++) {
         const int64_t reps = c == 0 ? (last == T ? blocks : blocks - 1) : (last == T ? 0 : 1);
         if (reps <= 0)
             continue;
         std::vector<long long> v[4];
-        skinny_prmt_block<ESZ>(layout, S, lt, rows * ESZ, c == 0 ? T : last, v);
+        if (runs_in)
+            skinny_prmt_a_block<ESZ>(layout, S, lt, cols * ESZ, c == 0 ? T : last, v);
+        else
+            skinny_prmt_block<ESZ>(layout, S, lt, rows * ESZ, c == 0 ? T : last, v);
         for (int i = 0; i < 4; i++) {
             if (v[i].empty())
                 continue;
-            put_access(&plan->acc[a], kNames[c][i], 4, i == 0 || i == 2, v[i]);
+            put_access(&plan->acc[a], kNames[runs_in][c][i], 4, i == 0 || i == 2, v[i]);
             plan->acc[a++].repeats = reps;
         }
     }
     plan->n = a;
     plan->threads = kVecThreads;
-    plan->smem_bytes = skinny_prmt_bytes(layout, S, lt, ESZ);
+    plan->smem_bytes = skinny_prmt_bytes(layout, S, lt, ESZ, runs_in);
     plan->blocks = blocks;
-    snprintf(plan->config, sizeof plan->config, "skinny-prmt %dx%d tile, %d threads, %d-byte elements", T, S,
-             kVecThreads, ESZ);
+    snprintf(plan->config, sizeof plan->config, "skinny-prmt %dx%d tile, %d threads, %d-byte elements", runs_in ? S : T,
+             runs_in ? T : S, kVecThreads, ESZ);
     return 1;
 }
 

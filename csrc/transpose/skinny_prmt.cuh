@@ -1,15 +1,17 @@
 /*
- * transpose/skinny_prmt.cuh -- the word-wise skinny transpose of case B (rows > cols: a tall matrix of 1- or
- * 2-byte elements, S = cols <= 64, input rows packed) with whole-word shared accesses and a register
- * transpose, so that no instruction moves a single element in the interior (issue 26; knob
- * transpose_skinny = 3, configs.h's skinny_prmt_fits).
+ * transpose/skinny_prmt.cuh -- the word-wise skinny transpose (1- or 2-byte elements, short side S <= 64) with
+ * whole-word shared accesses and a register transpose, so that no instruction moves a single element in
+ * the interior (issue 26; knob transpose_skinny = 3, configs.h's skinny_prmt_fits): case B (rows > cols,
+ * input rows packed: skinny_prmt_kernel) and case A (rows <= cols with rows * esz a multiple of 4 and the
+ * output on a word: skinny_prmt_a_kernel, PrmtBlockA below); the rest stays on skinny_vec.cuh.
  *
  * Why.  skinny_vec.cuh's run phase gathers every output element with its own LDS.8 / LDS.16 and its own
  * layout address and bound checks: ncu on 578113x36 uint8 counts 1.56 warp instructions per byte (the tiled
  * kernel: 0.2), issue-bound at 0.32 of a copy.  Here a thread moves an E x E unit (E = 4 / esz: 4x4 bytes or
- * 2x2 halves) with 2E shared word loads, 2E (4x4) / 2 (2x2) byte permutes and E shared word stores.
+ * 2x2 halves) with E or 2E shared word loads (and E funnel shifts), 8 (4x4) / 2 (2x2) byte permutes
+ * (unit.cuh's transpose_unit) and E shared word stores.
  *
- * Names as in skinny_vec.cuh: a tile is T = 2^lt input rows of S elements (the flat side, T*S contiguous
+ * Case B.  Names as in skinny_vec.cuh: a tile is T = 2^lt input rows of S elements (the flat side, T*S contiguous
  * elements from global byte fb) and, on the output side, S runs of T elements (output row s, `rp` bytes
  * apart, run s starting ms(s) = its address mod 4 bytes past a word).  E elements of a run are one word
  * (W = T / E = 2^lw words a run).  Three phases, two barriers:
@@ -40,7 +42,7 @@
  *      of the warp would take, in every layout (naive: but for the tails, one lane a run, rows W words
  *      apart); pad adds one word a row, swizzle XORs the low 5 column bits with the row's.
  * plan.cu replays exactly these offsets (skinny_prmt_plan) for explain().
- * Grid: x = tile along the rows, y + 65535 z = matrix of the batch (launch.cu's launch_skinny_prmt).
+ * Grid: x = tile along the long side, y + 65535 z = matrix of the batch (launch.cu's launch_skinny_prmt).
  */
 #ifndef SMK_TRANSPOSE_SKINNY_PRMT_CUH
 #define SMK_TRANSPOSE_SKINNY_PRMT_CUH
@@ -76,10 +78,12 @@ SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz)
     return smk_tile_elems(tl, (words + row - 1) / row) * 4;
 }
 
-/* The block's shared memory: F, then R (F is a whole number of words; R's words stay aligned). */
-SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz)
+/* The block's shared memory: F, then R (F is a whole number of words; R's words stay aligned), S rows, one
+ * more in case A (runs_in: the runs' tail words in row S; at most 40.7 KB, S = 2 halves, pad). */
+SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz, int runs_in)
 {
-    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(skinny_prmt_rgeometry(layout, skinny_prmt_lw(lt, esz)), s) * 4;
+    const smk_tile rt = skinny_prmt_rgeometry(layout, skinny_prmt_lw(lt, esz));
+    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(rt, s + (runs_in ? 1 : 0)) * 4;
 }
 
 /* Shared byte of R word (s, j): F's bytes first. */
@@ -197,6 +201,125 @@ struct PrmtBlock {
             out_chunk(t, 1 << (lw - 2));
     }
 };
+
+/* Case A (rows <= cols: the input rows are the runs, the output rows of S the flat side), where every
+ * output row starts on a word (S * esz a multiple of 4, the output base on a word: skinny_prmt_fits and the
+ * launcher).  Phase 1: every global word of run s that holds a run byte (words j = 0 .. W, W the tail of a
+ * misaligned run), loaded whole and stored as R word (s, j) (the tails as R word (S, s): R has S + 1
+ * rows); phase 2: unit (pb, sb) takes run word pb of runs E*sb + r (R words pb and pb + 1 funnel-shifted
+ * by ms(s)), transposes it and stores output row E*pb + c's E elements of runs E*sb .. as F word
+ * ((E*pb + c)*S + E*sb)*esz / 4 (phase 2's lanes S words apart, as case B's row loads); phase 3: F word
+ * by word to the output (LDS.32 -> STG.32: every word whole). */
+template <int L, int ESZ>
+struct PrmtBlockA {
+    static constexpr int E = 4 / ESZ;
+    const unsigned char *rbase; // input run s at rbase + s * rp
+    unsigned char *fa;          // the output rows, on a word
+    int64_t rp;
+    int S, nb, fend, lw, t, rbytes0;
+    smk_tile ft, rt;
+
+    __device__ __forceinline__ uint32_t *fword(int w) const
+    {
+        return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_vec_slot(ft, 4 * w));
+    }
+    /* R word j of run s, j in [0, W]: word W (the tail) in row S. */
+    __device__ __forceinline__ uint32_t *rword(int s, int j) const
+    {
+        const int tail = j >> lw;
+        return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_prmt_rslot(rt, rbytes0, tail ? S : s, tail ? s : j));
+    }
+
+    /* The run's start mod 4 (32-bit arithmetic: only the low bits matter). */
+    __device__ __forceinline__ int ms_of(int s) const
+    {
+        return (int)(((uint32_t)(uintptr_t)rbase + (uint32_t)s * (uint32_t)rp) & 3);
+    }
+
+    /* Run item k (k == kVecSteps: word W of run t): (s, j), false when the thread has none. */
+    __device__ __forceinline__ bool item(int k, int &s, int &j) const
+    {
+        const int q = t + k * kVecThreads;
+        s = k < kVecSteps ? q >> lw : t;
+        j = k < kVecSteps ? q & ((1 << lw) - 1) : 1 << lw;
+        return s < S && 4 * j - ms_of(s) < nb;
+    }
+
+    /* Items [K0, K1): every load in flight (predicated), then the stores. */
+    template <int K0, int K1>
+    __device__ __forceinline__ void runs_in() const
+    {
+        uint32_t v[K1 - K0];
+        int s, j;
+#pragma unroll
+        for (int k = K0; k < K1; k++)
+            v[k - K0] = item(k, s, j) ? *reinterpret_cast<const uint32_t *>(rbase + (int64_t)s * rp - ms_of(s) + 4 * j) : 0u;
+#pragma unroll
+        for (int k = K0; k < K1; k++)
+            if (item(k, s, j))
+                *rword(s, j) = v[k - K0];
+    }
+
+    __device__ __forceinline__ void units() const
+    {
+        const int SB = S / E;
+#pragma unroll
+        for (int k = 0; k < skinny_prmt_units(ESZ); k++) {
+            const int u = t + k * kVecThreads, pb = u & ((1 << lw) - 1), sb = u >> lw;
+            if (sb >= SB)
+                break; // sb grows with k
+            uint32_t w[E];
+#pragma unroll
+            for (int r = 0; r < E; r++) {
+                const int s = sb * E + r;
+                w[r] = __funnelshift_r(*rword(s, pb), *rword(s, pb + 1), 8 * ms_of(s));
+            }
+            transpose_unit<ESZ>(w); // w[c] = elements E*sb .. E*sb + E-1 of output row E*pb + c
+#pragma unroll
+            for (int c = 0; c < E; c++)
+                *fword(((pb * E + c) * S + sb * E) * ESZ >> 2) = w[c];
+        }
+    }
+
+    __device__ __forceinline__ void flat_out() const
+    {
+#pragma unroll
+        for (int k = 0; k <= kVecSteps; k++) {
+            const int x = 4 * (t + k * kVecThreads);
+            if (x < fend)
+                *reinterpret_cast<uint32_t *>(fa + x) = *fword(x >> 2);
+        }
+    }
+};
+
+template <int L, int ESZ>
+__global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_a_kernel(const SkinnyVecArgs a)
+{
+    static_assert(ESZ == 1 || ESZ == 2, "word-wise skinny: sub-word elements only");
+    const int64_t b = (int64_t)blockIdx.z * 65535 + blockIdx.y;
+    if (b >= a.batch)
+        return; // uniform per block, before the barriers
+    PrmtBlockA<L, ESZ> k;
+    k.S = a.s;
+    k.t = threadIdx.x;
+    const int64_t p0 = (int64_t)blockIdx.x << a.lt;
+    const int n = (int)(a.cols - p0 < (1 << a.lt) ? a.cols - p0 : 1 << a.lt); // [1, T]
+    k.rbase = a.in + (b * a.in_bs + p0) * ESZ;
+    k.rp = a.in_rs * ESZ;
+    k.fa = a.out + (b * a.rows * a.cols + p0 * k.S) * ESZ; // on a word (the launcher's condition)
+    k.nb = n * ESZ;
+    k.fend = n * k.S * ESZ;
+    k.lw = skinny_prmt_lw(a.lt, ESZ);
+    k.ft = skinny_vec_geometry(L, k.S, ESZ);
+    k.rt = skinny_prmt_rgeometry(L, k.lw);
+    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
+    k.template runs_in<0, kVecSteps / 2>(); // two halves: all 17 loads at once spill at 64 registers
+    k.template runs_in<kVecSteps / 2, kVecSteps + 1>();
+    __syncthreads();
+    k.units();
+    __syncthreads();
+    k.flat_out();
+}
 
 /* tparams: L the smk_layout of both buffers, ESZ 1 or 2.  At least 4 blocks an SM, as skinny_vec. */
 template <int L, int ESZ>
