@@ -78,7 +78,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
-    "transpose_skinny": 2,
+    "transpose_skinny": 3,
     "transpose_group": 8,
     "transpose_sector": 0,
     "gemm16_variant": 0,

@@ -41,9 +41,14 @@ def config(shape, dtype):
 # ---- CPU: the choice ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "bfloat16", "int16"])
-def test_vec_choice(dtype):
-    for shape in [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
-                  (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]:
+def test_vec_choice(dtype, set_knobs):
+    shapes = [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
+              (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]
+    for shape in shapes:  # the default (3): skinny_prmt where it fits, else the word-wise kernel
+        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ")), shape
+    assert config((2237203, 3), dtype).startswith("skinny-prmt ")  # case B always fits
+    set_knobs(transpose_skinny=2)
+    for shape in shapes:
         assert config(shape, dtype).startswith("skinny-vec "), shape
     for shape in [(65, 10**5), (10**5, 65), (65, 65), (1000, 1000)]:
         assert "tile" in config(shape, dtype) and not config(shape, dtype).startswith("skinny"), shape
@@ -77,7 +82,8 @@ SHAPES = [(1, 9), (9, 1), (3, 9999), (9999, 3), (11, 218130), (218130, 11), (36,
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype,esz", [("uint8", 1), ("float16", 2)])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_vec_plan(layout, dtype, esz, shape):
+def test_vec_plan(layout, dtype, esz, shape, set_knobs):
+    set_knobs(transpose_skinny=2)  # skinny_vec's own plan (the default takes skinny_prmt where it fits)
     rows, cols = shape
     s, lt = min(shape), lt_of(rows, cols, esz)
     e = smemkit.explain("transpose", shape, layout, dtype)
@@ -108,10 +114,11 @@ def test_vec_plan(layout, dtype, esz, shape):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("esz", [1, 2])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_vec_plan_bijection(layout, esz, shape):
+def test_vec_plan_bijection(layout, esz, shape, set_knobs):
     """Per block class (a whole tile; the last, partial block): the flat phase covers every byte of the
     block's buffer once -- whole words, and a word the block's end cuts element by element -- at the
     shared bytes the layout map gives; the run phase touches exactly those bytes, every element once."""
+    set_knobs(transpose_skinny=2)  # skinny_vec's own plan
     rows, cols = shape
     S, lt = min(shape), lt_of(rows, cols, esz)
     long_ = cols if rows <= cols else rows

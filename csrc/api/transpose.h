@@ -51,7 +51,8 @@ int smk_transpose_num_variants(void);
 /* Tests and benchmarks: 0 makes 1- and 2-byte rows that do not start on a 4-byte boundary take the
  * element-wise path again (default 1: whole words re-aligned in registers). */
 void smk_transpose_set_odd_path(int on);
-/* Tests and benchmarks: the skinny paths, 2 (default) the word-wise skinny kernel for 1- and 2-byte
+/* Tests and benchmarks: the skinny paths, 3 (default) transpose/skinny_prmt.cuh where configs.h's
+ * skinny_prmt_fits, else as 2; 2 the word-wise skinny kernel for 1- and 2-byte
  * elements with a short side up to 64 (transpose/skinny_vec.cuh), 1 the element-wise skinny kernel
  * alone (short side up to 32, 16 for 16-byte elements), 0 the tiled kernel for every shape.  The plan
  * (explain) follows the same mode. */

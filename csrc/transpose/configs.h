@@ -100,8 +100,8 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 2 the default, 3 as 2 with skinny_prmt.cuh where it fits, 1 the skinny kernel alone as before the
- * word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
+ * skinny mode, the knob transpose_skinny: 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
+ * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
  * short side S is at most skinny_cap and whose input columns are contiguous (in_cs == 1, or a single
  * column), so the reads along the rows are whole runs.  Else the tiled kernel.
  *   skinny_cap: mode 1 -- half the shipped tile's edge in elements, at most 32 (32 for 1-, 2-, 4-,

@@ -40,11 +40,13 @@ cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
  * before the re-aligning path), for a before/after in one run. */
 volatile int g_odd_path = 1;
 
-/* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 2 (default) the word-wise
- * skinny kernel for 1- and 2-byte elements, short sides up to 64; 3 the same but skinny_prmt.cuh for
- * the shapes of skinny_prmt_fits; 1 skinny.cuh alone (short sides up
- * to 32, 16 for 16 bytes); 0 the tiled kernel always. */
-volatile int g_skinny_mode = 2;
+/* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 3 (default) skinny_prmt.cuh for
+ * the shapes of skinny_prmt_fits, else the word-wise skinny kernel for 1- and 2-byte elements, short sides
+ * up to 64 (H100, acceptance's timing, same-run A/B against 2 on fresh seeds: 62 all draws 0.732 -> 0.774,
+ * uint8 0.489 -> 0.575; 63 0.793 -> 0.815, min 0.290 -> 0.346: docs/TRANSPOSE_NOTES.md); 2 the word-wise
+ * skinny kernel alone there; 1 skinny.cuh alone (short sides up to 32, 16 for 16 bytes); 0 the tiled
+ * kernel always. */
+volatile int g_skinny_mode = 3;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
  * walked column by column, 8 the default (H100, random law, the acceptance's timing: seed 41 all draws
