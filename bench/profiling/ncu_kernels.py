@@ -53,7 +53,9 @@ NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny ke
          ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
          ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16"),
          # the sector store (csrc/transpose/sector.cuh): float32 output rows off sectors, pitch >= 2 KB
-         ("transpose", (1001, 999), "float32"), ("transpose", (2877, 3001), "float32")]
+         ("transpose", (1001, 999), "float32"), ("transpose", (2877, 3001), "float32"),
+         # skinny_prmt.cuh (transpose_skinny 3, the default): case B above (50000x40), case A here
+         ("transpose", (36, 60001), "uint8"), ("transpose", (3000, 36), "float16")]
 CASES += NEW
 # every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
 CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]

@@ -122,6 +122,8 @@ struct PrmtBlock {
         }
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
+            if (4 * ((t & ~31) + k * kVecThreads) >= fend)
+                break; // the warp's first lane past the tile: a branch, not stores issued with no lane active
             const int x = 4 * (t + k * kVecThreads);
             if (x < fend)
                 *fword(x >> 2) = v[k];
@@ -285,6 +287,8 @@ struct PrmtBlockA {
     {
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
+            if (4 * ((t & ~31) + k * kVecThreads) >= fend)
+                break; // as flat_in's stores: no shared load issued with no lane active
             const int x = 4 * (t + k * kVecThreads);
             if (x < fend)
                 *reinterpret_cast<uint32_t *>(fa + x) = *fword(x >> 2);
