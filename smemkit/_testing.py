@@ -85,9 +85,9 @@ KNOBS = {
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
-    "gemm16_mv_skinny": 0,
+    "gemm16_mv_skinny": 2,
     "gemm16_kernel": 2,
-    "sgemm_new_paths": 3,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 4, 5 (the /pf rows) opt-in
+    "sgemm_new_paths": 5,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default
     "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)

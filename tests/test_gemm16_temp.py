@@ -85,6 +85,11 @@ def test_shape_query_counts_the_matvec_workspace(lib):
     """Variant 0's memory-bound path (csrc/gemm16/matvec.h) borrows S * M * N fp32 partials when it
     splits K, whatever the alignment, and copies nothing."""
     from test_gemm16_matvec import mirror
+    with _testing.knobs(gemm16_mv_skinny=0):  # the routes before SKINNY (its own workspace test below)
+        check_matvec_workspace(lib, mirror)
+
+
+def check_matvec_workspace(lib, mirror):
     for M, N, K in [(8, 4096, 4096), (3, 2449, 16303), (74, 6, 13105), (9066, 2, 470), (700, 900, 9)]:
         kind, splits = mirror(M, N, K)
         want = splits * M * N * 4 if splits > 1 else 0

@@ -112,9 +112,11 @@ def test_matrix_vector_rows_plan(name, layout, mnk):
 
 @pytest.mark.parametrize("mnk", [(9, 4096, 4096), (16, 777, 20000), (17, 14767, 3978), (30, 3927, 21164),
                                  (32, 2000, 9000), (12, 4766, 43060)], ids=lambda s: "x".join(map(str, s)))
-def test_small_m_takes_one_tile_of_the_least_ms_that_holds_it(mnk):
-    """From path level 2 (the default) a skinny-m launch holds all of M in one tile: B is streamed once,
-    not once per 8 rows (the 2-4 tiles of 8 rows ran 0.34-0.59 of cuBLAS on the M = 12..30 draws)."""
+def test_small_m_takes_one_tile_of_the_least_ms_that_holds_it(mnk, set_knobs):
+    """From path level 2 a skinny-m launch holds all of M in one tile: B is streamed once, not once per 8
+    rows (the 2-4 tiles of 8 rows ran 0.34-0.59 of cuBLAS on the M = 12..30 draws).  Level 3's rule (from
+    level 4 on, the default 5 included, 8 < M <= 16 takes the short tile: test_level_four_...)."""
+    set_knobs(sgemm_new_paths=3)
     M = mnk[0]
     name, s = _C._sgemm_choose(*mnk, 132)
     if M > 16:  # level 3: the short tile (32 rows, 128 columns) holds M; skinny-m32 ran 0.37-0.87 there
@@ -394,10 +396,11 @@ def test_short_tile_plan(layout):
 
 
 def test_level_four_is_opt_in_and_follows_its_two_rules(set_knobs):
-    """sgemm_new_paths=4 (not the default): the short tile from M = 9 and no skinny-n for K <= 16; every
-    choice on random draws is still a row that launches (a plan with blocks), as at level 3."""
+    """sgemm_new_paths=4 (level 5, the default, builds on it): the short tile from M = 9 and no skinny-n for
+    K <= 16; every choice on random draws is still a row that launches (a plan with blocks), as at level 3."""
     from smemkit import _testing
-    assert _testing.KNOBS["sgemm_new_paths"] == 3
+    assert _testing.KNOBS["sgemm_new_paths"] == 5
+    set_knobs(sgemm_new_paths=3)
     assert _C._plan("sgemm", (14344, 21, 13), "pad", 4, 132)["config"].startswith("skinny-N")
     set_knobs(sgemm_new_paths=4)
     assert _C._plan("sgemm", (12, 4766, 43060), "pad", 4, 132)["config"].startswith("32x128x16 block tile")

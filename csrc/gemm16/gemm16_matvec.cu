@@ -22,7 +22,10 @@ int smk_gemm16_set_matvec(int mode)
 }
 volatile int smk_gemm16_mv_kmax = SMK_MV_KMAX_DEFAULT;
 volatile int smk_gemm16_mv_v16 = 1;
-volatile int smk_gemm16_mv_skinny = 0;
+/* 2 (bit 2: SKINNY for N <= 8 in place of COLS) by default: H100, acceptance's timing, same-run A/B on fresh
+ * seeds 73 / 75: all draws 0.818 -> 0.836 / 0.805 -> 0.810, matrix-vector 0.756 -> 0.800 / 0.745 -> 0.760;
+ * bits 1 and 4 lost (0.786, 0.774 on seed 73: docs/GEMM16_NOTES.md). */
+volatile int smk_gemm16_mv_skinny = 2;
 int smk_gemm16_set_mv_skinny(int level)
 {
     if (level < 0 || level > 15)
