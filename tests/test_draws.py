@@ -398,3 +398,15 @@ def test_random_run_records_errors(monkeypatch, tmp_path, capsys):
     rows = D.read_jsonl(str(out))
     assert len(rows) == 7 and [("error" in r) for r in rows] == [False, True, False, False, True, True, True]
     assert "three draws in a row failed" in capsys.readouterr().err
+
+
+def test_profile_calls_arms_are_checked_before_the_device():
+    """profile_calls.py --arm SUFFIX:NAME=V[,NAME=V] (the same-run A/B by the acceptance's method): a bad arm is
+    a usage error on any machine; a good one reaches the device check (the no-GPU exit here)."""
+    bad = _run("profile_calls.py", "--op", "transpose", "--random", "3", "--arm", "k9:no_such_knob=1")
+    assert bad.returncode == 2 and "--arm k9:no_such_knob=1" in bad.stderr and "Traceback" not in bad.stderr
+    bad = _run("profile_calls.py", "--op", "transpose", "--random", "3", "--arm", "transpose_skinny=2")
+    assert bad.returncode == 2 and "want SUFFIX:NAME=INT" in bad.stderr
+    if not smemkit.is_available():
+        good = _run("profile_calls.py", "--op", "transpose", "--random", "3", "--arm", "k2:transpose_skinny=2")
+        assert good.returncode != 0 and "no usable CUDA GPU" in good.stderr and "Traceback" not in good.stderr

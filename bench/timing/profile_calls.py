@@ -17,7 +17,10 @@ wait is device time of the waiting kernel: summed, the overlap counts twice).  T
     python bench/timing/profile_calls.py --op gemm --shapes 12047,12,10 6,1421,176 [--dtype float16,bfloat16]
         given shapes, each kernel of both calls with its device time and smemkit's config (explain)
 
---knob NAME=V (repeatable) sets a smemkit._testing knob for the whole run (an A/B is two runs).
+--knob NAME=V (repeatable) sets a smemkit._testing knob for the whole run.  --arm SUFFIX:NAME=V[,NAME=V]
+(repeatable, with --op --random) times each draw once more under those knobs, arms interleaved draw by draw
+(columns '<layout>SUFFIX'): the same-run A/B of docs/RESULTS.md "Session 37", e.g.
+    python bench/timing/profile_calls.py --op transpose --random 200 --seed 62 --arm k2:transpose_skinny=2
 
 Needs torch with CUDA.  Transposes use layout pad (the events runs' best layout on most draws), GEMMs
 swizzle, unless --layout says otherwise.
@@ -86,6 +89,21 @@ def time_draw(torch, op, shape, dtype, layout, iters):
             "device_us": {"anchor": ta, layout: to}, "kernels_us": kernels}
 
 
+def time_arms(torch, op, shape, dtype, layout, iters, arms):
+    """time_draw under each arm's knobs (('', {}) the run's own), one after the other on this draw; the
+    ratios as '<layout>SUFFIX', each arm's kernels under 'kernels_us' by the same label."""
+    from smemkit import _testing
+    rec = {"ratio": {}, "device_us": {}, "kernels_us": {}}
+    for suffix, knobs in arms:
+        with _testing.knobs(**knobs):
+            r = time_draw(torch, op, shape, dtype, layout, iters)
+        label = layout + suffix
+        rec["ratio"][label] = r["ratio"][layout]
+        rec["device_us"]["anchor" + suffix], rec["device_us"][label] = r["device_us"]["anchor"], r["device_us"][layout]
+        rec["kernels_us"][label] = r["kernels_us"]
+    return rec
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--op", choices=["sgemm", "gemm", "transpose"], help="a random run of this op's law")
@@ -93,6 +111,8 @@ def main(argv=None):
     ap.add_argument("--shapes", nargs="+", metavar="M,N,K", help="given shapes (with --op; transposes R,C or B,R,C)")
     ap.add_argument("--dtype", help="--shapes: comma-separated dtypes (default: the op's law's)")
     ap.add_argument("--knob", action="append", default=[], metavar="NAME=V", help="a smemkit._testing knob")
+    ap.add_argument("--arm", action="append", default=[], metavar="SUFFIX:NAME=V[,NAME=V]",
+                    help="--random: also time each draw under these knobs (columns '<layout>SUFFIX'), interleaved")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rows", help="re-time the draws of this events run instead")
     ap.add_argument("--worst", type=int, default=40, help="--rows: the N draws with the lowest ratio (0: all)")
@@ -104,6 +124,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if (args.op is None) == (args.rows is None):
         ap.error("give --op with --random or --shapes, or --rows")
+    args.arms = [("", {})] + [parse_arm(ap, spec) for spec in args.arm]  # refused before any device work
     require_gpu("profile_calls.py")
     import torch
     from smemkit import _testing
@@ -112,6 +133,19 @@ def main(argv=None):
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     with _testing.knobs(**{k: int(v) for k, v in (kv.split("=", 1) for kv in args.knob)}):
         return run(args, ap, torch)
+
+
+def parse_arm(ap, spec):
+    """'SUFFIX:NAME=V[,NAME=V]' -> (SUFFIX, {NAME: V}), knobs of smemkit._testing only."""
+    from smemkit import _testing
+    suffix, _, kvs = spec.partition(":")
+    try:
+        knobs = {k: int(v) for k, v in (kv.split("=", 1) for kv in kvs.split(","))}
+    except ValueError:
+        knobs = {}
+    if not suffix or not knobs or any(k not in _testing.KNOBS for k in knobs):
+        ap.error(f"--arm {spec}: want SUFFIX:NAME=INT[,NAME=INT] with knobs of {', '.join(_testing.KNOBS)}")
+    return ":" + suffix, knobs
 
 
 def run(args, ap, torch):
@@ -135,7 +169,7 @@ def run(args, ap, torch):
             args.random, args.seed)
         title = (f"{args.op}: anchor / smemkit, summed kernel device time (torch.profiler), {args.random} "
                  f"random shapes, layout {layout}")
-        random_run(draws, lambda d: time_draw(torch, d.op, d.shape, d.dtype, layout, args.iters),
+        random_run(draws, lambda d: time_arms(torch, d.op, d.shape, d.dtype, layout, args.iters, args.arms),
                    seed=args.seed, out=args.out, md=args.md, title=title)
         return 0
 
