@@ -222,47 +222,49 @@ static PyObject *py_bank_rule(PyObject *module, PyObject *args)
 
 
 static int fill_plan(int op, const int64_t *d, int layout, const int *swz, int isz, int sms, int config, int splits,
-                     smk_plan *plan)
+                     int64_t batch, smk_plan *plan)
 {
     if (op == SMK_OP_GEMM16)
         return smk_gemm16_plan(d[0], d[1], d[2], layout, swz[0], swz[1], swz[2], config, sms, plan);
     return op == SMK_OP_SGEMM ? smk_sgemm_plan(d[0], d[1], d[2], layout, sms, config, splits, plan)
-                              : smk_transpose_plan(d[0], d[1], isz, layout, plan);
+                              : smk_transpose_plan_batched(batch, d[0], d[1], isz, layout, plan);
 }
 
 
 PyDoc_STRVAR(plan_doc,
-"_plan(op, shape, layout, itemsize=4, sms=132, config=0, splits=0, *, swizzle=None)\n--\n\n"
+"_plan(op, shape, layout, itemsize=4, sms=132, config=0, splits=0, *, swizzle=None, batch=1)\n--\n\n"
 "The shared-memory instructions of one block of the kernel `op` ('transpose' or 'sgemm') for a\n"
 "problem of `shape`, replayed on the host by the kernel's own index code (sgemm: the tile config and\n"
 "K split the launch would use on `sms` SMs, or the forced ones; repeats count every K slice's\n"
 "blocks and the config string ends in ', splits S').  Returns a dict: config,\n"
 "blocks, threads, smem_bytes, accesses = [(name, width, kind, repeats, addresses (n_instr, 32), instr,\n"
-"sources)]: instr the instruction kind, sources the global byte offsets of a gemm cp.async (else None).");
+"sources)]: instr the instruction kind, sources the global byte offsets of a gemm cp.async (else None).\n"
+"transpose: batch, the matrices of one launch (the launcher's choice depends on it), scales blocks and repeats.");
 
 static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", "swizzle", NULL};
+    static char *kwlist[] = {"op", "shape", "layout", "itemsize", "sms", "config", "splits", "swizzle", "batch", NULL};
     const char *op = NULL;
     PyObject *shape = NULL, *layout_obj = NULL, *lst = NULL, *arrays[SMK_PLAN_MAX] = {NULL}, *garrays[SMK_PLAN_MAX] = {NULL};
-    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL, *swz_obj = Py_None;
+    PyObject *isz_obj = NULL, *sms_obj = NULL, *config_obj = NULL, *splits_obj = NULL, *swz_obj = Py_None, *batch_obj = NULL;
     int swz[3] = {0, 0, 0};
     int64_t dims[3];
-    long long isz = 4, sms = 132, config = 0, splits = 0;
+    long long isz = 4, sms = 132, config = 0, splits = 0, batch = 1;
     int layout = 0, i, opk = 0;
     smk_plan plan;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOO$O:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj,
-                                     &sms_obj, &config_obj, &splits_obj, &swz_obj) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOO|OOOO$OO:_plan", kwlist, &op, &shape, &layout_obj, &isz_obj,
+                                     &sms_obj, &config_obj, &splits_obj, &swz_obj, &batch_obj) ||
         (swz_obj != Py_None && !PyArg_ParseTuple(swz_obj, "iii:swizzle", &swz[0], &swz[1], &swz[2])) ||
         smk_py_parse_layout(layout_obj, "explain", &layout) < 0 ||
         (opk = smk_py_parse_op_shape("explain", op, shape, 0, INT32_MAX, 0, dims)) < 0 ||
         smk_py_int_arg(isz_obj, "explain", "itemsize", 1, 16, &isz) < 0 ||
         smk_py_int_arg(sms_obj, "explain", "sms", 1, 1 << 16, &sms) < 0 ||
         smk_py_int_arg(config_obj, "explain", "config", 0, INT32_MAX, &config) < 0 ||
-        smk_py_int_arg(splits_obj, "explain", "splits", 0, INT32_MAX, &splits) < 0)
+        smk_py_int_arg(splits_obj, "explain", "splits", 0, INT32_MAX, &splits) < 0 ||
+        smk_py_int_arg(batch_obj, "explain", "batch", 0, INT64_MAX / 4, &batch) < 0)
         return NULL;
     memset(&plan, 0, sizeof plan); /* pass 1: counts; pass 2: addresses into the arrays */
-    if (fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, &plan) != 0)
+    if (fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, batch, &plan) != 0)
         return PyErr_Format(PyExc_ValueError, "explain(): no plan for %s with itemsize=%lld, sms=%lld, config=%lld, "
                             "splits=%lld (config: an index of smemkit.bench_configs('%s'))", op, isz, sms, config, splits, op);
     for (i = 0; i < plan.n; i++) {
@@ -276,7 +278,7 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
             plan.acc[i].gaddr = (long long *)PyArray_DATA((PyArrayObject *)garrays[i]);
         }
     }
-    (void)fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, &plan);
+    (void)fill_plan(opk, dims, layout, swz, (int)isz, (int)sms, (int)config, (int)splits, batch, &plan);
     if (!(lst = PyList_New(plan.n)))
         goto fail;
     for (i = 0; i < plan.n; i++) {

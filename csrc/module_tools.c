@@ -227,9 +227,10 @@ PyDoc_STRVAR(set_knob_doc,
 "up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the word-wise one; 2: the\n"
 "word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled kernel always), 'transpose_group' (the tiled\n"
 "kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
-"to 65536), 'transpose_sector' (0, the default: never; 1: the tiled kernel writes each\n"
-"output row from its first 32-byte sector on, whole aligned words, for 4-byte elements whose output rows\n"
-"are off sectors with a pitch of at least 2 KB; 2: for 1-, 2- and 4-byte elements at any pitch),\n"
+"to 65536), 'transpose_sector' (3, the default: the tiled kernel writes each output row from its\n"
+"first 32-byte sector on, whole aligned words, where the call moves at least 16 MiB and both sides of a\n"
+"matrix span at least 1 KB (4-byte elements) or 1.5 KB (1-byte elements of a single matrix); 0: never;\n"
+"1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -279,7 +280,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);
-    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 2)
+    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 3)
         smk_transpose_set_sector(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;

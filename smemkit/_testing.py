@@ -80,7 +80,7 @@ KNOBS = {
     "transpose_odd_path": 1,
     "transpose_skinny": 3,
     "transpose_group": 8,
-    "transpose_sector": 0,
+    "transpose_sector": 3,
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,

@@ -230,7 +230,9 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
         _C._plan(op, kshape, "swizzle", itemsize, sms, config, splits)  # the shape's checks
         plan = _wgmma_plan.plan(kshape, layout, sms)
     else:
-        plan = _C._plan(op, kshape, lay, itemsize, sms, config, splits, swizzle=swz)
+        plan = _C._plan(op, kshape, lay, itemsize, sms, config, splits, swizzle=swz,
+                        **({"batch": batch} if op == "transpose" else {}))  # the launcher's choice sees the batch
+    scale = 1 if op == "transpose" and kernel != "wgmma" else batch  # transposes: scaled in C already
     accesses = []
     for entry in plan["accesses"]:
         name, width, kind, repeats, addr = entry[:5]
@@ -244,7 +246,7 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
         else:
             wf, idl = replay(addr, width, kind if instr == "ldst" else instr, sources=sources)
         worst = float(np.max(wf / np.maximum(idl, 1))) if len(wf) else 0.0
-        repeats *= batch
+        repeats *= scale
         accesses.append(Access(name, width, kind, int(len(wf)) * repeats * per_instr, int(wf.sum()) * repeats,
                                int(idl.sum()) * repeats, worst, instr))
-    return Explanation(op, shape, shown, dt, plan["config"], plan["blocks"] * batch, tuple(accesses))
+    return Explanation(op, shape, shown, dt, plan["config"], plan["blocks"] * scale, tuple(accesses))

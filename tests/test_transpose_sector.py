@@ -46,6 +46,21 @@ def test_sector_batches(shape, dtype, layout, rng, poison, set_knobs):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype,shape", [("float32", (2, 1101, 1907)), ("float32", (1029, 4099)),
+                                         ("uint8", (1541, 10891)), ("uint8", (2, 1541, 5447)), ("float16", (1541, 5447))],
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
+def test_sector_mode3_bit_exact(shape, dtype, rng, poison, set_knobs):
+    """Mode 3's launcher gate (the default) takes the float32 ones and the single uint8 matrix, and every call
+    stays exact whichever kernel the gate picks."""
+    set_knobs(transpose_sector=3)
+    a = random_bits(shape, np_dtype(dtype), rng)
+    want = dtype == "float32" or (dtype == "uint8" and a.ndim == 2)
+    assert ("sector store" in smemkit.explain("transpose", shape, "pad", dtype).config) == want
+    out = smemkit.matrix_transpose(a, layout="pad") if a.ndim == 3 else smemkit.transpose(a, layout="pad")
+    assert_bits_equal(out, swapped(a) if a.ndim == 3 else a.T)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("odd", [1, 0])
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
 @pytest.mark.parametrize("shape", [(1031, 2053), (257, 259), (4099, 4093)], ids=lambda s: "x".join(map(str, s)))
@@ -97,6 +112,36 @@ def test_sector_fits_by_output_pitch(dtype, rows, want):
         assert "sector store" not in smemkit.explain("transpose", (501, 3000), "pad", "float32").config
     with knobs(transpose_sector=0):
         assert "sector store" not in smemkit.explain("transpose", (2877, 3000), "pad", "float32").config
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
+def test_sector_mode3_gate_by_sides_and_bytes(dtype):
+    """Mode 3 (the default): the call moves >= 16 MiB, both sides of a matrix span >= 1 KB (float32; output
+    pitch rows * esz, input row cols * esz) or >= 1.5 KB (uint8, a single matrix only); float16 never (its
+    sector kernel spills), 8-byte and wider never; output rows off sectors only."""
+    esz = np.dtype(dtype).itemsize
+    mib = 1 << 20
+
+    def taken(shape, mode=3):
+        with knobs(transpose_sector=mode):
+            return "sector store" in smemkit.explain("transpose", shape, "pad", dtype).config
+
+    side = {1: 1536, 4: 1024}.get(esz, 1024) // esz
+    rows = side + 1  # an output pitch of >= side bytes, off a sector
+    assert rows * esz % 32
+    cols = max(-(-16 * mib // (rows * esz)), side)  # the call reaches 16 MiB
+    want = esz in (1, 4)
+    assert taken((rows, cols)) == want
+    assert ("sector store" in smemkit.explain("transpose", (rows, cols), "pad", dtype).config) == want  # default
+    assert not taken((rows, cols), mode=0)
+    assert not taken((rows - 2, cols * 2))  # output pitch under the side
+    assert not taken((cols, side - 1))  # input row under the side (its output pitch: big)
+    small = (rows, side + 8)  # both sides long enough, a few MiB
+    assert small[0] * small[1] * esz < 16 * mib and not taken(small)
+    batch = -(-16 * mib // (small[0] * small[1] * esz))
+    assert taken((batch,) + small) == (esz == 4)  # float32 batches count their bytes; uint8 batches never
+    aligned = 2048 // esz  # output rows on sectors: the plain kernel whatever the size
+    assert not taken((aligned, -(-16 * mib // 2048)))
 
 
 @pytest.mark.parametrize("dtype", WIDTHS)

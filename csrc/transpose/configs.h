@@ -138,25 +138,41 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
 /* The sector store (sector.cuh, transpose_kernel's SEC) for a tiled launch of row `row` of kConfigs: the
  * width's shipped row of 1, 2 or 4 bytes (the rows it is compiled for) and an element-aligned output whose
  * rows do not all start on a 32-byte sector (base `out`, pitch rows * esz).  Mode (the knob
- * transpose_sector) 1: 4-byte elements with an output pitch of at least kSectorMinPitch bytes, where it
- * won on seed 53; 2: every width at every pitch (tests, A/B); 0, the default: never.  A pure
- * function of the shape, the output's address and the mode.
- *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37"): on seed 52
- *   the sector store lost below about 2 KB of output pitch (a few tile rows: 0.60-0.97 of the plain kernel's
- *   speed on 20 draws) and won above it on most draws; with that gate, held out on seed 53, float32 went
- *   0.850 -> 0.895 of a copy (geomean of 43 draws) but uint8 0.506 -> 0.483 and float16 0.582 -> 0.576: the
- *   1-byte kernel needs 76 registers with the band (3 blocks an SM, against 4) and lost most on tall
- *   matrices with short input rows.  Seed 54 (held out again, 150 draws): float32 0.889 -> 0.888, min 0.550 ->
- *   0.463; so the default is 0 until the rule holds on fresh seeds. */
+ * transpose_sector) 1: 4-byte elements with an output pitch of at least kSectorMinPitch bytes; 2: every
+ * width at every pitch (tests, A/B); 3, the default: 4- and 1-byte elements where both sides of a matrix
+ * span at least kSectorMinSide bytes (rows * esz: the output pitch, cols * esz: the input row;
+ * kSectorMinSideSub for 1-byte elements, which also want a single matrix) and the call moves at least
+ * kSectorMinBytes (2-byte elements: never, their sector kernel spills); 0: never.  A pure function of the
+ * shape, the output's address and the mode.
+ *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37" and
+ *   "Session 38"): the sector store pays a band of extra input rows per tile, each output row's head in
+ *   tile row 0, and (1-byte) 12 more registers; it wins where a matrix has many tile rows and columns
+ *   to spread them over (x1.1-1.56 on 1617x275086, 12117x5196, 85271x1024, 398455x1872 uint8; 2212x125104,
+ *   21502x5706 fp16; most fp32 draws) and loses where either side is a few tiles or the call is a few
+ *   microseconds (x0.53-0.9: 7x65x454408, 181410x403, 1412x5763 uint8).  Fitted on seeds 84-87 (a first gate,
+ *   sides >= 1 KB for every width, from 84 / 85, held out on 86 / 87): float32 won on all 44 gated draws
+ *   (x1.0-1.38, batches too); 1- and 2-byte batches lost on 10 of 17 (every uint8 batch, x0.67-0.92) and
+ *   single matrices with a side under ~1.5 KB on 5 of 8 (283216x1177 uint8 x0.65); hence the sub-word gate.
+ *   Held out on seeds 88 / 89 with it: uint8 won on 7 of 7 gated draws (x1.05-1.60), float32 on 20 of 22
+ *   (x0.87-1.37), float16 lost on 9 of 14 (x0.85-0.93; its kernel spills 8-16 bytes): 2-byte elements are out. */
 constexpr int64_t kSectorMinPitch = 2048;
+constexpr int64_t kSectorMinSide = 1024;
+constexpr int64_t kSectorMinSideSub = 1536;
+constexpr int64_t kSectorMinBytes = 16 << 20;
 
-inline bool sector_fits(int wi, int row, int64_t rows, uint64_t out, int mode)
+inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t batch, uint64_t out, int mode)
 {
-    if (mode < 1 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
+    if (mode < 1 || mode > 3 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
         return false;
     const int64_t esz = kWidths[wi].esz;
     if (mode == 1 && (esz != 4 || rows * esz < kSectorMinPitch))
         return false;
+    if (mode == 3) {
+        const int64_t side = esz < 4 ? kSectorMinSideSub : kSectorMinSide;
+        if (esz == 2 || rows * esz < side || cols * esz < side || (esz < 4 && batch > 1) ||
+            batch * rows * cols * esz < kSectorMinBytes) // the call was sized: no overflow
+            return false;
+    }
     return out % esz == 0 && !(out % 32 == 0 && (rows * esz) % 32 == 0);
 }
 

@@ -54,10 +54,10 @@ volatile int g_skinny_mode = 3;
  * 0 row-major. */
 volatile int g_raster_group = 8;
 
-/* Benchmarks and tests: the sector store (sector.cuh; configs.h's sector_fits): 0 never (the default: its
- * float32 gain on seed 53 did not hold on seed 54, docs/TRANSPOSE_NOTES.md), 1 4-byte elements with an output
- * pitch of at least kSectorMinPitch, 2 every width at every pitch. */
-volatile int g_sector_mode = 0;
+/* The sector store (sector.cuh; configs.h's sector_fits): 3, the default, its size gate (4- and 1-byte
+ * elements, both sides of a matrix and the call big enough; 1-byte a single matrix); 0 never, 1 4-byte
+ * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B). */
+volatile int g_sector_mode = 3;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -214,7 +214,7 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = g_raster_group;
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
-            if (sector_fits(W, C, p->rows, (uintptr_t)p->out, g_sector_mode))
+            if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode))
                 return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, true>(grid, stream, a);
         }
         return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);

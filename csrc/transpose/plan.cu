@@ -454,11 +454,11 @@ int skinny_prmt_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 
 /* A plan function fills one matrix's plan; it returns 1 where it set each access's repeats itself (blocks of
  * different patterns), 0 where every block issues the same pattern (repeats = blocks). */
-typedef int (*plan_fn)(int layout, int64_t rows, int64_t cols, smk_plan *plan);
+typedef int (*plan_fn)(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan);
 
 /* Row C of kConfigs for row W of kWidths.  A new Kind of kernel branches here. */
 template <int C, int W>
-int plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan)
 {
     constexpr Config c = kConfigs[C];
     static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its plan here");
@@ -474,7 +474,7 @@ int plan_config(int layout, int64_t rows, int64_t cols, smk_plan *plan)
         return 0;
     } else {
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
-            if (sector_fits(W, C, rows, 0, smk_transpose_sector_mode())) { /* a fresh output: on a sector */
+            if (sector_fits(W, C, rows, cols, batch, 0, smk_transpose_sector_mode())) { /* a fresh output: on a sector */
                 const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, rows, cols, plan);
                 tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
                 const size_t n = strlen(plan->config);
@@ -519,7 +519,7 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
         return -1;
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
     const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode());
-    const int own = kPlan.fn[v - kConfigs][wi](layout, rows, cols, plan);
+    const int own = kPlan.fn[v - kConfigs][wi](layout, batch, rows, cols, plan);
     for (int a = 0; a < plan->n; a++)
         plan->acc[a].repeats = (own ? plan->acc[a].repeats : plan->blocks) * batch;
     plan->blocks *= batch;
