@@ -46,15 +46,15 @@ def test_sector_batches(shape, dtype, layout, rng, poison, set_knobs):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype,shape", [("float32", (2, 1101, 1907)), ("float32", (1029, 4099)),
+@pytest.mark.parametrize("dtype,shape", [("float32", (2, 1101, 1907)), ("float32", (1029, 4099)), ("float32", (263, 16001)),
                                          ("uint8", (1541, 10891)), ("uint8", (2, 1541, 5447)), ("float16", (1541, 5447))],
                          ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
 def test_sector_mode3_bit_exact(shape, dtype, rng, poison, set_knobs):
-    """Mode 3's launcher gate (the default) takes the float32 ones and the single uint8 matrix, and every call
-    stays exact whichever kernel the gate picks."""
+    """Mode 3's launcher gate (the default) takes the single float32 and uint8 matrices, and every call stays
+    exact whichever kernel the gate picks."""
     set_knobs(transpose_sector=3)
     a = random_bits(shape, np_dtype(dtype), rng)
-    want = dtype == "float32" or (dtype == "uint8" and a.ndim == 2)
+    want = dtype in ("float32", "uint8") and a.ndim == 2
     assert ("sector store" in smemkit.explain("transpose", shape, "pad", dtype).config) == want
     out = smemkit.matrix_transpose(a, layout="pad") if a.ndim == 3 else smemkit.transpose(a, layout="pad")
     assert_bits_equal(out, swapped(a) if a.ndim == 3 else a.T)
@@ -116,9 +116,9 @@ def test_sector_fits_by_output_pitch(dtype, rows, want):
 
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
 def test_sector_mode3_gate_by_sides_and_bytes(dtype):
-    """Mode 3 (the default): the call moves >= 16 MiB, both sides of a matrix span >= 1 KB (float32; output
-    pitch rows * esz, input row cols * esz) or >= 1.5 KB (uint8, a single matrix only); float16 never (its
-    sector kernel spills), 8-byte and wider never; output rows off sectors only."""
+    """Mode 3 (the default): a single matrix of >= 16 MiB whose sides both span >= 1 KB (float32; output
+    pitch rows * esz, input row cols * esz) or >= 1.5 KB (uint8); float16 never (its sector kernel spills),
+    8-byte and wider never, batches never; output rows off sectors only."""
     esz = np.dtype(dtype).itemsize
     mib = 1 << 20
 
@@ -139,7 +139,7 @@ def test_sector_mode3_gate_by_sides_and_bytes(dtype):
     small = (rows, side + 8)  # both sides long enough, a few MiB
     assert small[0] * small[1] * esz < 16 * mib and not taken(small)
     batch = -(-16 * mib // (small[0] * small[1] * esz))
-    assert taken((batch,) + small) == (esz == 4)  # float32 batches count their bytes; uint8 batches never
+    assert not taken((batch,) + small) and not taken((2, rows, cols))  # batches: the plain kernel
     aligned = 2048 // esz  # output rows on sectors: the plain kernel whatever the size
     assert not taken((aligned, -(-16 * mib // 2048)))
 

@@ -52,11 +52,12 @@ NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny ke
          # the word-wise skinny transpose (1- and 2-byte elements, short side up to 64, any pitch)
          ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
          ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16"),
-         # the sector store (csrc/transpose/sector.cuh; transpose_sector 3, the default: calls of >= 16 MiB,
-         # float32 with both sides >= 1 KB, uint8 single matrices >= 1.5 KB): 2877x3001 float32, 4099x5003
-         # uint8 and the float32 batch take it; 1001x999 float32 (4 MB) stays on the plain kernel
+         # the sector store (csrc/transpose/sector.cuh; transpose_sector 3, the default: single matrices of
+         # >= 16 MiB, float32 with both sides >= 1 KB, uint8 >= 1.5 KB): 2877x3001 and 263x16001 (5 tile rows)
+         # float32, 4099x5003 and 1541x10891 uint8 take it; 1001x999 float32 (4 MB) and the batch do not
          ("transpose", (1001, 999), "float32"), ("transpose", (2877, 3001), "float32"),
-         ("transpose", (4099, 5003), "uint8"), ("transpose", (3, 1101, 1907), "float32"),
+         ("transpose", (263, 16001), "float32"), ("transpose", (4099, 5003), "uint8"),
+         ("transpose", (1541, 10891), "uint8"), ("transpose", (3, 1101, 1907), "float32"),
          # skinny_prmt.cuh (transpose_skinny 3, the default): case B above (50000x40), case A here
          ("transpose", (36, 60001), "uint8"), ("transpose", (3000, 36), "float16")]
 CASES += NEW

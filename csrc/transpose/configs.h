@@ -139,11 +139,11 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  * width's shipped row of 1, 2 or 4 bytes (the rows it is compiled for) and an element-aligned output whose
  * rows do not all start on a 32-byte sector (base `out`, pitch rows * esz).  Mode (the knob
  * transpose_sector) 1: 4-byte elements with an output pitch of at least kSectorMinPitch bytes; 2: every
- * width at every pitch (tests, A/B); 3, the default: 4- and 1-byte elements where both sides of a matrix
- * span at least kSectorMinSide bytes (rows * esz: the output pitch, cols * esz: the input row;
- * kSectorMinSideSub for 1-byte elements, which also want a single matrix) and the call moves at least
- * kSectorMinBytes (2-byte elements: never, their sector kernel spills); 0: never.  A pure function of the
- * shape, the output's address and the mode.
+ * width at every pitch (tests, A/B); 3, the default: a single matrix of 4- or 1-byte elements whose sides
+ * both span at least kSectorMinSide bytes (rows * esz: the output pitch, cols * esz: the input row;
+ * kSectorMinSideSub for 1-byte elements) in a call of at least kSectorMinBytes (2-byte elements: never,
+ * their sector kernel spills; batches: never, explain() is 3-5% off Nsight Compute's shared loads there);
+ * 0: never.  A pure function of the shape, the output's address and the mode.
  *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37" and
  *   "Session 38"): the sector store pays a band of extra input rows per tile, each output row's head in
  *   tile row 0, and (1-byte) 12 more registers; it wins where a matrix has many tile rows and columns
@@ -154,7 +154,9 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  *   (x1.0-1.38, batches too); 1- and 2-byte batches lost on 10 of 17 (every uint8 batch, x0.67-0.92) and
  *   single matrices with a side under ~1.5 KB on 5 of 8 (283216x1177 uint8 x0.65); hence the sub-word gate.
  *   Held out on seeds 88 / 89 with it: uint8 won on 7 of 7 gated draws (x1.05-1.60), float32 on 20 of 22
- *   (x0.87-1.37), float16 lost on 9 of 14 (x0.85-0.93; its kernel spills 8-16 bytes): 2-byte elements are out. */
+ *   (x0.87-1.37), float16 lost on 9 of 14 (x0.85-0.93; its kernel spills 8-16 bytes): 2-byte elements are out.
+ *   float32 batches won too (x1.1-1.3) but stay on the plain kernel: Nsight Compute counts 0.8-3% fewer shared
+ *   loads than explain() models there (3x1101x1907), which the single matrices do not show (docs/TRANSPOSE_NOTES.md). */
 constexpr int64_t kSectorMinPitch = 2048;
 constexpr int64_t kSectorMinSide = 1024;
 constexpr int64_t kSectorMinSideSub = 1536;
@@ -169,8 +171,8 @@ inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t bat
         return false;
     if (mode == 3) {
         const int64_t side = esz < 4 ? kSectorMinSideSub : kSectorMinSide;
-        if (esz == 2 || rows * esz < side || cols * esz < side || (esz < 4 && batch > 1) ||
-            batch * rows * cols * esz < kSectorMinBytes) // the call was sized: no overflow
+        if (esz == 2 || batch != 1 || rows * esz < side || cols * esz < side ||
+            rows * cols * esz < kSectorMinBytes) // the call was sized: no overflow
             return false;
     }
     return out % esz == 0 && !(out % 32 == 0 && (rows * esz) % 32 == 0);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -120,9 +121,12 @@ void put_access(smk_access *acc, const char *name, int width, int is_store, cons
  * the shift d (the block of tile column 0 is replayed: the wavefronts are the same in every block); and in
  * tile row 0 the head reads of the rows with d > 0 (one, E > 1 two, instructions whose lanes tx < ceil(d / E)
  * are active), counted per output row of the matrix (those past cols included: the kernel reads them too)
- * and grouped by the rows their lanes read.  Not modelled: matrices of a batch whose outputs do not start on a sector. */
+ * and grouped by the rows their lanes read.  A batch's matrix b starts at byte b * rows * cols * ESZ of the
+ * output, so its heads take that base's shifts (the bases repeat mod 32 bytes: one period is replayed, each
+ * matrix of it weighted by how many of the batch share its base).  Returns 2: every repeat (and blocks)
+ * already counts the whole batch. */
 template <int ESZ, int TILE, int ROWS>
-int sector_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+int sector_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan)
 {
     typedef TransposeMap<ROWS> Map;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, NB = N + 1, WARPS = TILE * ROWS / 32;
@@ -130,7 +134,7 @@ int sector_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
     const smk_tile tl = tile_geometry<ESZ, TILE>(layout);
     const int plane = smk_tile_elems(tl, NB * ROWS);
     auto at = [&](int k, int r, int c) { return (long long)(k * plane + smk_tile_offset(tl, r, c)) * w; };
-    auto lead = [&](int64_t orow) { return sector_lead<ESZ>((uintptr_t)(orow * rows * ESZ)); };
+    auto lead = [&](int64_t base, int64_t orow) { return sector_lead<ESZ>((uintptr_t)(base + orow * rows * ESZ)); };
     std::vector<long long> st, lo, hi;
     for (int wp = 0; wp < WARPS; wp++)
         for (int j = 0; j < NB; j++)
@@ -144,27 +148,32 @@ int sector_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
             for (int k = 0; k < P; k++)
                 for (int lane = 0; lane < 32; lane++) {
                     const int tid = wp * 32 + lane, tx = tid % TILE, ty = tid / TILE, uc = ty + j * ROWS;
-                    const int d = lead((int64_t)uc * E + k);
+                    const int d = lead(0, (int64_t)uc * E + k);
                     lo.push_back(at(k, tx + d / E, uc));
                     hi.push_back(at(k, tx + d / E + 1, uc));
                 }
     const int64_t tiles_x = (cols + TE - 1) / TE, tiles_y = (rows + TE - 1) / TE;
+    const int64_t blocks = tiles_x * tiles_y * batch;
     int a = 0;
     put_access(&plan->acc[a], "sector tile row store", w, 1, st);
-    plan->acc[a++].repeats = tiles_x * tiles_y;
+    plan->acc[a++].repeats = blocks;
     put_access(&plan->acc[a], "sector column load", w, 0, lo);
-    plan->acc[a++].repeats = tiles_x * tiles_y;
+    plan->acc[a++].repeats = blocks;
     if (E > 1) {
         put_access(&plan->acc[a], "sector column load, second word", w, 0, hi);
-        plan->acc[a++].repeats = tiles_x * tiles_y;
+        plan->acc[a++].repeats = blocks;
     }
     /* the head: output rows [0, tiles_x * TE) of tile row 0 with d > 0, grouped by their lanes' reads: lane
      * tx < ceil(d / E) reads unit rows max(d / E - 1 - tx, 0) (and the next, E > 1), one instruction each */
     long long heads[TILE][2] = {};
-    for (int64_t o = 0; o < tiles_x * TE; o++) {
-        const int d = lead(o);
-        if (d > 0)
-            heads[d / E][d % E > 0]++;
+    const int64_t mbytes = (rows % 32) * (cols % 32) * ESZ % 32, period = mbytes ? 32 / std::gcd(mbytes, (int64_t)32) : 1;
+    for (int64_t b = 0; b < period && b < batch; b++) {
+        const int64_t weight = (batch - b + period - 1) / period; // matrices b, b + period, ... of the batch
+        for (int64_t o = 0; o < tiles_x * TE; o++) {
+            const int d = lead(b * mbytes % 32, o);
+            if (d > 0)
+                heads[d / E][d % E > 0] += weight;
+        }
     }
     static const char *const kHead[2] = {"sector head loads", "sector head loads, partial word"};
     for (int qd = 0; qd < 32 / ESZ / E + 1 && qd < TILE; qd++)
@@ -184,8 +193,8 @@ int sector_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
     plan->n = a;
     plan->threads = TILE * ROWS;
     plan->smem_bytes = tile_bytes<ESZ, TILE>(layout, TILE + ROWS);
-    plan->blocks = tiles_x * tiles_y;
-    return 1;
+    plan->blocks = blocks;
+    return 2;
 }
 
 /* One block of the word-wise skinny kernel (skinny_vec.cuh's VecBlock) of n elements along the long side,
@@ -453,7 +462,8 @@ int skinny_prmt_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 }
 
 /* A plan function fills one matrix's plan; it returns 1 where it set each access's repeats itself (blocks of
- * different patterns), 0 where every block issues the same pattern (repeats = blocks). */
+ * different patterns), 0 where every block issues the same pattern (repeats = blocks), 2 where its repeats
+ * and blocks already count the whole batch (the sector store: its matrices' bases differ). */
 typedef int (*plan_fn)(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan);
 
 /* Row C of kConfigs for row W of kWidths.  A new Kind of kernel branches here. */
@@ -475,7 +485,7 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
     } else {
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, rows, cols, batch, 0, smk_transpose_sector_mode())) { /* a fresh output: on a sector */
-                const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, rows, cols, plan);
+                const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, batch, rows, cols, plan);
                 tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
                 const size_t n = strlen(plan->config);
                 snprintf(plan->config + n, sizeof plan->config - n, ", sector store");
@@ -521,8 +531,10 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
     const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode());
     const int own = kPlan.fn[v - kConfigs][wi](layout, batch, rows, cols, plan);
     for (int a = 0; a < plan->n; a++)
-        plan->acc[a].repeats = (own ? plan->acc[a].repeats : plan->blocks) * batch;
-    plan->blocks *= batch;
+        if (own != 2) // 2: the plan counted the whole batch itself
+            plan->acc[a].repeats = (own ? plan->acc[a].repeats : plan->blocks) * batch;
+    if (own != 2)
+        plan->blocks *= batch;
     return 0;
 }
 
