@@ -215,7 +215,7 @@ def run(knob, expect_wgmma, *args, **kw):
 # K < 64 (one partial k-tile), several tiles and persistent waves
 RESIDUES = [(128 + r, 256 + (r + 3) % 8 + 8 * r, 64 * (r + 1) + (r + 5) % 8) for r in range(8)]
 SMALL_K = [(200, 131, 37), (97, 300, 9), (129, 257, 255), (1, 1, 1), (300, 1, 100)]
-MANY_TILES = [(3001, 2999, 1001), (1030, 4099, 300)]
+MANY_TILES = [(2113, 1999, 777), (1030, 4099, 300)]
 
 
 @pytest.mark.gpu

@@ -149,6 +149,18 @@ def parse_arm(ap, spec):
     return ":" + suffix, knobs
 
 
+def explained(op, shape, layout, dtype, knobs):
+    """explain()'s config of the kernel the call runs under knobs (for gemm: wgmma or mma.sync, as the
+    launcher's rule names it for dense device tensors)."""
+    from smemkit import _testing
+    if op != "gemm":
+        return smemkit.explain(op, shape, layout, dtype).config
+    info = _testing.device_info()
+    with _testing.knobs(**knobs):
+        kern = _testing.gemm16_kernel_for(shape, layout, cc=info["cc"], sms=info["sms"])
+        return smemkit.explain(op, shape, layout, dtype, sms=info["sms"], kernel=kern).config
+
+
 def run(args, ap, torch):
     if args.op and args.shapes:
         layout = args.layout or ("pad" if args.op == "transpose" else "swizzle")
@@ -156,12 +168,12 @@ def run(args, ap, torch):
         for shape in ([int(x) for x in t.split(",")] for t in args.shapes):
             for dtype in (args.dtype or law).split(","):
                 rec = time_arms(torch, args.op, shape, dtype, layout, args.iters, args.arms)
-                cfg = smemkit.explain(args.op, shape, layout, dtype).config
-                for suffix, _ in args.arms:
+                for suffix, knobs in args.arms:
                     lab = layout + suffix
+                    cfg = explained(args.op, shape, layout, dtype, knobs)
                     print(f"{D.shape_str(shape):>22} {dtype:10} {suffix or '':4} ratio {rec['ratio'][lab]:.3f}  anchor "
                           f"{rec['device_us']['anchor' + suffix]:8.1f} us  smemkit {rec['device_us'][lab]:8.1f} us  "
-                          f"{cfg[:80] if not suffix else ''}")
+                          f"{cfg[:100]}")
                     for name, us in sorted(rec["kernels_us"][lab].items(), key=lambda kv: -kv[1]):
                         print(f"{'':>38}{us:8.1f} us  {name[:110]}")
         return 0
