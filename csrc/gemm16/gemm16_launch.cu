@@ -230,6 +230,8 @@ static int wgmma_padded(const smk_gemm16_params *p, int knob, cudaStream_t strea
     smk_gemm16_params q = *p;
     if (!smk_wgmma_built() || smk::gemm_normalise(&q) != 0 || q.K == 0 || (q.dtype != 0 && q.dtype != 1))
         return SMK_WGMMA_FALLBACK;
+    if (q.K > INT_MAX - 64 || q.N > INT_MAX - 256 || q.M > INT_MAX - 128) /* TMA's int32 coordinates: */
+        return SMK_WGMMA_FALLBACK;                                         /* refused before any copy */
     const int a_al = rows_aligned(q.A, q.lda), b_al = rows_aligned(q.B, q.ldb);
     int sms = 0, major = 0;
     int e = smk::device_facts(&sms, &major);
