@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "api/gemm16.h"
+#include "api/wgmma.h" /* smk_gemm16_copies_ns, smk_gemm16_dram_ns */
 
 /* The tiles variant 0 may choose: X(variant, BM, BN, BK, blocks per SM, efficiency in percent of the
  * 128x256 tile's per-SM MMA rate).  gemm16_launch.cu checks the geometry against tiles.h. */
@@ -79,13 +80,26 @@ static double tile_ns(int t, int64_t M, int64_t N, int64_t kc, int64_t S, int sm
 /* The cost of (tile t, S slices) with rows aligned or read in place (staged), without padded copies. */
 static double cost_ns(int t, int64_t M, int64_t N, int64_t K, int64_t S, int64_t kc, int sms, int staged)
 {
-    const double mem = (2.0 * ((double)M * K + (double)K * N) + 2.0 * M * N) / BW;
+    const double mem = smk_gemm16_dram_ns(M, N, K);
     double tt = tile_ns(t, M, N, kc, S, sms, staged ? STAGED : 1.0);
     if (tt < mem)
         tt = mem;
     if (S > 1)
         tt += T_SPLIT + 8.0 * S * (double)M * N / BW;
     return tt;
+}
+
+/* The padded copies of the unaligned operands: each COPY_NS + 4 bytes per padded element / BW. */
+double smk_gemm16_copies_ns(int64_t M, int64_t N, int64_t K, int a_rows_aligned, int b_rows_aligned)
+{
+    return (a_rows_aligned ? 0.0 : COPY_NS + 4.0 * M * pad8(K) / BW) +
+           (b_rows_aligned ? 0.0 : COPY_NS + 4.0 * K * pad8(N) / BW);
+}
+
+/* The DRAM floor of one pass over A, B and a 2-byte D. */
+double smk_gemm16_dram_ns(int64_t M, int64_t N, int64_t K)
+{
+    return (2.0 * ((double)M * K + (double)K * N) + 2.0 * M * N) / BW;
 }
 
 /* Variant 0 before #28 (128x256, or 128x128 under half a wave of it; every unaligned operand copied; no
@@ -96,8 +110,7 @@ static double old_choice(int64_t M, int64_t N, int64_t K, int sms, int a_al, int
     ch->variant = kTiles[t].variant;
     ch->pad_a = !a_al;
     ch->pad_b = !b_al;
-    ch->est_ns = cost_ns(t, M, N, K, 1, K, sms, 0) + (a_al ? 0.0 : COPY_NS + 4.0 * M * pad8(K) / BW) +
-                 (b_al ? 0.0 : COPY_NS + 4.0 * K * pad8(N) / BW);
+    ch->est_ns = cost_ns(t, M, N, K, 1, K, sms, 0) + smk_gemm16_copies_ns(M, N, K, a_al, b_al);
     return ch->est_ns;
 }
 
@@ -129,8 +142,7 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
             for (staged = 0; staged <= unaligned; staged++) {
                 c = cost_ns(t, M, N, K, S, kc, sms, staged);
                 if (unaligned && !staged) /* the copies */
-                    c += (a_rows_aligned ? 0.0 : COPY_NS + 4.0 * M * pad8(K) / BW) +
-                         (b_rows_aligned ? 0.0 : COPY_NS + 4.0 * K * pad8(N) / BW);
+                    c += smk_gemm16_copies_ns(M, N, K, a_rows_aligned, b_rows_aligned);
                 if (best < 0.0 || c < best) {
                     best = c;
                     ch->variant = kTiles[t].variant;

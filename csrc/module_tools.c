@@ -241,7 +241,10 @@ PyDoc_STRVAR(set_knob_doc,
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
-"mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
+"mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape; 3 auto\n"
+"with unaligned rows too: wgmma on padded copies of them where smk_wgmma_auto_padded says the copies pay;\n"
+"4 wgmma wherever its layout runs, unaligned rows through padded copies; 5 as 3 by the cost model alone,\n"
+"smk_wgmma_auto_cost, aligned rows included),\n"
 "'sgemm_new_paths' (5, the default: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf, skinny-n/pf\n"
 "in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
 "27's paths before those; 2: without the short 32x128x16 tile for\n"
@@ -405,19 +408,24 @@ static PyObject *py_wgmma_descs(PyObject *module, PyObject *arg)
 }
 
 PyDoc_STRVAR(gemm16_kernel_for_doc,
-"_gemm16_kernel_for(knob, variant, M, N, K, layout, b, m, s, rows_aligned, cc_major, cc_minor, sms, /)\n--\n\n"
-"1 where the tensor-core GEMM launcher runs the sm_90a wgmma kernel, 0 for mma.sync (smk_gemm16_kernel_for;\n"
-"pure, no GPU).  knob: 0 mma, 1 wgmma, 2 auto, -1 the gemm16_kernel knob's current value.");
+"_gemm16_kernel_for(knob, variant, M, N, K, layout, b, m, s, rows_aligned, cc_major, cc_minor, sms,\n"
+"                   b_rows_aligned=-1, /)\n--\n\n"
+"1 where the tensor-core GEMM launcher runs the sm_90a wgmma kernel, 0 for mma.sync (smk_gemm16_kernel_for_ab;\n"
+"pure, no GPU).  knob: 0 mma, 1 wgmma, 2 auto, 3 auto with padded copies of unaligned rows, 4 wgmma with\n"
+"padded copies, 5 the cost model with padded copies, -1 the gemm16_kernel knob's current value.  rows_aligned: A's and B's rows both 16-byte\n"
+"aligned, or (b_rows_aligned given, 0 / 1) A's alone.");
 static PyObject *py_gemm16_kernel_for(PyObject *module, PyObject *args)
 {
     int knob = 0, variant = 0, layout = 0, b = 0, m = 0, s = 0, aligned = 0, ccmaj = 0, ccmin = 0, sms = 0;
+    int b_aligned = -1;
     long long M = 0, N = 0, K = 0;
-    if (!PyArg_ParseTuple(args, "iiLLLiiiiiiii:_gemm16_kernel_for", &knob, &variant, &M, &N, &K, &layout, &b, &m,
-                          &s, &aligned, &ccmaj, &ccmin, &sms))
+    if (!PyArg_ParseTuple(args, "iiLLLiiiiiiii|i:_gemm16_kernel_for", &knob, &variant, &M, &N, &K, &layout, &b, &m,
+                          &s, &aligned, &ccmaj, &ccmin, &sms, &b_aligned))
         return NULL;
     if (knob < 0)
         knob = smk_gemm16_kernel();
-    return PyLong_FromLong(smk_gemm16_kernel_for(knob, variant, M, N, K, layout, b, m, s, aligned, ccmaj, ccmin, sms));
+    return PyLong_FromLong(smk_gemm16_kernel_for_ab(knob, variant, M, N, K, layout, b, m, s, aligned,
+                                                    b_aligned < 0 ? aligned : b_aligned, ccmaj, ccmin, sms));
 }
 
 PyMethodDef smk_tool_methods[] = {

@@ -46,7 +46,14 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
                         >= 2/3), else the ldmatrix + mma.sync kernel; "mma" (0): always mma.sync (the
                         A/B baseline); "wgmma" (1): wgmma for variant 0 on aligned rows of a 9.0 device,
-                        mma.sync everywhere else.  Its layouts are TMA's swizzle modes: "swizzle"
+                        mma.sync everywhere else; "auto_padded" (3): "auto", and where A's or B's rows
+                        are not 16-byte aligned (K % 8 or N % 8 of dense rows), wgmma on padded copies of
+                        those operands where api/wgmma.h smk_wgmma_auto_padded finds the copies plus the
+                        wgmma kernel cheaper than the mma.sync choice; "wgmma_padded" (4): wgmma for every
+                        variant-0 product on a 9.0 device, unaligned rows through padded copies (tests);
+                        "cost" (5): as "auto_padded" but by the cost model alone (smk_wgmma_auto_cost: no
+                        wave-fill gate, aligned rows included, K >= 128; an A/B arm).
+                        Its layouts are TMA's swizzle modes: "swizzle"
                         (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3) (32B), "naive" (no swizzle);
                         "pad" is a ValueError
 
@@ -90,7 +97,7 @@ KNOBS = {
     "sgemm_new_paths": 5,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default
     "pdl": 0,
 }
-_NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)
+_NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
 _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it
 
@@ -185,9 +192,10 @@ def wgmma_mode(layout):
 
 def gemm16_kernel_for(shape, layout="swizzle", *, cc, sms, variant=0, rows_aligned=None, knob=None):
     """"wgmma" or "mma.sync": the kernel smemkit.gemm runs for shape (M, N, K) on a device of compute
-    capability cc with `sms` SMs (api/wgmma.h smk_gemm16_kernel_for; pure, no GPU).  rows_aligned None:
-    dense rows of an aligned allocation (K % 8 == 0 and N % 8 == 0); knob None: the gemm16_kernel knob
-    as set now, else "mma" / "wgmma" / "auto"."""
+    capability cc with `sms` SMs (api/wgmma.h smk_gemm16_kernel_for_ab; pure, no GPU).  rows_aligned None:
+    dense rows of an aligned allocation (A's aligned iff K % 8 == 0, B's iff N % 8 == 0), a bool for both,
+    or a pair (A's, B's); knob None: the gemm16_kernel knob as set now, else "mma" / "wgmma" / "auto" /
+    "auto_padded" / "wgmma_padded" / "cost" (or 0-5)."""
     k = -1 if knob is None else _value("gemm16_kernel", knob)
     return _wgmma_plan.kernel_for(tuple(shape), layout, cc=tuple(cc), sms=sms, variant=variant,
                                   rows_aligned=rows_aligned, knob=k)

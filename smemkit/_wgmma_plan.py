@@ -26,6 +26,11 @@ Modelled:
   while a warp stores its tile: they add arbitration conflicts with the other warpgroup's wgmma reads and
   the next tile's TMA writes (+8 % to +34 % on 2048 x 2048 x 1024 in the 32B / none modes, +1 % to +53 %
   at 4096^3 where every block runs several tiles), which no per-instruction model can see.
+- unaligned rows (dense operands with K % 8 or N % 8 != 0: TMA needs 16-byte strides): under the
+  gemm16_kernel knob's levels 3 / 4 the launcher copies A (K % 8) and / or B (N % 8) into padded
+  temporaries first (csrc/gemm16/gemm16_padcopy.cu pad_rows_kernel: global loads and stores only, no
+  shared memory, so nothing to model), then runs this kernel on them: the same accesses as an aligned
+  product of the same M, N, K (TMA's boxes end at K and N either way); the config names the copies.
 Not modelled: TMA's writes of the A / B tiles (async proxy).  No LSU wavefront or bank-conflict counter
 sees them; ncu counts them only as l1tex__data_bank_writes (their bytes / 4 in every mode) and as
 UTMALDG instructions (5 / 10 / 20 / 40 boxes per 48 KB stage for 128B / 64B / 32B / none) and L2 -> L1
@@ -60,15 +65,21 @@ def layout_args(layout: Any) -> tuple[int, int, int, int]:
 
 
 def kernel_for(shape: tuple[int, int, int], layout: Any, *, cc: tuple[int, int], sms: int, variant: int = 0,
-               rows_aligned: bool | None = None, knob: int = -1) -> str:
+               rows_aligned: bool | tuple[bool, bool] | None = None, knob: int = -1) -> str:
     """"wgmma" or "mma.sync": the kernel smemkit.gemm runs for an M x N x K product (rows_aligned None:
-    dense rows from an aligned allocation, aligned iff K % 8 == 0 and N % 8 == 0) on a device of compute
-    capability cc with `sms` SMs; knob -1 = the gemm16_kernel knob as set now (0 mma, 1 wgmma, 2 auto)."""
+    dense rows from an aligned allocation, A's aligned iff K % 8 == 0, B's iff N % 8 == 0; a bool: both;
+    a pair: A's, B's) on a device of compute capability cc with `sms` SMs; knob -1 = the gemm16_kernel
+    knob as set now (0 mma, 1 wgmma, 2 auto, 3 auto with padded copies, 4 wgmma with padded copies, 5 cost)."""
     M, N, K = shape
-    aligned = (K % 8 == 0 and N % 8 == 0) if rows_aligned is None else rows_aligned
+    if rows_aligned is None:
+        a_al, b_al = K % 8 == 0, N % 8 == 0
+    elif isinstance(rows_aligned, tuple):
+        a_al, b_al = rows_aligned
+    else:
+        a_al = b_al = rows_aligned
     lay, b, m, s = layout_args(layout)
-    return "wgmma" if _C._gemm16_kernel_for(knob, variant, M, N, K, lay, b, m, s, int(aligned), cc[0], cc[1],
-                                            sms) else "mma.sync"
+    return "wgmma" if _C._gemm16_kernel_for(knob, variant, M, N, K, lay, b, m, s, int(a_al), cc[0], cc[1],
+                                            sms, int(b_al)) else "mma.sync"
 
 
 def _staging_addresses() -> tuple[np.ndarray, np.ndarray]:
@@ -147,9 +158,11 @@ def plan(shape: tuple[int, int, int], layout: Any, sms: int) -> dict[str, Any]:
     blocks = min(tiles, sms)
     wide = N % 8 == 0
     ktiles = -(-K // BK)
+    copied = [x for x, al in (("A", K % 8 == 0), ("B", N % 8 == 0)) if not al] if K > 0 else []
     config = (f"wgmma {BM}x{BN}x{BK}, {STAGES} stages, TMA {_SWB[swb]} ({TMA_BOXES[swb]} boxes per stage), "
               f"persistent {blocks} blocks of {THREADS} threads, {'staged 16-byte' if wide else 'register'} "
-              "epilogue; TMA writes not modelled (async proxy: no LSU counter sees them)")
+              "epilogue; TMA writes not modelled (async proxy: no LSU counter sees them)"
+              + (f"; unaligned rows padded ({' and '.join(copied)} copied first: no shared memory)" if copied else ""))
     accesses = []
     if K > 0:
         # every k-tile: 2 consumer warpgroups x 4 wgmmas, each 20 groups of 4 core matrices; HGMMA is

@@ -18,8 +18,9 @@ wait is device time of the waiting kernel: summed, the overlap counts twice).  T
         given shapes, each kernel of both calls with its device time and smemkit's config (explain)
 
 --knob NAME=V (repeatable) sets a smemkit._testing knob for the whole run.  --arm SUFFIX:NAME=V[,NAME=V]
-(repeatable, with --op --random) times each draw once more under those knobs, arms interleaved draw by draw
-(columns '<layout>SUFFIX'): the same-run A/B of docs/RESULTS.md "Session 37", e.g.
+(repeatable, with --op --random or --shapes) times each draw once more under those knobs, arms interleaved
+draw by draw (columns '<layout>SUFFIX'; --shapes prints a line per arm): the same-run A/B of docs/RESULTS.md
+"Session 37", e.g.
     python bench/timing/profile_calls.py --op transpose --random 200 --seed 62 --arm k2:transpose_skinny=2
 
 Needs torch with CUDA.  Transposes use layout pad (the events runs' best layout on most draws), GEMMs
@@ -112,7 +113,7 @@ def main(argv=None):
     ap.add_argument("--dtype", help="--shapes: comma-separated dtypes (default: the op's law's)")
     ap.add_argument("--knob", action="append", default=[], metavar="NAME=V", help="a smemkit._testing knob")
     ap.add_argument("--arm", action="append", default=[], metavar="SUFFIX:NAME=V[,NAME=V]",
-                    help="--random: also time each draw under these knobs (columns '<layout>SUFFIX'), interleaved")
+                    help="--random / --shapes: also time each draw under these knobs (columns '<layout>SUFFIX'), interleaved")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rows", help="re-time the draws of this events run instead")
     ap.add_argument("--worst", type=int, default=40, help="--rows: the N draws with the lowest ratio (0: all)")
@@ -148,18 +149,33 @@ def parse_arm(ap, spec):
     return ":" + suffix, knobs
 
 
+def explained(op, shape, layout, dtype, knobs):
+    """explain()'s config of the kernel the call runs under knobs (for gemm: wgmma or mma.sync, as the
+    launcher's rule names it for dense device tensors)."""
+    from smemkit import _testing
+    if op != "gemm":
+        return smemkit.explain(op, shape, layout, dtype).config
+    info = _testing.device_info()
+    with _testing.knobs(**knobs):
+        kern = _testing.gemm16_kernel_for(shape, layout, cc=info["cc"], sms=info["sms"])
+        return smemkit.explain(op, shape, layout, dtype, sms=info["sms"], kernel=kern).config
+
+
 def run(args, ap, torch):
     if args.op and args.shapes:
         layout = args.layout or ("pad" if args.op == "transpose" else "swizzle")
         law = {"sgemm": "float32", "gemm": "float16,bfloat16", "transpose": "uint8,float16,float32"}[args.op]
         for shape in ([int(x) for x in t.split(",")] for t in args.shapes):
             for dtype in (args.dtype or law).split(","):
-                rec = time_draw(torch, args.op, shape, dtype, layout, args.iters)
-                cfg = smemkit.explain(args.op, shape, layout, dtype).config
-                print(f"{D.shape_str(shape):>22} {dtype:10} ratio {rec['ratio'][layout]:.3f}  anchor "
-                      f"{rec['device_us']['anchor']:8.1f} us  smemkit {rec['device_us'][layout]:8.1f} us  {cfg[:80]}")
-                for name, us in sorted(rec["kernels_us"].items(), key=lambda kv: -kv[1]):
-                    print(f"{'':>34}{us:8.1f} us  {name[:110]}")
+                rec = time_arms(torch, args.op, shape, dtype, layout, args.iters, args.arms)
+                for suffix, knobs in args.arms:
+                    lab = layout + suffix
+                    cfg = explained(args.op, shape, layout, dtype, knobs)
+                    print(f"{D.shape_str(shape):>22} {dtype:10} {suffix or '':4} ratio {rec['ratio'][lab]:.3f}  anchor "
+                          f"{rec['device_us']['anchor' + suffix]:8.1f} us  smemkit {rec['device_us'][lab]:8.1f} us  "
+                          f"{cfg[:100]}")
+                    for name, us in sorted(rec["kernels_us"][lab].items(), key=lambda kv: -kv[1]):
+                        print(f"{'':>38}{us:8.1f} us  {name[:110]}")
         return 0
     if args.op:
         if not args.random:

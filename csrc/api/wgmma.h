@@ -43,8 +43,13 @@ int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream);
 int smk_wgmma_launch_auto(const smk_gemm16_params *p, cudaStream_t stream);
 
 /* Which kernel smk_gemm16_launch runs for variant 0: 0 = mma.sync, 1 = wgmma where it can
- * (SMK_WGMMA_FALLBACK -> mma.sync), 2 = auto (the default): wgmma where smk_gemm16_kernel_for says so.
- * Process-wide (the gemm16_kernel test knob); -1 for other values. */
+ * (SMK_WGMMA_FALLBACK -> mma.sync), 2 = auto (the default): wgmma where smk_gemm16_kernel_for says so;
+ * 3 = auto with unaligned rows too: where A's or B's rows are off 16 bytes, the wgmma kernel on
+ * stream-ordered padded copies of those operands (gemm16/gemm16_padcopy.cu) where
+ * smk_wgmma_auto_padded says they pay; 4 = wgmma wherever its layout can run, unaligned rows through
+ * padded copies (forced, for tests and A/Bs); 5 = as 3 but by smk_wgmma_auto_cost (the cost model
+ * alone, aligned rows included: an A/B arm).  Process-wide (the gemm16_kernel test knob); -1 for other
+ * values. */
 int smk_gemm16_set_kernel(int kernel);
 int smk_gemm16_kernel(void);
 /* The "auto" grid rule: whether an M x N x K product (variant 0, layout "swizzle", aligned rows, a
@@ -52,9 +57,37 @@ int smk_gemm16_kernel(void);
  * tiles than on mma.sync: K >= 256 and the last wave at least 2/3 full in the sense
  * 3 * tiles >= 2 * sms * ceil(tiles / sms), tiles = ceil(M / 128) * ceil(N / 256).  Pure. */
 int smk_wgmma_auto(int64_t M, int64_t N, int64_t K, int sms);
-/* 1 where smk_gemm16_launch runs the wgmma kernel, 0 for mma.sync: knob (0 mma, 1 wgmma, 2 auto), the
+/* The mma.sync chooser's model pieces (gemm16_choose.c; pure), declared here (not in api/gemm16.h, which
+ * every kernel translation unit includes) for this rule: the padded copies of the operands whose rows are
+ * not aligned (each a launch + 4 bytes per padded element at the DRAM rate), and the DRAM floor of one
+ * pass over A, B and a 2-byte D, in nanoseconds. */
+double smk_gemm16_copies_ns(int64_t M, int64_t N, int64_t K, int a_rows_aligned, int b_rows_aligned);
+double smk_gemm16_dram_ns(int64_t M, int64_t N, int64_t K);
+/* Of smk_gemm16_temp_bytes_shape's bytes (gemm16_temp.c), the padded copies the wgmma kernel reads under
+ * the gemm16_kernel knob's levels 3 / 4 where its rule (smk_gemm16_kernel_for_ab, asked for layout
+ * "swizzle" on a 9.0 device) takes the shape; 0 otherwise.  smk_gemm16_temp_bytes_shape answers the
+ * larger of this and the mma.sync route's bytes. */
+size_t smk_gemm16_wgmma_temp_bytes(int64_t M, int64_t N, int64_t K, int variant, int a_rows_aligned,
+                                   int b_rows_aligned, int sms);
+/* The wgmma kernel's modelled time (ns) for M x N x K on `sms` SMs in the mma.sync chooser's terms
+ * (gemm16_choose.c): ceil(tiles / sms) waves of 128 x 256 tiles, floored by the DRAM pass.  Pure. */
+double smk_wgmma_ns(int64_t M, int64_t N, int64_t K, int sms);
+/* Knob 3's rule: smk_wgmma_auto, and where A's or B's rows are not 16-byte aligned, the padded copies of
+ * those operands (smk_gemm16_copies_ns) plus smk_wgmma_ns under the mma.sync choice's modelled cost
+ * (smk_gemm16_choose's est_ns, which may copy the same operands or read them in place).  Pure. */
+int smk_wgmma_auto_padded(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned);
+/* Knob 5's rule: that cost comparison alone (aligned rows too, no wave-fill gate), K >= 128.  Pure. */
+int smk_wgmma_auto_cost(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned);
+/* smk_gemm16_kernel_for with A's and B's alignment apart (knobs 3 and 4 copy only the unaligned one). */
+int smk_gemm16_kernel_for_ab(int knob, int variant, int64_t M, int64_t N, int64_t K, int layout, int b, int m, int s,
+                             int a_rows_aligned, int b_rows_aligned, int cc_major, int cc_minor, int sms);
+/* Whether this build has the sm_90a kernels (else every wgmma launch answers SMK_WGMMA_FALLBACK). */
+int smk_wgmma_built(void);
+/* 1 where smk_gemm16_launch runs the wgmma kernel, 0 for mma.sync: knob (0 mma, 1 wgmma, 2 auto, 3 auto
+ * with padded copies, 4 wgmma with padded copies, 5 the cost model with padded copies), the
  * tile variant, the shape, the layout as smk_gemm16_params spells it, whether A's and B's rows are
- * 16-byte aligned, the device's compute capability and SM count.  Auto takes only layout "swizzle"
+ * 16-byte aligned (both; knobs 1 and 2 need them, 3 and 4 copy), the device's compute capability and SM
+ * count.  Auto takes only layout "swizzle"
  * (naive / pad / explicit swizzles keep the mma.sync kernel whose conflicts explain() models).  Pure:
  * the launcher and bench / explain / the CLI ask the same function. */
 int smk_gemm16_kernel_for(int knob, int variant, int64_t M, int64_t N, int64_t K, int layout, int b, int m, int s,

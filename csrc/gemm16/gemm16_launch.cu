@@ -209,19 +209,57 @@ extern "C" size_t smk_gemm16_temp_bytes(const smk_gemm16_params *p, int sms)
     if (prepare(p, &q, &sid, &vec) != 0)
         return 0;
     smk_mv_route r;
-    if (mv_route(q, &r)) /* the memory-bound path: its workspace, no padded copies */
-        return r.ws_bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)r.ws_bytes;
+    if (mv_route(q, &r)) { /* the memory-bound path: its workspace, no padded copies (but knob 4's wgmma) */
+        const size_t w = smk_gemm16_wgmma_temp_bytes(q.M, q.N, q.K, q.variant, rows_aligned(q.A, q.lda),
+                                                     rows_aligned(q.B, q.ldb), sms > 0 ? sms : smk_gemm16_device_sms());
+        return r.ws_bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)r.ws_bytes > w ? (size_t)r.ws_bytes : w;
+    }
     return smk_gemm16_temp_bytes_shape(q.M, q.N, q.K, q.variant, rows_aligned(q.A, q.lda), rows_aligned(q.B, q.ldb),
                                        sms > 0 ? sms : smk_gemm16_device_sms());
 }
 
+/* Knobs 3, 4 and 5: where smk_gemm16_kernel_for_ab takes the shape, the wgmma kernel on the caller's
+ * rows where both are aligned; else the operands whose rows are off 16 bytes copied into padded stream-ordered
+ * temporaries (pad_operands: rows of pad8(cols) elements, the columns past K / N zero, so TMA's boxes see
+ * the same matrix; C and D are the caller's, written by the kernel's register epilogue where D's rows are
+ * not 16-byte aligned), the wgmma kernel on them, the temporaries freed behind it on `stream`.
+ * SMK_WGMMA_FALLBACK where the rule or the build says mma.sync (nothing enqueued then). */
+static int wgmma_padded(const smk_gemm16_params *p, int knob, cudaStream_t stream)
+{
+    using namespace smk::g16;
+    smk_gemm16_params q = *p;
+    if (!smk_wgmma_built() || smk::gemm_normalise(&q) != 0 || q.K == 0 || (q.dtype != 0 && q.dtype != 1))
+        return SMK_WGMMA_FALLBACK;
+    if (q.K > INT_MAX - 64 || q.N > INT_MAX - 256 || q.M > INT_MAX - 128) /* TMA's int32 coordinates: */
+        return SMK_WGMMA_FALLBACK;                                         /* refused before any copy */
+    const int a_al = rows_aligned(q.A, q.lda), b_al = rows_aligned(q.B, q.ldb);
+    int sms = 0, major = 0;
+    int e = smk::device_facts(&sms, &major);
+    if (e)
+        return e;
+    if (!smk_gemm16_kernel_for_ab(knob, q.variant, q.M, q.N, q.K, q.layout, q.swz_b, q.swz_m, q.swz_s, a_al, b_al,
+                                  major, 0, sms)) /* the minor version: smk_wgmma_launch checks it */
+        return SMK_WGMMA_FALLBACK;
+    if (a_al && b_al)
+        return smk_wgmma_launch(p, stream);
+    void *tmp[2] = {NULL, NULL};
+    e = pad_operands(&q, (a_al ? 0 : 1) | (b_al ? 0 : 2), tmp, stream);
+    if (e == (int)cudaSuccess)
+        e = smk_wgmma_launch(&q, stream);
+    free_padded(tmp, stream); /* on SMK_WGMMA_FALLBACK too (a 9.x device, sizes past TMA's): mma.sync redoes it */
+    return e;
+}
+
 /* The wgmma kernel first where smk_gemm16_set_kernel(1) forces it or (2, the default) its auto rule
- * takes the shape (variant 0 only, smk_gemm16_kernel_for); on its
- * SMK_WGMMA_FALLBACK this kernel runs, an explicit swizzle it does not compile (Swizzle(1,3,3)) then
- * replaced by the automatic one (the fallback cases are the unaligned, K == 0 and non-sm_90 ones). */
+ * takes the shape (variant 0 only, smk_gemm16_kernel_for), or 3 / 4 / 5 with padded copies (wgmma_padded);
+ * on its SMK_WGMMA_FALLBACK this kernel runs, an explicit swizzle it does not compile (Swizzle(1,3,3))
+ * then replaced by the automatic one (the fallback cases are the unaligned (knobs 1, 2), K == 0 and
+ * non-sm_90 ones). */
 static int try_wgmma(const smk_gemm16_params *p, smk_gemm16_params *alt, cudaStream_t stream)
 {
-    const int e = smk_gemm16_kernel() == 1 ? smk_wgmma_launch(p, stream) : smk_wgmma_launch_auto(p, stream);
+    const int knob = smk_gemm16_kernel();
+    const int e = knob >= 3 ? wgmma_padded(p, knob, stream)
+                : knob == 1 ? smk_wgmma_launch(p, stream) : smk_wgmma_launch_auto(p, stream);
     if (e != SMK_WGMMA_FALLBACK)
         return e;
     *alt = *p;

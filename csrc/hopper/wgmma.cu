@@ -124,11 +124,13 @@ inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 
 } /* namespace hop */
 } /* namespace smk */
 
-static volatile int g_kernel = 2; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma, 2 auto (the default) */
+static volatile int g_kernel = 2; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma, 2 auto (the default); 3 auto,
+                                      4 wgmma, 5 the cost model, unaligned rows through padded copies
+                                      (gemm16_launch.cu wgmma_padded) */
 
 extern "C" int smk_gemm16_set_kernel(int kernel)
 {
-    if (kernel < 0 || kernel > 2)
+    if (kernel < 0 || kernel > 5)
         return -1;
     g_kernel = kernel;
     return 0;
@@ -149,6 +151,15 @@ extern "C" int smk_wgmma_descs(int swb, uint64_t out[16])
 }
 
 extern "C" unsigned long long smk_wgmma_launches(void) { return smk::hop::g_launches; }
+
+extern "C" int smk_wgmma_built(void)
+{
+#if defined(SMK_HAVE_SM90A)
+    return 1;
+#else
+    return 0;
+#endif
+}
 
 extern "C" int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream)
 {

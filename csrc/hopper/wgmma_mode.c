@@ -33,14 +33,70 @@ int smk_wgmma_auto(int64_t M, int64_t N, int64_t K, int sms)
     return 3 * tiles >= 2 * (int64_t)sms * waves;
 }
 
+/* Unaligned rows through padded copies (knob 3): the wgmma kernel then reads stream-ordered copies of A
+ * and / or B whose rows are padded to 8 elements (the mma.sync path's pad_rows_kernel), so it pays the
+ * copies the mma.sync chooser models (smk_gemm16_copies_ns), and the mma.sync choice it competes with
+ * may itself copy the same operands (then the copies cancel and the aligned rule decides) or read them in
+ * place through registers (2.5x its per-MMA cost, no copies: where copying B or A costs more than the
+ * product gains, e.g. a small M against a long K x N).  The wgmma kernel's time, in the chooser's terms:
+ * ceil(tiles / sms) waves of one 128 x 256 tile per SM, each (K + WG_K0) columns at WG_RATE multiply-adds
+ * per ns per SM, floored by the DRAM pass.  WG_RATE: 4096^3 at 739 TFLOP/s (4 waves) and 8192^3 at 772
+ * (16 waves) on an H100 (docs/GEMM16_NOTES.md, issue 29 second rung) give 2980 and 3060; 2900 keeps a
+ * margin (the mma.sync chooser's 128 x 256 tile is RATE 1600: wgmma ~1.8x per SM). */
+#define WG_RATE 2900.0
+#define WG_K0 128.0
+
+double smk_wgmma_ns(int64_t M, int64_t N, int64_t K, int sms)
+{
+    const int64_t tiles = ((M + 127) / 128) * ((N + 255) / 256), waves = (tiles + sms - 1) / sms;
+    const double t = (double)waves * 128.0 * 256.0 * ((double)K + WG_K0) / WG_RATE, mem = smk_gemm16_dram_ns(M, N, K);
+    return t > mem ? t : mem;
+}
+
+/* Copies (of the unaligned operands; none where both are aligned) + the wgmma model under the mma.sync
+ * choice's modelled cost (which counts its own copies or in-place reads). */
+static int cost_wins(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned)
+{
+    smk_gemm16_choice ch;
+    smk_gemm16_choose(M, N, K, sms, a_rows_aligned, b_rows_aligned, &ch);
+    return smk_gemm16_copies_ns(M, N, K, a_rows_aligned, b_rows_aligned) + smk_wgmma_ns(M, N, K, sms) < ch.est_ns;
+}
+
+int smk_wgmma_auto_padded(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned)
+{
+    if (!smk_wgmma_auto(M, N, K, sms))
+        return 0;
+    return (a_rows_aligned && b_rows_aligned) || cost_wins(M, N, K, sms, a_rows_aligned, b_rows_aligned);
+}
+
+/* Knob 5: the cost comparison alone (no wave-fill gate), aligned rows included, K >= 128 (two k-tiles):
+ * it also takes one partial wave of 128 x 256 tiles where the model finds 1.8x per SM worth more than
+ * the mma.sync choice's smaller tiles or split (212x10942x233, 750x7606x214: unmeasured, an A/B arm). */
+int smk_wgmma_auto_cost(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned)
+{
+    return M > 0 && N > 0 && K >= 128 && sms > 0 && cost_wins(M, N, K, sms, a_rows_aligned, b_rows_aligned);
+}
+
+int smk_gemm16_kernel_for_ab(int knob, int variant, int64_t M, int64_t N, int64_t K, int layout, int b, int m, int s,
+                             int a_rows_aligned, int b_rows_aligned, int cc_major, int cc_minor, int sms)
+{
+    const int aligned = a_rows_aligned && b_rows_aligned;
+    if (variant != 0 || cc_major != 9 || cc_minor != 0 || K <= 0 || M <= 0 || N <= 0 || knob < 1 || knob > 5)
+        return 0;
+    if (!aligned && knob < 3)
+        return 0; /* 1 and 2: TMA on the caller's rows only */
+    if (knob == 1 || knob == 4)
+        return smk_wgmma_mode(layout, b, m, s) >= 0;
+    if (layout != SMK_SWIZZLE || b != 0 || m != 0 || s != 0)
+        return 0;
+    if (knob == 5)
+        return smk_wgmma_auto_cost(M, N, K, sms, a_rows_aligned, b_rows_aligned);
+    return knob == 2 ? smk_wgmma_auto(M, N, K, sms) : smk_wgmma_auto_padded(M, N, K, sms, a_rows_aligned, b_rows_aligned);
+}
+
 int smk_gemm16_kernel_for(int knob, int variant, int64_t M, int64_t N, int64_t K, int layout, int b, int m, int s,
                           int rows_aligned, int cc_major, int cc_minor, int sms)
 {
-    if (variant != 0 || !rows_aligned || cc_major != 9 || cc_minor != 0 || K <= 0 || M <= 0 || N <= 0)
-        return 0;
-    if (knob == 1)
-        return smk_wgmma_mode(layout, b, m, s) >= 0;
-    if (knob != 2)
-        return 0;
-    return layout == SMK_SWIZZLE && b == 0 && m == 0 && s == 0 && smk_wgmma_auto(M, N, K, sms);
+    return smk_gemm16_kernel_for_ab(knob, variant, M, N, K, layout, b, m, s, rows_aligned, rows_aligned, cc_major,
+                                    cc_minor, sms);
 }
