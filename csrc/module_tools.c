@@ -228,8 +228,9 @@ PyDoc_STRVAR(set_knob_doc,
 "word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled kernel always), 'transpose_group' (the tiled\n"
 "kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
 "to 65536), 'transpose_sector' (3, the default: the tiled kernel writes each output row from its\n"
-"first 32-byte sector on, whole aligned words, for a single matrix of at least 16 MiB whose sides both\n"
-"span at least 1 KB (4-byte elements) or 1.5 KB (1-byte elements); 0: never;\n"
+"first 32-byte sector on, whole aligned words, for a single uint8 matrix of at least 16 MiB whose sides\n"
+"both span at least 1.5 KB; 4: also float32 ones with sides of at least 1 KB (explain() off ncu there);\n"
+"0: never;\n"
 "1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
@@ -241,7 +242,7 @@ PyDoc_STRVAR(set_knob_doc,
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
-"mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape; 3 auto\n"
+"mma.sync; 2 auto: wgmma where smk_gemm16_kernel_for's grid rule takes the shape; 3, the default, auto\n"
 "with unaligned rows too: wgmma on padded copies of them where smk_wgmma_auto_padded says the copies pay;\n"
 "4 wgmma wherever its layout runs, unaligned rows through padded copies; 5 as 3 by the cost model alone,\n"
 "smk_wgmma_auto_cost, aligned rows included),\n"
@@ -283,7 +284,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);
-    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 3)
+    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 4)
         smk_transpose_set_sector(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;

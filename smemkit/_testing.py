@@ -41,12 +41,12 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
-    gemm16_kernel       "auto" (2, the default): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
+    gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
                         >= 2/3), else the ldmatrix + mma.sync kernel; "mma" (0): always mma.sync (the
                         A/B baseline); "wgmma" (1): wgmma for variant 0 on aligned rows of a 9.0 device,
-                        mma.sync everywhere else; "auto_padded" (3): "auto", and where A's or B's rows
+                        mma.sync everywhere else; "auto_padded" (3, the default): "auto", and where A's or B's rows
                         are not 16-byte aligned (K % 8 or N % 8 of dense rows), wgmma on padded copies of
                         those operands where api/wgmma.h smk_wgmma_auto_padded finds the copies plus the
                         wgmma kernel cheaper than the mma.sync choice; "wgmma_padded" (4): wgmma for every
@@ -93,7 +93,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_kernel": 2,
+    "gemm16_kernel": 3,
     "sgemm_new_paths": 5,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default
     "pdl": 0,
 }

@@ -46,15 +46,16 @@ def test_sector_batches(shape, dtype, layout, rng, poison, set_knobs):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("mode", [3, 4])
 @pytest.mark.parametrize("dtype,shape", [("float32", (2, 1101, 1907)), ("float32", (1029, 4099)), ("float32", (263, 16001)),
                                          ("uint8", (1541, 10891)), ("uint8", (2, 1541, 5447)), ("float16", (1541, 5447))],
                          ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
-def test_sector_mode3_bit_exact(shape, dtype, rng, poison, set_knobs):
-    """Mode 3's launcher gate (the default) takes the single float32 and uint8 matrices, and every call stays
-    exact whichever kernel the gate picks."""
-    set_knobs(transpose_sector=3)
+def test_sector_size_gate_bit_exact(shape, dtype, mode, rng, poison, set_knobs):
+    """The size gate's launches (modes 3 and 4) take the single uint8 (and, mode 4, float32) matrices, and
+    every call stays exact whichever kernel the gate picks."""
+    set_knobs(transpose_sector=mode)
     a = random_bits(shape, np_dtype(dtype), rng)
-    want = dtype in ("float32", "uint8") and a.ndim == 2
+    want = a.ndim == 2 and (dtype == "uint8" or (dtype == "float32" and mode == 4))
     assert ("sector store" in smemkit.explain("transpose", shape, "pad", dtype).config) == want
     out = smemkit.matrix_transpose(a, layout="pad") if a.ndim == 3 else smemkit.transpose(a, layout="pad")
     assert_bits_equal(out, swapped(a) if a.ndim == 3 else a.T)
@@ -114,26 +115,27 @@ def test_sector_fits_by_output_pitch(dtype, rows, want):
         assert "sector store" not in smemkit.explain("transpose", (2877, 3000), "pad", "float32").config
 
 
+@pytest.mark.parametrize("mode", [3, 4])
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
-def test_sector_mode3_gate_by_sides_and_bytes(dtype):
-    """Mode 3 (the default): a single matrix of >= 16 MiB whose sides both span >= 1 KB (float32; output
-    pitch rows * esz, input row cols * esz) or >= 1.5 KB (uint8); float16 never (its sector kernel spills),
-    8-byte and wider never, batches never; output rows off sectors only."""
+def test_sector_size_gate(dtype, mode):
+    """Modes 3 (the default: uint8) and 4 (uint8 and float32): a single matrix of >= 16 MiB whose sides both
+    span >= 1.5 KB (uint8; output pitch rows * esz, input row cols * esz) or >= 1 KB (float32); float16
+    never (its sector kernel spills), 8-byte and wider never, batches never; output rows off sectors only."""
     esz = np.dtype(dtype).itemsize
     mib = 1 << 20
 
-    def taken(shape, mode=3):
-        with knobs(transpose_sector=mode):
+    def taken(shape, m=mode):
+        with knobs(transpose_sector=m):
             return "sector store" in smemkit.explain("transpose", shape, "pad", dtype).config
 
     side = {1: 1536, 4: 1024}.get(esz, 1024) // esz
     rows = side + 1  # an output pitch of >= side bytes, off a sector
     assert rows * esz % 32
     cols = max(-(-16 * mib // (rows * esz)), side)  # the call reaches 16 MiB
-    want = esz in (1, 4)
+    want = esz == 1 or (esz == 4 and mode == 4)
     assert taken((rows, cols)) == want
-    assert ("sector store" in smemkit.explain("transpose", (rows, cols), "pad", dtype).config) == want  # default
-    assert not taken((rows, cols), mode=0)
+    assert ("sector store" in smemkit.explain("transpose", (rows, cols), "pad", dtype).config) == (esz == 1)  # default
+    assert not taken((rows, cols), m=0)
     assert not taken((rows - 2, cols * 2))  # output pitch under the side
     assert not taken((cols, side - 1))  # input row under the side (its output pitch: big)
     small = (rows, side + 8)  # both sides long enough, a few MiB

@@ -52,9 +52,9 @@ NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny ke
          # the word-wise skinny transpose (1- and 2-byte elements, short side up to 64, any pitch)
          ("transpose", (50000, 40), "uint8"), ("transpose", (37, 60001), "float16"),
          ("transpose", (3, 100001), "uint8"), ("transpose", (5, 3001, 7), "float16"),
-         # the sector store (csrc/transpose/sector.cuh; transpose_sector 3, the default: single matrices of
-         # >= 16 MiB, float32 with both sides >= 1 KB, uint8 >= 1.5 KB): 2877x3001 and 263x16001 (5 tile rows)
-         # float32, 4099x5003 and 1541x10891 uint8 take it; 1001x999 float32 (4 MB) and the batch do not
+         # the sector store (csrc/transpose/sector.cuh; transpose_sector 3, the default: single uint8 matrices
+         # of >= 16 MiB with both sides >= 1.5 KB): 4099x5003 and 1541x10891 take it; the float32 ones run
+         # the plain kernel (mode 4 gives them the sector store, where explain() is off: TRANSPOSE_NOTES)
          ("transpose", (1001, 999), "float32"), ("transpose", (2877, 3001), "float32"),
          ("transpose", (263, 16001), "float32"), ("transpose", (4099, 5003), "uint8"),
          ("transpose", (1541, 10891), "uint8"), ("transpose", (3, 1101, 1907), "float32"),

@@ -139,11 +139,12 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  * width's shipped row of 1, 2 or 4 bytes (the rows it is compiled for) and an element-aligned output whose
  * rows do not all start on a 32-byte sector (base `out`, pitch rows * esz).  Mode (the knob
  * transpose_sector) 1: 4-byte elements with an output pitch of at least kSectorMinPitch bytes; 2: every
- * width at every pitch (tests, A/B); 3, the default: a single matrix of 4- or 1-byte elements whose sides
- * both span at least kSectorMinSide bytes (rows * esz: the output pitch, cols * esz: the input row;
- * kSectorMinSideSub for 1-byte elements) in a call of at least kSectorMinBytes (2-byte elements: never,
- * their sector kernel spills; batches: never, explain() is 3-5% off Nsight Compute's shared loads there);
- * 0: never.  A pure function of the shape, the output's address and the mode.
+ * width at every pitch (tests, A/B); 3, the default: a single matrix of 1-byte elements whose sides both
+ * span at least kSectorMinSideSub bytes (rows: the output pitch, cols: the input row) in a call of at least
+ * kSectorMinBytes; 4: 3, and single float32 matrices whose sides both span kSectorMinSide bytes (faster, but
+ * explain() is off Nsight Compute's shared loads there: 1.9% at 45 tile rows, 8-16% at 5); 2-byte elements
+ * never (their sector kernel spills), batches never; 0: never.  A pure function of the shape, the output's
+ * address and the mode.
  *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37" and
  *   "Session 38"): the sector store pays a band of extra input rows per tile, each output row's head in
  *   tile row 0, and (1-byte) 12 more registers; it wins where a matrix has many tile rows and columns
@@ -155,8 +156,9 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  *   single matrices with a side under ~1.5 KB on 5 of 8 (283216x1177 uint8 x0.65); hence the sub-word gate.
  *   Held out on seeds 88 / 89 with it: uint8 won on 7 of 7 gated draws (x1.05-1.60), float32 on 20 of 22
  *   (x0.87-1.37), float16 lost on 9 of 14 (x0.85-0.93; its kernel spills 8-16 bytes): 2-byte elements are out.
- *   float32 batches won too (x1.1-1.3) but stay on the plain kernel: Nsight Compute counts 0.8-3% fewer shared
- *   loads than explain() models there (3x1101x1907), which the single matrices do not show (docs/TRANSPOSE_NOTES.md). */
+ *   float32 batches won too (x1.1-1.3), but Nsight Compute counts fewer shared loads than explain() models
+ *   for float32 (the head loads of tile row 0: 3x1101x1907 3-4%, 263x16001 8-16%, 2877x3001 1.9%; uint8
+ *   within 0.31% on 4099x5003 and 1541x10891), so float32 is mode 4's (docs/TRANSPOSE_NOTES.md). */
 constexpr int64_t kSectorMinPitch = 2048;
 constexpr int64_t kSectorMinSide = 1024;
 constexpr int64_t kSectorMinSideSub = 1536;
@@ -164,14 +166,14 @@ constexpr int64_t kSectorMinBytes = 16 << 20;
 
 inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t batch, uint64_t out, int mode)
 {
-    if (mode < 1 || mode > 3 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
+    if (mode < 1 || mode > 4 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
         return false;
     const int64_t esz = kWidths[wi].esz;
     if (mode == 1 && (esz != 4 || rows * esz < kSectorMinPitch))
         return false;
-    if (mode == 3) {
+    if (mode >= 3) {
         const int64_t side = esz < 4 ? kSectorMinSideSub : kSectorMinSide;
-        if (esz == 2 || batch != 1 || rows * esz < side || cols * esz < side ||
+        if (esz == 2 || (esz == 4 && mode == 3) || batch != 1 || rows * esz < side || cols * esz < side ||
             rows * cols * esz < kSectorMinBytes) // the call was sized: no overflow
             return false;
     }

@@ -54,8 +54,8 @@ volatile int g_skinny_mode = 3;
  * 0 row-major. */
 volatile int g_raster_group = 8;
 
-/* The sector store (sector.cuh; configs.h's sector_fits): 3, the default, its size gate (a single matrix of
- * 4- or 1-byte elements, both sides and the call big enough); 0 never, 1 4-byte
+/* The sector store (sector.cuh; configs.h's sector_fits): 3, the default, its size gate (a single uint8
+ * matrix, both sides and the call big enough; 4 float32 too); 0 never, 1 4-byte
  * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B). */
 volatile int g_sector_mode = 3;
 
