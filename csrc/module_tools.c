@@ -241,8 +241,8 @@ PyDoc_STRVAR(set_knob_doc,
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
-"'sgemm_new_paths' (6, opt-in: 5 with skinny-n priced by waves of latency-bound blocks, its own K split\n"
-"and no skinny-n below one k-tile of K; 5, the default: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf,\n"
+"'sgemm_new_paths' (7, opt-in: 6 with the skinny-n/pf rows' scalar A loads allocating in L1; 6, opt-in: 5\n"
+"with skinny-n priced by waves of latency-bound blocks, its own K split and no skinny-n below one k-tile of K; 5, the default: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf,\n"
 "skinny-n/pf in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
 "27's paths before those; 2: without the short 32x128x16 tile for\n"
 "M <= 32, the split of under-filled skinny-n grids and the tiny-K row by fill; 2 still has the\n"
@@ -272,7 +272,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
-    else if (strcmp(name, "sgemm_new_paths") == 0 && v >= 0 && v <= 6)
+    else if (strcmp(name, "sgemm_new_paths") == 0 && v >= 0 && v <= 7)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);

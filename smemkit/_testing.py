@@ -87,7 +87,7 @@ KNOBS = {
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
     "gemm16_kernel": 2,
-    "sgemm_new_paths": 5,  # 0..6: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default, 6 opt-in
+    "sgemm_new_paths": 5,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default, 6-7 opt-in
     "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto")}  # knobs whose values also have names (index = value)

@@ -1,12 +1,14 @@
-"""sgemm_new_paths level 6 (issue 27, the skinny-n tail): skinny-n priced by waves of latency-bound blocks
+"""sgemm_new_paths levels 6 and 7 (issue 27, the skinny-n tail).  Level 6: skinny-n priced by waves of latency-bound blocks
 (csrc/sgemm/choose.cu sgemm_skinny_n6_ns): a block costs a fixed prologue / epilogue plus its A bytes at its
 share of the row's rate, a grid runs in whole waves (a tail wave of r blocks per SM at least half a full one),
 every N tile of 8 columns streams its rows of A again, and K under one 256-deep k-tile is not offered.  Its
-split is the least priced S from 1 to the deepest (no slice under one k-tile) or eight waves.
+split is the least priced S from 1 to the deepest (no slice under one k-tile) or eight waves.  Level 7: level 6,
+and the skinny-n "/pf" rows load A's rows off 16 bytes with scalar loads that allocate in L1 (skinny_n.cuh RA 2).
 CPU: the rule's properties on thousands of draws of the law (only skinny-n choices move; what they move to;
-the split's bounds; forced rows; the knob).  GPU: level 6's choices on dense calls and on odd pitches in NaN
-frames, the skinny-n/pf row forced at level 6's splits in every layout, alpha / beta, NaN-poisoned outputs, against
-the float64 reference within gamma_{K+2} (test_sgemm.check)."""
+the split's bounds and a mirror of its price; forced rows; the knob).  GPU: level 6's choices on dense calls and on odd pitches in NaN
+frames, the skinny-n/pf row forced at level 6's splits in every layout, alpha / beta, NaN-poisoned outputs; level 7's
+loads (skinny-n/pf and skinny-n/pf2 forced, splits 1 / 3, every layout, ragged rows and k-tiles, odd pitches in NaN
+frames, C aliasing D); all against the float64 reference within gamma_{K+2} (test_sgemm.check)."""
 import math
 
 import numpy as np
@@ -48,11 +50,26 @@ def shapes():
 
 # ---- CPU ----------------------------------------------------------------------------------------------
 
-def test_knob_takes_six_and_refuses_seven(set_knobs):
+def test_knob_takes_six_and_seven_and_refuses_eight(set_knobs):
     set_knobs(sgemm_new_paths=6)
+    set_knobs(sgemm_new_paths=7)
     with pytest.raises((ValueError, TypeError)):
-        set_knobs(sgemm_new_paths=7)
+        set_knobs(sgemm_new_paths=8)
     assert _testing.KNOBS["sgemm_new_paths"] == 5  # the default is unchanged
+
+
+def test_level_seven_chooses_as_level_six():
+    """Level 7 changes how skinny-n/pf loads A's rows off 16 bytes (scalar loads through L1), not what is
+    chosen nor any shared access: explain() is level 6's (its config string has no room for the load path,
+    which it does not describe for any row: alignment is the call's, not the plan's)."""
+    for s in shapes()[:1500]:
+        assert plan(s, 7) == plan(s, 6), s
+    idx = CONFIGS.index("skinny-n/pf")
+    with _testing.knobs(sgemm_new_paths=7):
+        e7 = smemkit.explain("sgemm", (999, 7, 1025), "pad", config=idx, splits=2)
+    with _testing.knobs(sgemm_new_paths=6):
+        e6 = smemkit.explain("sgemm", (999, 7, 1025), "pad", config=idx, splits=2)
+    assert e7.config == e6.config and e7.total() == e6.total()
 
 
 def test_only_skinny_n_choices_move():
@@ -108,19 +125,19 @@ def price(M, N, K, S):
     """A mirror of choose.cu sgemm_skinny_n6_ns for skinny-n/pf (16 x 8 tiles, 3 blocks per SM, 1800 B/ns)."""
     tiles = math.ceil(M / 16) * math.ceil(N / 8)
     s, chunk = exact(K, S)
-    block = 1500.0 + 16 * chunk * 4.0 * PER_WAVE / 1800.0
+    block = 2000.0 + 16 * chunk * 4.0 * PER_WAVE / 1800.0
     blocks = tiles * s
     t = (blocks // PER_WAVE) * block
     if blocks % PER_WAVE:
         r = math.ceil((blocks % PER_WAVE) / SMS)
-        t += block * (0.5 + 0.5 * r / 3)
+        t += block * (0.2 + 0.8 * r / 3)
     split = 2500.0 + (2.0 * s * M * (N + 3) // 4 * 4 + M * N) * 4.0 / 6000.0 if s > 1 else 0.0
     return 3000.0 + split + t
 
 
 def test_split_is_the_least_priced():
-    """Where level 6 keeps skinny-n, its split is the least priced S (the mirror above) from 1 to the deepest
-    or eight waves, ties to the smaller S."""
+    """Where level 6 keeps skinny-n, its split is the least priced S (the mirror above) from the least that
+    fills one wave to the deepest or eight waves, ties to the smaller S: a grid fills a wave unless K cannot."""
     seen = 0
     for M, N, K in shapes():
         c6, blocks, S = plan((M, N, K), 6)
@@ -129,8 +146,10 @@ def test_split_is_the_least_priced():
         seen += 1
         tiles = math.ceil(M / 16) * math.ceil(N / 8)
         hi = min(math.ceil(K / BK), math.ceil(8 * PER_WAVE / tiles))
-        prices = [price(M, N, K, s) for s in range(1, hi + 1)]
-        want = exact(K, 1 + min(range(len(prices)), key=lambda i: (prices[i], i)))[0]
+        lo = min(hi, math.ceil(PER_WAVE / tiles))  # the least S that fills one wave
+        prices = [price(M, N, K, s) for s in range(lo, hi + 1)]
+        want = exact(K, lo + min(range(len(prices)), key=lambda i: (prices[i], i)))[0]
+        assert S >= exact(K, lo)[0], (M, N, K, S, blocks)  # a wave filled, as far as whole k-tiles allow
         assert S == want, (M, N, K, S, want)
     assert seen > 300, seen
 
@@ -147,8 +166,8 @@ def test_seed_83_draws(mnk):
     c6, blocks, S = plan(mnk, 6)
     assert c5.startswith("skinny-N")
     assert c6.startswith("skinny-N") == (mnk in KEEP), c6
-    if mnk in KEEP:  # 1.07-1.54 waves at level 5 (a tail wave of 30-212 blocks): split deeper
-        assert blocks > 3 * PER_WAVE and S > plan(mnk, 5)[2], (blocks, S)
+    if mnk in KEEP:  # 1.07-1.54 waves at level 5: priced by waves, split as deep or deeper
+        assert blocks >= PER_WAVE and S >= plan(mnk, 5)[2], (blocks, S)
 
 
 def test_forced_row_takes_the_wave_split_at_level_six():
@@ -215,3 +234,58 @@ def test_level_six_automatic_calls(layout, torch, poison, set_knobs):
     todo = [s for s in law(np.random.default_rng(607), 400) if s[0] * s[1] * s[2] <= 2**27][:14]
     for M, N, K in todo:
         check_torch_calls(torch, M, N, K, M * 7 + N, layout)
+
+
+# level 7: the "/pf" rows' scalar A path through L1 (RA 2).  Shapes: K across whole and ragged 256-deep k-tiles,
+# rows of the last block past M, N of 1..13 (one and two tiles), K % 4 != 0 (A's rows off 16 bytes)
+L7_SHAPES = [(1000, 1, 301), (517, 8, 1029), (129, 5, 513), (333, 13, 2047), (2049, 3, 999), (64, 7, 255)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["skinny-n/pf", "skinny-n/pf2"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", L7_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("splits", [1, 3])
+def test_level_seven_forced_within_bound(name, layout, mnk, splits, rng, poison, set_knobs):
+    set_knobs(sgemm_new_paths=7, sgemm_config=name, sgemm_splits=splits)
+    M, N, K = mnk
+    for alpha, beta in AB:
+        a = rng.standard_normal((M, K)).astype(np.float32)
+        b = rng.standard_normal((K, N)).astype(np.float32)
+        c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
+        check(smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout), a, b, c, alpha, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["skinny-n/pf", "skinny-n/pf2"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(1000, 1, 301), (517, 8, 1029), (333, 7, 2047)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("shifts", [(0, 1, 0), (3, 2, 1), (1, 3, 3)], ids=lambda s: "shift" + "".join(map(str, s)))
+@pytest.mark.parametrize("splits", [1, 3])
+def test_level_seven_odd_pitches_in_nan_frames(name, layout, mnk, shifts, splits, torch, poison, set_knobs):
+    set_knobs(sgemm_new_paths=7, sgemm_config=name, sgemm_splits=splits)
+    M, N, K = mnk
+    pitches = (K + 1 if K % 2 == 0 else K, N + 1 if N % 2 == 0 else N + 2, N + 3)
+    for alpha, beta in [(1.0, 0.0), (-0.5, 1.25)]:
+        run_framed(torch, layout, M, N, K, pitches, shifts, alpha, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("splits", [1, 4])
+def test_level_seven_c_aliases_d(splits, rng, set_knobs):
+    set_knobs(sgemm_new_paths=7, sgemm_config="skinny-n/pf", sgemm_splits=splits)
+    a = rng.standard_normal((1021, 1501)).astype(np.float32)
+    b = rng.standard_normal((1501, 7)).astype(np.float32)
+    c = rng.standard_normal((1021, 7)).astype(np.float32)
+    c0 = c.copy()
+    assert smemkit.sgemm(a, b, c, alpha=2.0, beta=0.5, out=c) is c
+    check(c, a, b, c0, 2.0, 0.5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_level_seven_automatic_calls(layout, torch, poison, set_knobs):
+    set_knobs(sgemm_new_paths=7)
+    todo = [s for s in law(np.random.default_rng(608), 400) if s[0] * s[1] * s[2] <= 2**27][:10]
+    for M, N, K in todo:
+        check_torch_calls(torch, M, N, K, M * 5 + N, layout)

@@ -196,8 +196,11 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
  * Each N tile is its own block streaming its rows of A: a grid of ceil(N / 8) tiles across pays for each
  * (the rates measured: ~1.1-1.4 TB/s of A at one tile, 0.4-0.7 at two, 0.1-0.3 at four), so the tiles and
  * split-K rows take N = 9..32 where they are cheaper.  K < BK (one partial k-tile) is not offered: the block's
- * fixed cost is its whole work there. */
-constexpr double kSn6BlockNs = 1500.0, kSn6TailFloor = 0.5, kSn6SplitNs = 2500.0;
+ * fixed cost is its whole work there.  Constants: rate 1800 B/ns (the row's), kSn6BlockNs and kSn6TailFloor
+ * the least-spread pair of a grid (block 500..2500 ns, floor 0..0.65) against the 27 skinny-n draws of that run
+ * with K >= 256: measured / priced geomean 0.99, log sd 0.12 (floor 0.5: 0.14); a lone tail block runs faster
+ * than one of a full SM (it has the DRAM to itself), which is why the floor is low. */
+constexpr double kSn6BlockNs = 2000.0, kSn6TailFloor = 0.2, kSn6SplitNs = 2500.0;
 
 static double sgemm_skinny_n6_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
 {
@@ -218,8 +221,11 @@ static double sgemm_skinny_n6_ns(const SgemmConfigEntry &c, int64_t M, int64_t N
     return kLaunchNs + split_ns + t;
 }
 
-/* Level 6's split of a skinny-n grid: every S from 1 to the deepest (no slice under one k-tile) or eight
- * waves, the least priced (ties: the smaller S).  *t_out: its price. */
+/* Level 6's split of a skinny-n grid: every S from the least that fills one wave (sms x minblocks blocks) to
+ * the deepest (no slice under one k-tile) or eight waves, the least priced (ties: the smaller S).  *t_out: its
+ * price.  The one-wave floor is measured, not priced: the model under-prices grids that leave slots empty
+ * (measured / priced 1.10-1.13 on seed 83's two, 0.8-1.0 on the filled ones), and forced splits filling two
+ * waves ran 3101x3x5676 0.64 -> 0.91, 1068x10x1574 0.72 -> 1.08 of cuBLAS (seed 30, above level 3's rule). */
 static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
                                      double *t_out)
 {
@@ -229,8 +235,8 @@ static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64
     double best = 1e301;
     if (tiles > 0) {
         const int64_t waves8 = (8LL * sms * c.minblocks + tiles - 1) / tiles;
-        const int64_t hi = ktiles < waves8 ? ktiles : waves8;
-        for (int64_t s = 1; s <= (hi < kMaxSplits ? hi : kMaxSplits); s++) {
+        const int64_t hi = ktiles < waves8 ? ktiles : waves8, fill = ((int64_t)sms * c.minblocks + tiles - 1) / tiles;
+        for (int64_t s = fill < hi ? fill : hi; s <= (hi < kMaxSplits ? hi : kMaxSplits); s++) {
             const double t = sgemm_skinny_n6_ns(c, M, N, K, sms, s);
             if (t < best) best = t, best_s = s;
         }
