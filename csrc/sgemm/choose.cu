@@ -195,8 +195,9 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
  *   split:  kSn6SplitNs (the reduction kernel: 1.9-3.8 us of device time in that run) + its bytes
  * Each N tile is its own block streaming its rows of A: a grid of ceil(N / 8) tiles across pays for each
  * (the rates measured: ~1.1-1.4 TB/s of A at one tile, 0.4-0.7 at two, 0.1-0.3 at four), so the tiles and
- * split-K rows take N = 9..32 where they are cheaper.  K < BK (one partial k-tile) is not offered: the block's
- * fixed cost is its whole work there.  Constants: rate 1800 B/ns (the row's), kSn6BlockNs and kSn6TailFloor
+ * split-K rows take N = 9..32 where they are cheaper.  K under one k-tile is priced the same way (the block's
+ * fixed cost is then most of its work: 11789x20x40 priced 14.7 us, ran 15.4; 4012x27x123 10.2, ran 9.8), and
+ * level 4's rule (no skinny-n for K <= 16) stays.  Constants: rate 1800 B/ns (the row's), kSn6BlockNs and kSn6TailFloor
  * the least-spread pair of a grid (block 500..2500 ns, floor 0..0.65) against the 27 skinny-n draws of that run
  * with K >= 256: measured / priced geomean 0.99, log sd 0.12 (floor 0.5: 0.14); a lone tail block runs faster
  * than one of a full SM (it has the DRAM to itself), which is why the floor is low. */
@@ -205,7 +206,7 @@ constexpr double kSn6BlockNs = 2000.0, kSn6TailFloor = 0.2, kSn6SplitNs = 2500.0
 static double sgemm_skinny_n6_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
 {
     const long long tiles = c.blocks(M, N);
-    if (tiles <= 0 || c.kind != SGEMM_SKINNY_N || c.cost.bytes_per_ns <= 0 || K < c.bk) return 1e300;
+    if (tiles <= 0 || c.kind != SGEMM_SKINNY_N || c.cost.bytes_per_ns <= 0) return 1e300;
     int64_t s = 1, chunk = K;
     sgemm_exact_split(K, c.bk, splits, &s, &chunk);
     const double per_wave = (double)sms * c.minblocks;
@@ -221,11 +222,12 @@ static double sgemm_skinny_n6_ns(const SgemmConfigEntry &c, int64_t M, int64_t N
     return kLaunchNs + split_ns + t;
 }
 
-/* Level 6's split of a skinny-n grid: every S from the least that fills one wave (sms x minblocks blocks) to
- * the deepest (no slice under one k-tile) or eight waves, the least priced (ties: the smaller S).  *t_out: its
- * price.  The one-wave floor is measured, not priced: the model under-prices grids that leave slots empty
- * (measured / priced 1.10-1.13 on seed 83's two, 0.8-1.0 on the filled ones), and forced splits filling two
- * waves ran 3101x3x5676 0.64 -> 0.91, 1068x10x1574 0.72 -> 1.08 of cuBLAS (seed 30, above level 3's rule). */
+/* Level 6's split of a skinny-n grid: every S from a floor to the deepest (no slice under one k-tile) or eight
+ * waves, the least priced (ties: the smaller S).  *t_out: its price.  The floor is the least S that fills one
+ * wave (sms x minblocks blocks), as far as slices of 4 k-tiles (1024 of K) allow: measured, not priced (the
+ * model under-prices grids that leave slots empty, measured / priced 1.10-1.13 on seed 83's two; forced splits
+ * filling two waves ran 3101x3x5676 0.64 -> 0.91 of cuBLAS, seed 30, level 3's rule), and kept to slices deep
+ * enough that a block's fixed cost stays small against its stream (where it is not, the price decides). */
 static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
                                      double *t_out)
 {
@@ -235,8 +237,10 @@ static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64
     double best = 1e301;
     if (tiles > 0) {
         const int64_t waves8 = (8LL * sms * c.minblocks + tiles - 1) / tiles;
-        const int64_t hi = ktiles < waves8 ? ktiles : waves8, fill = ((int64_t)sms * c.minblocks + tiles - 1) / tiles;
-        for (int64_t s = fill < hi ? fill : hi; s <= (hi < kMaxSplits ? hi : kMaxSplits); s++) {
+        const int64_t hi = ktiles < waves8 ? ktiles : waves8, deep = ktiles / 4 > 1 ? ktiles / 4 : 1;
+        int64_t lo = ((int64_t)sms * c.minblocks + tiles - 1) / tiles; /* fills one wave */
+        lo = lo < deep ? lo : deep;
+        for (int64_t s = lo < hi ? lo : hi; s <= (hi < kMaxSplits ? hi : kMaxSplits); s++) {
             const double t = sgemm_skinny_n6_ns(c, M, N, K, sms, s);
             if (t < best) best = t, best_s = s;
         }
