@@ -246,8 +246,9 @@ PyDoc_STRVAR(set_knob_doc,
 "with unaligned rows too: wgmma on padded copies of them where smk_wgmma_auto_padded says the copies pay;\n"
 "4 wgmma wherever its layout runs, unaligned rows through padded copies; 5 as 3 by the cost model alone,\n"
 "smk_wgmma_auto_cost, aligned rows included),\n"
-"'sgemm_new_paths' (5, the default: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf, skinny-n/pf\n"
-"in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
+"'sgemm_new_paths' (7, opt-in: 6 with the skinny-n/pf rows' scalar A loads allocating in L1; 6, opt-in: 5\n"
+"with skinny-n priced by waves of latency-bound blocks, its own K split and no skinny-n below one k-tile of K; 5, the default: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf,\n"
+"skinny-n/pf in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
 "27's paths before those; 2: without the short 32x128x16 tile for\n"
 "M <= 32, the split of under-filled skinny-n grids and the tiny-K row by fill; 2 still has the\n"
 "matrix-vector rows skinny-m16 / skinny-m32 and one M tile per skinny-m launch; 1: without those (the SGEMM's skinny kernels stream rows that are\n"
@@ -276,7 +277,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_py_sgemm_splits = v;
     else if (strcmp(name, "transpose_odd_path") == 0 && (v == 0 || v == 1))
         smk_transpose_set_odd_path(v);
-    else if (strcmp(name, "sgemm_new_paths") == 0 && v >= 0 && v <= 5)
+    else if (strcmp(name, "sgemm_new_paths") == 0 && v >= 0 && v <= 7)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);

@@ -183,6 +183,72 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     return t + split_ns;
 }
 
+/* ---- Level 6 (issue 27, the skinny-n tail): the skinny-n grid priced by waves of latency-bound blocks ----
+ * H100, seed 83 (acceptance's timing, /pf row, ncu): skinny-n blocks are latency-bound (12 warps per SM at
+ * 168 registers, 12-14 cycles per issued instruction, DRAM 3-35%), so a block's time is its A bytes at its
+ * share of the row's rate plus a fixed prologue / epilogue, and a grid runs in whole waves: 3397x11x4372 ran
+ * 426 blocks on 396 slots (1.08 waves, SM active 71% of the time: the 30-block tail wave took ~0.6 of a full
+ * one) at 0.43 of cuBLAS; 11789x20x40 ran 2211 blocks of 40-deep work (5.6 waves of prologues) at 0.25.  The
+ * level-5 price (bytes at a rate x a wave share) has no tail and no per-block cost, so it kept S = 1 there.
+ *   block:  kSn6BlockNs + BM x k_chunk x 4 B / (bytes_per_ns / (sms x minblocks))
+ *   grid:   full waves x block + (a tail of r blocks per SM: (kSn6TailFloor + (1 - floor) r / minblocks) x block)
+ *   split:  kSn6SplitNs (the reduction kernel: 1.9-3.8 us of device time in that run) + its bytes
+ * Each N tile is its own block streaming its rows of A: a grid of ceil(N / 8) tiles across pays for each
+ * (the rates measured: ~1.1-1.4 TB/s of A at one tile, 0.4-0.7 at two, 0.1-0.3 at four), so the tiles and
+ * split-K rows take N = 9..32 where they are cheaper.  K under one k-tile is priced the same way (the block's
+ * fixed cost is then most of its work: 11789x20x40 priced 14.7 us, ran 15.4; 4012x27x123 10.2, ran 9.8), and
+ * level 4's rule (no skinny-n for K <= 16) stays.  Constants: rate 1800 B/ns (the row's), kSn6BlockNs and kSn6TailFloor
+ * the least-spread pair of a grid (block 500..2500 ns, floor 0..0.65) against the 27 skinny-n draws of that run
+ * with K >= 256: measured / priced geomean 0.99, log sd 0.12 (floor 0.5: 0.14); a lone tail block runs faster
+ * than one of a full SM (it has the DRAM to itself), which is why the floor is low. */
+constexpr double kSn6BlockNs = 2000.0, kSn6TailFloor = 0.2, kSn6SplitNs = 2500.0;
+
+static double sgemm_skinny_n6_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
+{
+    const long long tiles = c.blocks(M, N);
+    if (tiles <= 0 || c.kind != SGEMM_SKINNY_N || c.cost.bytes_per_ns <= 0) return 1e300;
+    int64_t s = 1, chunk = K;
+    sgemm_exact_split(K, c.bk, splits, &s, &chunk);
+    const double per_wave = (double)sms * c.minblocks;
+    const double block_ns = kSn6BlockNs + (double)c.bm * (double)chunk * 4.0 * per_wave / c.cost.bytes_per_ns;
+    const long long blocks = tiles * s, full = blocks / (long long)per_wave, rest = blocks % (long long)per_wave;
+    double t = (double)full * block_ns;
+    if (rest > 0) {
+        const long long r = (rest + sms - 1) / sms; /* blocks per SM in the tail wave, <= minblocks */
+        t += block_ns * (kSn6TailFloor + (1.0 - kSn6TailFloor) * (double)r / c.minblocks);
+    }
+    const double split_ns =
+        s > 1 ? kSn6SplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+    return kLaunchNs + split_ns + t;
+}
+
+/* Level 6's split of a skinny-n grid: every S from a floor to the deepest (no slice under one k-tile) or eight
+ * waves, the least priced (ties: the smaller S).  *t_out: its price.  The floor is the least S that fills one
+ * wave (sms x minblocks blocks), as far as slices of 4 k-tiles (1024 of K) allow: measured, not priced (the
+ * model under-prices grids that leave slots empty, measured / priced 1.10-1.13 on seed 83's two; forced splits
+ * filling two waves ran 3101x3x5676 0.64 -> 0.91 of cuBLAS, seed 30, level 3's rule), and kept to slices deep
+ * enough that a block's fixed cost stays small against its stream (where it is not, the price decides). */
+static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms,
+                                     double *t_out)
+{
+    const long long tiles = c.blocks(M, N);
+    const int64_t ktiles = (K + c.bk - 1) / c.bk;
+    int64_t best_s = 1;
+    double best = 1e301;
+    if (tiles > 0) {
+        const int64_t waves8 = (8LL * sms * c.minblocks + tiles - 1) / tiles;
+        const int64_t hi = ktiles < waves8 ? ktiles : waves8, deep = ktiles / 4 > 1 ? ktiles / 4 : 1;
+        int64_t lo = ((int64_t)sms * c.minblocks + tiles - 1) / tiles; /* fills one wave */
+        lo = lo < deep ? lo : deep;
+        for (int64_t s = lo < hi ? lo : hi; s <= (hi < kMaxSplits ? hi : kMaxSplits); s++) {
+            const double t = sgemm_skinny_n6_ns(c, M, N, K, sms, s);
+            if (t < best) best = t, best_s = s;
+        }
+    }
+    if (t_out) *t_out = best;
+    return best_s;
+}
+
 /* The most K slices whose (exact) slices are none shallower than kMinSliceK but the last: the largest S
  * with sgemm_exact_split's k_chunk >= kMinSliceK (whole k-tiles: K = 256 in 16-deep k-tiles gives 6
  * slices of 48, where K / kMinSliceK would say 5), at least 1. */
@@ -280,6 +346,13 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         /* level 4 (opt-in): no skinny-n for K <= 16 (a 256-deep k-tile for a dozen k): seed 31's 7620x25x12
          * and 12073x32x11 ran 0.41 and 0.35 of cuBLAS on it, 0.91 and 1.11 in 64x64x16 tiles (forced, same run) */
         if (e.kind == SGEMM_SKINNY_N && level >= 4 && K <= 16) continue;
+        if (e.kind == SGEMM_SKINNY_N && level >= 6) { /* level 6: priced by waves, with its own split */
+            if (sgemm_small_tiles(e, level) == 0 || N > sgemm_small_tiles(e, level) * (int64_t)e.bn) continue;
+            double t = 1e301;
+            const int64_t s = sgemm_skinny_n6_split(e, M, N, K, sms, &t);
+            if (t < best) best = t, *cfg_out = c, *splits_out = s;
+            continue;
+        }
         const long long per_wave = (long long)sms * e.minblocks;
         int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
@@ -312,6 +385,8 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
     const SgemmConfigEntry &e = kConfigs[cfg];
     const long long tiles = e.blocks(M, N);
     int64_t s = 1;
+    if (level >= 6 && e.kind == SGEMM_SKINNY_N && e.cost.bytes_per_ns > 0 && K >= e.bk)
+        return sgemm_skinny_n6_split(e, M, N, K, sms, NULL); /* level 6: by waves (above) */
     if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
         const long long per_wave = (long long)sms * e.minblocks;
         const int64_t deepest = sgemm_deepest(K, e.bk);
@@ -347,7 +422,7 @@ void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int spl
         sgemm_auto(M, N, K, sms, level, &cfg, &auto_s);
         if (splits <= 0) s = auto_s;
         /* level 3: a skinny-n choice takes the split that prices its missing share of a wave */
-        if (splits <= 0 && level >= 3 && kConfigs[cfg].kind == SGEMM_SKINNY_N)
+        if (splits <= 0 && level >= 3 && level < 6 && kConfigs[cfg].kind == SGEMM_SKINNY_N)
             s = sgemm_forced_split(M, N, K, sms, cfg, level);
     } else if (splits <= 0) {
         s = sgemm_forced_split(M, N, K, sms, cfg, level);

@@ -29,10 +29,16 @@ int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int sp
          * re-aligned stream ran 0.85 of the scalar path's speed (geomean; 6356x2x1482 1.26 -> 0.64 of
          * cuBLAS), where skinny-m's ran 1.17 of it.  Levels 1 and 2 keep it, for the A/B. */
         const int level = sgemm_new_paths();
+        /* level 7 (opt-in): the "/pf" rows' scalar A loads allocate in L1 (skinny_n.cuh, RA 2) */
+        if constexpr (!VEC && Cfg::PF != 0)
+            if (level >= 7) {
+                skinny_n_kernel<Cfg, LAYOUT, VEC, 2><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+                return (int)cudaGetLastError();
+            }
         if (!VEC && level >= 1 && level <= 2)
-            skinny_n_kernel<Cfg, LAYOUT, VEC, !VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+            skinny_n_kernel<Cfg, LAYOUT, VEC, VEC ? 0 : 1><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
         else
-            skinny_n_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+            skinny_n_kernel<Cfg, LAYOUT, VEC, 0><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
     }
     return (int)cudaGetLastError();
 }

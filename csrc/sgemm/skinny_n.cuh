@@ -94,7 +94,7 @@ struct SkinnyNLoaderB {
 /* ---- A streamed from global memory: the warp's R rows, STEPS float4 per row per k-tile, all in
  * flight together (load); then one LDS.128 of Bs[n][k..k+3] per (step, n) serves the R rows
  * (multiply) ---- */
-template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
+template <class Cfg, int LAYOUT, bool VEC, int RA = 0>
 struct SkinnyNRowsA {
     static constexpr int NS = Cfg::NS, R = Cfg::R, BK = Cfg::BK, STEPS = Cfg::STEPS;
     const smk_sgemm_params &p;
@@ -106,7 +106,7 @@ struct SkinnyNRowsA {
 
     __device__ __forceinline__ void load(int k0) const
     {
-        if (RA && rows_in && k0 + BK <= klen) { /* block-uniform: rows off 16 bytes re-aligned (parts.cuh) */
+        if (RA == 1 && rows_in && k0 + BK <= klen) { /* block-uniform: rows off 16 bytes re-aligned (parts.cuh) */
             float4 hi[STEPS][R];
             int off[STEPS][R];
 #pragma unroll
@@ -122,13 +122,13 @@ struct SkinnyNRowsA {
 #pragma unroll
             for (int s = 0; s < STEPS; ++s)
 #pragma unroll
-                for (int r = 0; r < R; ++r) ra[s][r] = load4<VEC, true>(a_row + r * p.lda + k0 + 128 * s, 4);
+                for (int r = 0; r < R; ++r) ra[s][r] = load4<VEC, RA != 2>(a_row + r * p.lda + k0 + 128 * s, 4);
         } else {
 #pragma unroll
             for (int s = 0; s < STEPS; ++s)
 #pragma unroll
                 for (int r = 0; r < R; ++r)
-                    ra[s][r] = load4<VEC, true>(a_row + r * p.lda + k0 + 128 * s,
+                    ra[s][r] = load4<VEC, RA != 2>(a_row + r * p.lda + k0 + 128 * s,
                                                 m0 + r < M ? clamp04(klen - (k0 + SkinnyNMap<Cfg>::a_k(lane, s))) : 0);
         }
     }
@@ -159,7 +159,7 @@ struct SkinnyNRowsA {
  * for odd ones (ST, a compile-time constant, picks the buffer: no register moves); A(kt+1) is issued
  * before the multiply of A(kt), loaded one step earlier, so a warp's A loads are in flight across its
  * FMAs and the barrier.  Same shared accesses in the same order (explain()'s plan is unchanged). */
-template <class Cfg, int LAYOUT, bool VEC, bool RA>
+template <class Cfg, int LAYOUT, bool VEC, int RA>
 struct SkinnyNStep {
     const SkinnyNLoaderB<Cfg, LAYOUT, VEC> &ldb;
     const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA> &rows0, &rows1; /* the same view twice without PF */
@@ -225,12 +225,15 @@ __device__ __forceinline__ float reduce_scatter32(float (&v)[V])
 
 /*
  * Cfg     SkinnyNCfg.   LAYOUT  smk_layout of the B slice.   VEC  as sgemm_kernel.
- * RA      (!VEC only) A's rows streamed as aligned float4 re-aligned across the warp (realign_load):
- *         LDG.128 whatever lda and A's base; else predicated scalar loads (the path before it).
+ * RA      (!VEC only) 1: A's rows streamed as aligned float4 re-aligned across the warp (realign_load):
+ *         LDG.128 whatever lda and A's base; 0: predicated scalar loads that do not allocate in L1 (the
+ *         path before it); 2 (sgemm_new_paths 7, the "/pf" rows): the same scalar loads through L1 (LDG.32
+ *         allocating: a lane's four loads of one float4 touch the warp's 16 sectors four times, and
+ *         without allocation each of the four went to L2: ncu, seed 83's 5470x1x998, L1 hit 1.3%).
  * p       validated by smk_sgemm_launch (M, N > 0; K == 0 when alpha == 0).
  * slice   the K range of blockIdx.y and where its tile goes.
  */
-template <class Cfg, int LAYOUT, bool VEC, bool RA = false>
+template <class Cfg, int LAYOUT, bool VEC, int RA = 0>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     skinny_n_kernel(const smk_sgemm_params p, const SgemmSlice slice)
 {
@@ -268,8 +271,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
 #pragma unroll
     for (int i = 0; i < R * NS; ++i) acc[i] = 0.f;
     float4 ra[STEPS][R], ra1[STEPS][R]; /* ra1: PF's second buffer (unused without PF) */
-    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA && !VEC> rows{p, ra, acc, a_row, m0, M, lane, klen, rows_in};
-    const SkinnyNRowsA<Cfg, LAYOUT, VEC, RA && !VEC> rows1{p, ra1, acc, a_row, m0, M, lane, klen, rows_in};
+    const SkinnyNRowsA<Cfg, LAYOUT, VEC, VEC ? 0 : RA> rows{p, ra, acc, a_row, m0, M, lane, klen, rows_in};
+    const SkinnyNRowsA<Cfg, LAYOUT, VEC, VEC ? 0 : RA> rows1{p, ra1, acc, a_row, m0, M, lane, klen, rows_in};
 
     const int ktiles = (klen + BK - 1) / BK;
     if (ktiles > 0) {
@@ -278,7 +281,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
         ldb.store(smem);
         __syncthreads();
     }
-    SkinnyNStep<Cfg, LAYOUT, VEC, RA && !VEC> step{ldb, rows, Cfg::PF ? rows1 : rows, smem, B_ELEMS, ktiles};
+    SkinnyNStep<Cfg, LAYOUT, VEC, VEC ? 0 : RA> step{ldb, rows, Cfg::PF ? rows1 : rows, smem, B_ELEMS, ktiles};
     sgemm_stage_loop(ktiles, step);
     skinny_n_epilogue<Cfg>(p, slice, reduce_scatter32(acc), M, N, bm, bn, warp, lane);
 }
