@@ -94,7 +94,7 @@ KNOBS = {
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
     "gemm16_kernel": 3,
-    "sgemm_new_paths": 5,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default, 6-7 opt-in
+    "sgemm_new_paths": 7,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default
     "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)

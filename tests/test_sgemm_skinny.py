@@ -47,9 +47,10 @@ def test_skinny_configs_follow_the_shipped_tiles():
                                       ((1, 8192, 8192), "skinny-m"), ((4096, 1, 4096), "skinny-n"),
                                       ((8192, 8, 8192), "skinny-n"), ((64, 4096, 4096), None),
                                       ((4096, 4096, 4096), None)], ids=lambda v: str(v))
-def test_the_chooser_picks_skinny_configs_for_matrix_vector_shapes(mnk, want):
+def test_the_chooser_picks_skinny_configs_for_matrix_vector_shapes(mnk, want, set_knobs):
     """The cost model's memory-bound branch: the measured wins of docs/SKINNY_RESULTS.md, and tiles
-    where the output is wide enough to fill them."""
+    where the output is wide enough to fill them (level 3's rows: the knob pinned)."""
+    set_knobs(sgemm_new_paths=3)
     name, s = _C._sgemm_choose(*mnk, 132)
     if want is None:
         assert name not in SKINNY
@@ -144,9 +145,10 @@ def test_lower_levels_never_offer_the_newer_rows(level, set_knobs):
             assert not cfg.startswith(("skinny-M 16x", "skinny-M 32x")), (M, N, K, cfg)
 
 
-def test_random_small_m_choices_are_valid():
+def test_random_small_m_choices_are_valid(set_knobs):
     """Thousands of matrix-vector shapes (M up to 40, N and K log-uniform): a shipped config, a split in
-    range, a skinny-m row only where M fits its tile, its grid within one 1-D launch."""
+    range, a skinny-m row only where M fits its tile, its grid within one 1-D launch (level 3 pinned)."""
+    set_knobs(sgemm_new_paths=3)
     rng = np.random.default_rng(31)
     for _ in range(4000):
         M = int(rng.integers(1, 41))
@@ -396,10 +398,10 @@ def test_short_tile_plan(layout):
 
 
 def test_level_four_is_opt_in_and_follows_its_two_rules(set_knobs):
-    """sgemm_new_paths=4 (level 5, the default, builds on it): the short tile from M = 9 and no skinny-n for
-    K <= 16; every choice on random draws is still a row that launches (a plan with blocks), as at level 3."""
+    """sgemm_new_paths=4 (levels 5-7, 7 the default, build on it): the short tile from M = 9 and no skinny-n
+    for K <= 16; every choice on random draws is still a row that launches (a plan with blocks), as at level 3."""
     from smemkit import _testing
-    assert _testing.KNOBS["sgemm_new_paths"] == 5
+    assert _testing.KNOBS["sgemm_new_paths"] == 7
     set_knobs(sgemm_new_paths=3)
     assert _C._plan("sgemm", (14344, 21, 13), "pad", 4, 132)["config"].startswith("skinny-N")
     set_knobs(sgemm_new_paths=4)

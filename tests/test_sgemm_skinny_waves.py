@@ -56,7 +56,7 @@ def test_knob_takes_six_and_seven_and_refuses_eight(set_knobs):
     set_knobs(sgemm_new_paths=7)
     with pytest.raises((ValueError, TypeError)):
         set_knobs(sgemm_new_paths=8)
-    assert _testing.KNOBS["sgemm_new_paths"] == 5  # the default is unchanged
+    assert _testing.KNOBS["sgemm_new_paths"] == 7  # the default since session 38's A/B
 
 
 def test_level_seven_chooses_as_level_six():

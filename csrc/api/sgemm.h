@@ -46,7 +46,8 @@ typedef struct {
     int splits;      /* K slices, >= 1 and <= max(1, ceil(K / BK)) */
     int64_t k_chunk; /* depth of each slice but the last: a multiple of BK (K when splits == 1) */
 } smk_sgemm_choice;
-/* 0 on success, -1 for bad arguments (negative sizes, sms < 1, NULL choice). */
+/* The launch's automatic choice at the current path level (smk_sgemm_set_new_paths).  0 on success, -1 for
+ * bad arguments (negative sizes, sms < 1, NULL choice). */
 int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice);
 /* Tests and benchmarks (knob 'sgemm_new_paths'), a level: 4 (opt-in) adds two unmeasured chooser rules
  * (launch.h); 3, the default, runs all of issue 27's measured paths;

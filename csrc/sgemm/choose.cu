@@ -23,6 +23,7 @@
 #include "api/sgemm.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/launch.h"
 
 namespace smk {
 
@@ -446,7 +447,7 @@ extern "C" const char *smk_sgemm_config_name(int config)
 extern "C" int smk_sgemm_choose(int64_t M, int64_t N, int64_t K, int sms, smk_sgemm_choice *choice)
 {
     if (!choice || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
-    smk::sgemm_resolve(M, N, K, sms, 0, 0, choice);
+    smk::sgemm_resolve(M, N, K, sms, 0, 0, choice, smk::sgemm_new_paths()); /* the launcher's level */
     return 0;
 }
 
@@ -455,7 +456,7 @@ extern "C" int smk_sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, in
 {
     if (!mask || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
     smk_sgemm_choice ch;
-    smk::sgemm_resolve(M, N, K, sms, 0, 0, &ch);
+    smk::sgemm_resolve(M, N, K, sms, 0, 0, &ch, smk::sgemm_new_paths());
     *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0);
     return 0;
 }

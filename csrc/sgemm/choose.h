@@ -34,11 +34,11 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
 /* The whole choice (config and K slices), forced or not: what smk_sgemm_launch runs and
  * smk_sgemm_plan replays.  config <= 0 / splits <= 0: chosen by the cost model.  level: the path level of
  * sgemm_new_paths (launch.h): 0 before issue 27, 1 without the matrix-vector rows, 2 with skinny-m16 / -m32,
- * 3 (default) also the short tile, split under-filled skinny-n grids and the tiny-K row by fill; 4 (opt-in)
- * the short tile from M = 9 and no skinny-n for K <= 16; 5 (opt-in) level 4 and the "/pf" skinny rows
- * (skinny-m/pf, skinny-n/pf) in place of the rows of the same kind and tile; 6 (opt-in) level 5 with the
- * skinny-n rows priced by waves of latency-bound blocks (choose.cu sgemm_skinny_n6_ns), their own K split, none
- * for K under one k-tile. */
+ * 3 (this function's default) also the short tile, split under-filled skinny-n grids and the tiny-K row by
+ * fill; 4 the short tile from M = 9 and no skinny-n for K <= 16; 5 level 4 and the "/pf" skinny rows
+ * (skinny-m/pf, skinny-n/pf) in place of the rows of the same kind and tile; 6 level 5 with the skinny-n rows
+ * priced by waves of latency-bound blocks (choose.cu sgemm_skinny_n6_ns), their own K split, none for K under
+ * one k-tile; 7 (the knob's default, launch.cu) chooses as 6 (its /pf rows load A through L1). */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
                    int level = 3);
 

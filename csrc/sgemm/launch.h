@@ -22,9 +22,9 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
-/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 7 (opt-in) level 6 with
- * the skinny-n "/pf" rows' scalar A loads allocating in L1 (skinny.cu, skinny_n.cuh RA 2); 6 (opt-in) level 5 with
- * skinny-n priced by waves (its split; none for K under one k-tile: choose.cu sgemm_skinny_n6_ns); 5 (the default) level 4 and
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 7 (the default) level 6 with
+ * the skinny-n "/pf" rows' scalar A loads allocating in L1 (skinny.cu, skinny_n.cuh RA 2); 6 level 5 with
+ * skinny-n priced by waves (its split; none for K under one k-tile: choose.cu sgemm_skinny_n6_ns); 5 level 4 and
  * the skinny rows whose warps load the next batch of the streamed operand before this one's FMAs
  * (skinny-m/pf, skinny-n/pf in place of skinny-m, skinny-n; choose.cu);
  * 4 (opt-in) level 3
