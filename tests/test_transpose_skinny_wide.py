@@ -27,7 +27,8 @@ def prmt_config(shape, esz):
     S, long_ = min(shape[-2:]), max(shape[-2:])
     T = 1 << lt_of(S, long_, esz)
     rows, cols = shape[-2:]
-    return f"skinny-prmt {S if rows <= cols else T}x{T if rows <= cols else S} tile, {THREADS} threads, {esz}-byte elements"
+    tile = f"{S}x{T}" if rows <= cols else f"{T}x{S}"
+    return f"skinny-prmt {tile} tile, {THREADS} threads, {esz}-byte elements"
 
 
 # ---- CPU: the choice ----------------------------------------------------------------------------------------
@@ -99,7 +100,8 @@ def test_wide_plan(layout, esz, shape, set_knobs):
     assert plan["smem_bytes"] <= 48 * 1024 and 4 * (plan["smem_bytes"] + 1024) <= 228 * 1024
     rwords = {rslot(layout, f0, lw, s, j, esz) for s in range(S) for j in range(W)}
     for is_last in (False, True):
-        acc = {a[0].replace(" (last block)", ""): a for a in plan["accesses"] if a[0].endswith("(last block)") == is_last}
+        acc = {a[0].replace(" (last block)", ""): a for a in plan["accesses"]
+               if a[0].endswith("(last block)") == is_last}
         if not acc:
             continue
         n = L % T if is_last else T

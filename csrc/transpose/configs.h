@@ -186,8 +186,9 @@ inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t 
 
 inline bool skinny_prmt_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode >= 3 && (rows > cols || rows * esz % 4 == 0) && skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode)) ||
-           skinny_wide_fits(rows, cols, in_rs, in_cs, esz, mode);
+    const bool narrow = mode >= 3 && (rows > cols || rows * esz % 4 == 0) &&
+                        skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+    return narrow || skinny_wide_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits (or, mode 4,

@@ -378,7 +378,9 @@ void skinny_prmt_a_block(int layout, int S, int lt, int64_t rp, int n, std::vect
     const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SE = S * ESZ, nb = n * ESZ;
     const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw, ESZ);
     const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
-    auto rs = [&](int s, int j) { return (long long)skinny_prmt_rslot(rt, f0, j < W ? s : S + (S & 1) + s / W, j < W ? j : s % W); };
+    auto rs = [&](int s, int j) { // word W of run s: its tail, in the rows after S (PrmtBlockA::rword)
+        return (long long)skinny_prmt_rslot(rt, f0, j < W ? s : S + (S & 1) + s / W, j < W ? j : s % W);
+    };
     long long a[2 * E][32];
     for (int wp = 0; wp < WARPS; wp++) {
         for (int k = 0; k <= kVecSteps; k++) {

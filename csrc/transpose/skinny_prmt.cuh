@@ -99,14 +99,14 @@ SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz)
 
 /* The block's shared memory: F, then R (F is a whole number of words; R's words stay aligned), S rows, and
  * in case A ceil(S / W) more (runs_in: the runs' tail words, run s's at row S' + s / W, word s mod W, S' = S
- * to an even count so that a warp's two tail rows for W = 16 are a swizzle pair; one row for S <= 64; at most 40.7 KB, S = 2 halves, pad; mode 4's S <= 256: at most about 38 KB), to an even count
- * for lw = 4. */
+ * to an even count so that a warp's two tail rows for W = 16 are a swizzle pair; one row for S <= 64), to an
+ * even count for lw = 4.  At most 40.7 KB (S = 2 halves, pad); mode 4's S = 65..256: 16.8-36.0 KB. */
 SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz, int runs_in)
 {
     const int lw = skinny_prmt_lw(lt, esz), rows = s + (runs_in ? (s & 1) + ((s + (1 << lw) - 1) >> lw) : 0);
     const smk_tile rt = skinny_prmt_rgeometry(layout, lw, esz);
-    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(rt, rows + (lw == 4 ? rows & 1 : 0)) * 4; // lw 4:
-    // swizzle's row pairs whole (an odd last row's words move within its 32-word pair)
+    // lw = 4: swizzle's row pairs whole (an odd last row's words move within its 32-word pair)
+    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(rt, rows + (lw == 4 ? rows & 1 : 0)) * 4;
 }
 
 /* Shared byte of R word (s, j): F's bytes first. */
@@ -233,10 +233,11 @@ struct PrmtBlock {
  * case B's (F byte x = global byte fa + x, the tile's bytes [mis, fend)), phase 2 stores each element of a
  * unit alone (E * E STS.8 / STS.16 in place of E STS.32; elements past S not stored) and phase 3 stores the
  * words wholly inside [mis, fend) whole, the tile's first and last word element by element (a word
- * shared with the neighbouring tile is never written whole).  Phase 1: every global word of run s that holds a run byte (words j = 0 .. W, W the tail of a
- * misaligned run), loaded whole and stored as R word (s, j) (the tails as R word (S + (S & 1) + s / W, s mod
- * W): skinny_prmt_bytes); phase 2: unit (pb, sb) takes run word pb of runs E*sb + r (R words pb and pb + 1 funnel-shifted
- * by ms(s)), transposes it and stores output row E*pb + c's E elements of runs E*sb .. as F word
+ * shared with the neighbouring tile is never written whole).  Phase 1: every global word of run s that
+ * holds a run byte (words j = 0 .. W, W the tail of a misaligned run), loaded whole and stored as R word
+ * (s, j) (the tails as R word (S + (S & 1) + s / W, s mod W): skinny_prmt_bytes); phase 2: unit (pb, sb)
+ * takes run word pb of runs E*sb + r (R words pb and pb + 1 funnel-shifted by ms(s)), transposes it and
+ * stores output row E*pb + c's E elements of runs E*sb .. as F word
  * ((E*pb + c)*S + E*sb)*esz / 4 (phase 2's lanes S words apart, as case B's row loads); phase 3: F word
  * by word to the output (LDS.32 -> STG.32: every word whole). */
 template <int L, int ESZ, bool OW>
