@@ -19,9 +19,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_splits        0: chosen per shape; else the K slices to force (1 .. 65535)
     transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
                         whole words; 0: element by element
-    transpose_skinny    2 (default): the word-wise skinny kernel for 1- and 2-byte elements, short sides
-                        up to 64 (csrc/transpose/skinny_vec.cuh); 3: the same, rows > cols through the
-                        register-transpose kernel (csrc/transpose/skinny_prmt.cuh); 1: the element-wise skinny kernel alone
+    transpose_skinny    3 (default): the register-transpose kernel (csrc/transpose/skinny_prmt.cuh) for 1- and
+                        2-byte elements, short sides up to 64, where it fits, else the word-wise skinny kernel
+                        (csrc/transpose/skinny_vec.cuh); 2: the word-wise one alone there; 4: as 3 and
+                        skinny_prmt for short sides 65..256 (session 38); 1: the element-wise skinny kernel alone
                         (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):

@@ -31,11 +31,22 @@ def fbytes(layout, s, lt, esz):
     return rows * ((1 << lc) + (layout == "pad")) * 4
 
 
-def rslot(layout, f0, lw, s, j):
-    """skinny_prmt_rslot: R word (s, j), 2^lw words a row, after F's bytes."""
+def rslot(layout, f0, lw, s, j, esz):
+    """skinny_prmt_rslot: R word (s, j), 2^lw words a row, after F's bytes (lw = 4, mode 4's S' = 256:
+    swizzle is Swizzle<5, 0, log2 E>, skinny_prmt_rgeometry)."""
     w = 1 << lw
+    if layout == "swizzle" and lw == 4:
+        sh = 2 if esz == 1 else 1
+        o = s * w + j
+        return f0 + 4 * (o ^ ((o & (31 << sh)) >> sh))
     o = s * (w + 1) + j if layout == "pad" else s * w + (j ^ (s & 31)) if layout == "swizzle" else s * w + j
     return f0 + 4 * o
+
+
+def rrows(S, lw, runs_in):
+    """skinny_prmt_bytes's R rows: S (in case A + S mod 2 + ceil(S / W), the tails), to an even count for lw = 4."""
+    r = S + ((S & 1) - (-S >> lw) if runs_in else 0)
+    return r + (r & 1 if lw == 4 else 0)
 
 
 # ---- CPU: the choice --------------------------------------------------------------------------------------
@@ -84,7 +95,7 @@ def test_prmt_plan(layout, esz, shape, set_knobs):
     assert e.blocks == -(-rows // T)
     plan = smemkit._C._plan("transpose", shape, layout, esz)
     f0 = fbytes(layout, S, lt, esz)
-    assert plan["smem_bytes"] == f0 + 4 * S * ((1 << lw) + (layout == "pad"))
+    assert plan["smem_bytes"] == f0 + 4 * rrows(S, lw, 0) * ((1 << lw) + (layout == "pad"))
     full, last = rows // T, int(rows % T != 0)
     for is_last in (False, True):
         acc = {a[0].replace(" (last block)", ""): a for a in plan["accesses"] if a[0].endswith("(last block)") == is_last}
@@ -105,7 +116,7 @@ def test_prmt_plan(layout, esz, shape, set_knobs):
         assert np.all(fst < f0)
         rst = addr["skinny-prmt run store"]
         rst = rst[rst >= 0]
-        want = {rslot(layout, f0, lw, s, j) for s in range(S) for j in range(1 << lw)}
+        want = {rslot(layout, f0, lw, s, j, esz) for s in range(S) for j in range(1 << lw)}
         assert len(rst) == len(want) and set(rst.tolist()) == want
         rld = addr["skinny-prmt run load"]
         assert set(rld[rld >= 0].tolist()) <= want
@@ -141,8 +152,8 @@ def test_prmt_plan_a(layout, esz, shape, set_knobs):
     plan = smemkit._C._plan("transpose", shape, layout, esz)
     f0 = fbytes(layout, S, lt, esz)
     W = 1 << lw
-    rwords = {rslot(layout, f0, lw, s, j) for s in range(S) for j in range(W)} | {rslot(layout, f0, lw, S, s) for s in range(S)}
-    assert plan["smem_bytes"] == f0 + 4 * (S + 1) * (W + (layout == "pad"))
+    rwords = {rslot(layout, f0, lw, s, j, esz) for s in range(S) for j in range(W)} | {rslot(layout, f0, lw, S, s, esz) for s in range(S)}
+    assert plan["smem_bytes"] == f0 + 4 * rrows(S, lw, 1) * (W + (layout == "pad"))
     for is_last in (False, True):
         acc = {a[0].replace(" (last block)", ""): a for a in plan["accesses"] if a[0].endswith("(last block)") == is_last}
         if not acc:
@@ -185,7 +196,7 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng, rec=None):
     lw = lt + (esz == 2) - 2
     T, W, SB, SE = 1 << lt, 1 << lw, -(-S // E), S * esz
     f0 = fbytes(layout, S, lt, esz)
-    size = f0 + 4 * S * (W + (layout == "pad"))
+    size = f0 + 4 * rrows(S, lw, 0) * (W + (layout == "pad"))
     units = STEPS  # skinny_prmt_units
     assert W * SB <= units * THREADS
     word = lambda sm, o: int.from_bytes(sm[o:o + 4], "little")
@@ -226,7 +237,7 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng, rec=None):
                     for c in range(E):  # column c: element c of each row word
                         if sb * E + c < S:
                             col = b"".join(w[r][c * esz:(c + 1) * esz] for r in range(E))
-                            o = rslot(layout, f0, lw, sb * E + c, pb)
+                            o = rslot(layout, f0, lw, sb * E + c, pb, esz)
                             note("skinny-prmt run store", o)
                             sm[o:o + 4] = col
             C = W // 4  # phase 3: 16-byte chunks
@@ -238,7 +249,7 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng, rec=None):
                 bb = 16 * i - (ra & 15)
                 if bb >= nb:
                     continue
-                ro = [rslot(layout, f0, lw, s, min(max((bb >> 2) + m, 0), W - 1)) for m in range(5)]
+                ro = [rslot(layout, f0, lw, s, min(max((bb >> 2) + m, 0), W - 1), esz) for m in range(5)]
                 note("skinny-prmt run load", *ro)
                 r = [word(sm, o) for o in ro]
                 v = b"".join(funnel(r[m], r[m + 1], 8 * (bb & 3)).to_bytes(4, "little") for m in range(4))
@@ -249,21 +260,25 @@ def replay(mem, ib, ob, rows, S, batch, esz, layout, rng, rec=None):
 
 
 def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng, rec=None):
-    """skinny_prmt_a_kernel (case A), block by block and thread by thread, on a bytearray."""
+    """skinny_prmt_a_kernel (case A), block by block and thread by thread, on a bytearray; OW (output rows on
+    words: S * esz a multiple of 4, ob on a word) as the launcher picks it, else the element-store variant."""
     E, lt = 4 // esz, lt_of(S, cols, esz)
     lw = lt + (esz == 2) - 2
-    T, W, SE = 1 << lt, 1 << lw, S * esz
+    T, W, SE, SB = 1 << lt, 1 << lw, S * esz, -(-S // E)
+    ow = SE % 4 == 0 and ob % 4 == 0
     f0 = fbytes(layout, S, lt, esz)
-    size = f0 + 4 * (S + 1) * (W + (layout == "pad"))
+    size = f0 + 4 * rrows(S, lw, 1) * (W + (layout == "pad"))
     word = lambda sm, o: int.from_bytes(sm[o:o + 4], "little")
-    rs = lambda s, j: rslot(layout, f0, lw, s if j < W else S, j if j < W else s)
+    rs = lambda s, j: rslot(layout, f0, lw, s if j < W else S + (S & 1) + s // W, j if j < W else s % W, esz)
     for b in range(batch):
         for tile in range(-(-cols // T)):
             p0 = tile * T
             n = min(cols - p0, T)
             nb, mat = n * esz, b * S * cols
             rbase, rp = ib + (mat + p0) * esz, cols * esz
-            fa = ob + (mat + p0 * S) * esz
+            fb = ob + (mat + p0 * S) * esz
+            mis = 0 if ow else fb & 3
+            fa, fend = fb - mis, mis + n * SE
             assert fa % 4 == 0
             sm = bytearray(rng.integers(0, 256, size=size, dtype=np.uint8).tobytes())
             ms = lambda s: (rbase + s * rp) & 3
@@ -276,25 +291,41 @@ def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng, rec=None):
                     if s < S and 4 * j - ms(s) < nb:
                         g = rbase + s * rp - ms(s) + 4 * j
                         note("skinny-prmt run store", rs(s, j))
+                        assert rs(s, j) + 4 <= size
                         sm[rs(s, j):rs(s, j) + 4] = mem[g:g + 4]
             for t in range(THREADS):  # phase 2
                 for k in range(STEPS):
                     u = t + k * THREADS
                     pb, sb = u & (W - 1), u >> lw
-                    if sb >= S // E:
+                    if sb >= SB:
                         break
-                    note("skinny-prmt run load", *(rs(sb * E + r, pb + d) for r in range(E) for d in (0, 1)))
+                    live = [r for r in range(E) if sb * E + r < S]
+                    note("skinny-prmt run load", *(rs(sb * E + r, pb + d) for r in live for d in (0, 1)))
                     w = [funnel(word(sm, rs(sb * E + r, pb)), word(sm, rs(sb * E + r, pb + 1)), 8 * ms(sb * E + r))
-                         .to_bytes(4, "little") for r in range(E)]
+                         .to_bytes(4, "little") if r in live else bytes(4) for r in range(E)]
                     for c in range(E):
-                        o = slot(layout, ((pb * E + c) * S + sb * E) * esz, S, esz)
-                        assert o + 4 <= f0
-                        note("skinny-prmt flat store", o)
-                        sm[o:o + 4] = b"".join(w[r][c * esz:(c + 1) * esz] for r in range(E))
-            for x in range(0, n * SE, 4):  # phase 3
+                        x = mis + ((pb * E + c) * S + sb * E) * esz
+                        col = b"".join(w[r][c * esz:(c + 1) * esz] for r in range(E))
+                        if ow:
+                            o = slot(layout, x, S, esz)
+                            assert o + 4 <= f0
+                            note("skinny-prmt flat store", o)
+                            sm[o:o + 4] = col
+                            continue
+                        for e in live:  # element stores
+                            o = slot(layout, x + e * esz, S, esz)
+                            assert o + esz <= f0
+                            note("skinny-prmt flat store", o)
+                            sm[o:o + esz] = col[e * esz:(e + 1) * esz]
+            for x in range(0, fend, 4):  # phase 3
                 o = slot(layout, x, S, esz)
                 note("skinny-prmt flat load", o)
-                mem[fa + x:fa + x + 4] = sm[o:o + 4]
+                if ow or (x >= mis and x + 4 <= fend):
+                    mem[fa + x:fa + x + 4] = sm[o:o + 4]
+                    continue
+                for e in range(0, 4, esz):
+                    if mis <= x + e < fend:
+                        mem[fa + x + e:fa + x + e + esz] = sm[o + e:o + e + esz]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

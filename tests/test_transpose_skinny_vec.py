@@ -69,8 +69,9 @@ def test_knob_modes(set_knobs):
     assert not config(shape, "float16").startswith("skinny")
     set_knobs(transpose_skinny=2)
     assert config(shape, "float16").startswith("skinny-vec 2048x3 ")
+    smemkit._C._set_knob("transpose_skinny", 4)  # the wide class (tests/test_transpose_skinny_wide.py)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 4)
+        smemkit._C._set_knob("transpose_skinny", 5)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Compare Nsight Compute's shared-memory counts of smemkit's kernels with explain()'s predictions.
 
-    python bench/profiling/compare_ncu.py OUTDIR [--md FILE]     (after bash bench/profiling/ncu_kernels.sh OUTDIR)
+    python bench/profiling/compare_ncu.py OUTDIR [--md FILE] [--knob NAME=V ...]   (after ncu_kernels.sh OUTDIR)
+
+--knob NAME=V (repeatable): the smemkit._testing knobs the launches ran under (ncu_kernels.py --knob).
 
 Transpose shapes may carry a batch ((batch, rows, cols): one launch).  Reads OUTDIR/ncu_kernels.csv and
 OUTDIR/ncu_manifest.txt (launch order), prints markdown tables of measured vs predicted wavefronts and
@@ -20,6 +22,7 @@ import sys
 from collections import OrderedDict
 
 import smemkit
+from smemkit._testing import knobs
 
 M = {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "wf_ld",
      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "wf_st",
@@ -157,4 +160,6 @@ def main(outdir, md=None):
 if __name__ == "__main__":
     a = sys.argv[1:]
     md = a[a.index("--md") + 1] if "--md" in a else None
-    sys.exit(main(a[0], md))
+    values = {a[i + 1].split("=")[0]: int(a[i + 1].split("=")[1]) for i, x in enumerate(a) if x == "--knob"}
+    with knobs(**values):
+        sys.exit(main(a[0], md))

@@ -1,8 +1,10 @@
 """Launch each of smemkit's kernels once per layout, for Nsight Compute to count (bench/profiling/ncu_kernels.sh).
 
-    python bench/profiling/ncu_kernels.py MANIFEST [--new] [--ops transpose sgemm gemm]
+    python bench/profiling/ncu_kernels.py MANIFEST [--new | --wide] [--knob NAME=V ...] [--ops transpose sgemm gemm]
 
---new: only the cases of the every-shape issues' paths (NEW), a quicker run.
+--new: only the cases of the every-shape issues' paths (NEW), a quicker run.  --wide: only the 1- and 2-byte
+transposes with short sides 65..256 (WIDE: skinny_prmt.cuh under transpose_skinny=4, else the tiled kernel).
+--knob NAME=V (repeatable): a smemkit._testing knob for every launch; give compare_ncu.py the same.
 
 Writes the launch list (op, layout, shape, dtype, config) to MANIFEST, one line per call in call
 order, so the ncu rows can be matched to calls.  A call may launch several kernels (padded copies, a
@@ -61,6 +63,12 @@ NEW = [  # issue 27's paths: the tiny-K kernel (no shared memory), the skinny ke
          # skinny_prmt.cuh (transpose_skinny 3, the default): case B above (50000x40), case A here
          ("transpose", (36, 60001), "uint8"), ("transpose", (3000, 36), "float16")]
 CASES += NEW
+# skinny_prmt.cuh's wide class (transpose_skinny 4, session 38): case B (S' = 128, 256; rows off words), case A on
+# words, case A off words (the element-store variant), batches whose matrices do not start on a word
+WIDE = [("transpose", (50000, 77), "uint8"), ("transpose", (20000, 200), "float16"),
+        ("transpose", (128, 30001), "uint8"), ("transpose", (141, 20001), "float16"),
+        ("transpose", (77, 40001), "uint8"), ("transpose", (3, 5001, 129), "uint8"),
+        ("transpose", (3, 99, 5001), "float16")]
 # every shipped SGEMM tile config forced once (index into smemkit.bench_configs("sgemm")), edges included
 CASES += [("sgemm", (1000, 777, 555), "float32", c) for c in range(1, len(smemkit.bench_configs("sgemm")))]
 # 128-byte-aligned rows (K, N multiples of 64) with and without block edges, then rows that are not
@@ -140,7 +148,17 @@ if __name__ == "__main__":
     if "--new" in args:
         cases = NEW
         args.remove("--new")
+    if "--wide" in args:
+        cases = WIDE
+        args.remove("--wide")
+    values = {}
+    while "--knob" in args:
+        i = args.index("--knob")
+        name, v = args[i + 1].split("=")
+        values[name] = int(v)
+        del args[i:i + 2]
     if "--ops" in args:
         i = args.index("--ops")
         ops, args = tuple(args[i + 1:]), args[:i]
-    main(args[0], ops, cases)
+    with knobs(**values):
+        main(args[0], ops, cases)

@@ -14,7 +14,8 @@
  *   skinny_vec.cuh the word-wise skinny kernel: 1- and 2-byte elements, one side of at most 64, every
  *                global access an aligned word whatever the pitch (launch_skinny picks it, skinny_vec_fits)
  *   skinny_prmt.cuh the same with whole-word shared accesses and a register transpose (rows > cols, and
- *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits)
+ *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits;
+ *                4: also short sides 65..256, skinny_wide_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -100,7 +101,8 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
+ * skinny mode, the knob transpose_skinny: 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
+ * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
  * short side S is at most skinny_cap and whose input columns are contiguous (in_cs == 1, or a single
  * column), so the reads along the rows are whole runs.  Else the tiled kernel.
@@ -185,16 +187,36 @@ inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t bat
  * runs, the input rows packed) and case A (rows <= cols) where the output rows of S = rows elements are
  * whole words (rows * esz a multiple of 4; the launcher also wants the output base on a word); the rest
  * stays on skinny_vec.cuh. */
-inline bool skinny_prmt_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+/* Mode 4 (knob transpose_skinny = 4): the wider class, short sides kPrmtMinWide .. kPrmtMaxShort of 1- and
+ * 2-byte elements, which the tiled kernel takes below mode 4 with EVERY tile an edge tile (its 128-element
+ * tile is wider than the matrix: element-by-element loads and stores; 273484x77 uint8 at 0.38 of a copy,
+ * session 38).  skinny_prmt.cuh's geometry carries over (a 16 KB tile of S' x T, S' = S to a power of two:
+ * T = 128 / 64 bytes a run for S' = 128 / 256); case B wants packed input rows (in_rs == cols) as before,
+ * case A takes any S (rows * esz off words: skinny_prmt_a_kernel<.., false>, element stores into F and
+ * whole-word global stores but for each tile's two end words).  The rest of the class (case B with
+ * padded or strided input rows) stays on the tiled kernel. */
+constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256;
+
+inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return mode >= 3 && (rows > cols || rows * esz % 4 == 0) && skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+    const int64_t s = rows < cols ? rows : cols;
+    return mode >= 4 && esz <= 2 && s >= kPrmtMinWide && s <= kPrmtMaxShort && in_cs == 1 &&
+           (rows <= cols || in_rs == cols);
 }
 
-/* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits, else
- * resolve(). */
-inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_cs, int mode)
+inline bool skinny_prmt_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    if (variant == 0 && wi >= 0 && skinny_fits(rows, cols, in_cs, wi, mode))
+    const bool narrow = mode >= 3 && (rows > cols || rows * esz % 4 == 0) &&
+                        skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+    return narrow || skinny_wide_fits(rows, cols, in_rs, in_cs, esz, mode);
+}
+
+/* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits (or, mode 4,
+ * skinny_wide_fits), else resolve(). */
+inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int mode)
+{
+    if (variant == 0 && wi >= 0 &&
+        (skinny_fits(rows, cols, in_cs, wi, mode) || skinny_wide_fits(rows, cols, in_rs, in_cs, kWidths[wi].esz, mode)))
         return &kConfigs[skinny_row()];
     return resolve(variant, wi);
 }

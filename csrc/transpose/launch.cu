@@ -45,7 +45,8 @@ volatile int g_odd_path = 1;
  * up to 64 (H100, acceptance's timing, same-run A/B against 2 on fresh seeds: 62 all draws 0.732 -> 0.774,
  * uint8 0.489 -> 0.575; 63 0.793 -> 0.815, min 0.290 -> 0.346: docs/TRANSPOSE_NOTES.md); 2 the word-wise
  * skinny kernel alone there; 1 skinny.cuh alone (short sides up to 32, 16 for 16 bytes); 0 the tiled
- * kernel always. */
+ * kernel always; 4 as 3 and skinny_prmt.cuh for the short sides 65..256 of configs.h's skinny_wide_fits
+ * (session 38, to be measured: the lead's A/B decides the default). */
 volatile int g_skinny_mode = 3;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
@@ -158,8 +159,10 @@ cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cud
     a.lt = lt;
     a.runs_in = p->rows <= p->cols;
     const int bytes = skinny_prmt_bytes(L, a.s, lt, ESZ, a.runs_in);
-    if (a.runs_in)
-        skinny_prmt_a_kernel<L, ESZ><<<grid, kVecThreads, bytes, stream>>>(a);
+    if (a.runs_in && (a.s * ESZ % 4 == 0 && (uintptr_t)p->out % 4 == 0)) // every output row on a word
+        skinny_prmt_a_kernel<L, ESZ, true><<<grid, kVecThreads, bytes, stream>>>(a);
+    else if (a.runs_in) // mode 4's wide class only (launch_skinny)
+        skinny_prmt_a_kernel<L, ESZ, false><<<grid, kVecThreads, bytes, stream>>>(a);
     else
         skinny_prmt_kernel<L, ESZ><<<grid, kVecThreads, bytes, stream>>>(a);
     return cudaGetLastError();
@@ -174,7 +177,8 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
     if constexpr (ESZ <= 2) {
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
         if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
-            (p->rows > p->cols || (uintptr_t)p->out % 4 == 0)) // case A: output rows on words
+            (p->rows > p->cols || (uintptr_t)p->out % 4 == 0 || // case A: output rows on words, or
+             skinny_wide_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode))) // mode 4's any
             return launch_skinny_prmt<L, ESZ>(p, batch, stream);
         if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_vec<L, ESZ>(p, batch, stream);
@@ -269,7 +273,7 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_cs, g_skinny_mode); /* by shape and strides */
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_rs, p->in_cs, g_skinny_mode); /* by shape and strides */
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */

@@ -328,7 +328,7 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
 {
     constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
     const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SB = (S + E - 1) / E, SE = S * ESZ, nb = n * ESZ;
-    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw);
+    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw, ESZ);
     const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
     long long a[2 * E][32];
     for (int wp = 0; wp < WARPS; wp++) {
@@ -376,15 +376,20 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
 /* One block of skinny_prmt.cuh's case A (PrmtBlockA) of n columns, the input C-contiguous on an aligned
  * base (input run s at byte s * rp mod 4, the output on a word), per warp in the kernel's order: phase 1 the
  * R word stores of the run words holding a run byte (the tails in row S), phase 2 per unit step the 2E R
- * loads (word pb and pb + 1 of each run) and the E F stores, phase 3 the F word loads. */
+ * loads (word pb and pb + 1 of each run < S) and the E F word stores (S * esz off words, mode 4's
+ * PrmtBlockA<.., false>: the E * E element stores of elements < S; every block's mis is 0, T * S * esz being
+ * a multiple of 4), phase 3 the F word loads. */
 template <int ESZ>
 void skinny_prmt_a_block(int layout, int S, int lt, int64_t rp, int n, std::vector<long long> *acc)
 {
+    const bool ow = S * ESZ % 4 == 0; // skinny_prmt_a_kernel<.., true>: output rows on words
     constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
     const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SE = S * ESZ, nb = n * ESZ;
-    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw);
+    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw, ESZ);
     const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
-    auto rs = [&](int s, int j) { return (long long)skinny_prmt_rslot(rt, f0, j < W ? s : S, j < W ? j : s); };
+    auto rs = [&](int s, int j) { // word W of run s: its tail, in the rows after S (PrmtBlockA::rword)
+        return (long long)skinny_prmt_rslot(rt, f0, j < W ? s : S + (S & 1) + s / W, j < W ? j : s % W);
+    };
     long long a[2 * E][32];
     for (int wp = 0; wp < WARPS; wp++) {
         for (int k = 0; k <= kVecSteps; k++) {
@@ -396,18 +401,22 @@ void skinny_prmt_a_block(int layout, int S, int lt, int64_t rp, int n, std::vect
             put_warp(acc[0], a[0]);
         }
         for (int k = 0; k < skinny_prmt_units(ESZ); k++) {
-            long long st[E][32];
+            long long st[E * E][32];
             for (int l = 0; l < 32; l++) {
-                const int u = wp * 32 + l + k * kVecThreads, pb = u & (W - 1), sb = u >> lw, on = sb < S / E;
+                const int u = wp * 32 + l + k * kVecThreads, pb = u & (W - 1), sb = u >> lw, on = sb < (S + E - 1) / E;
                 for (int r = 0; r < E; r++) {
-                    a[2 * r][l] = on ? rs(sb * E + r, pb) : -1;
-                    a[2 * r + 1][l] = on ? rs(sb * E + r, pb + 1) : -1;
-                    st[r][l] = on ? skinny_vec_slot(ft, ((pb * E + r) * S + sb * E) * ESZ >> 2 << 2) : -1;
+                    a[2 * r][l] = on && sb * E + r < S ? rs(sb * E + r, pb) : -1;
+                    a[2 * r + 1][l] = on && sb * E + r < S ? rs(sb * E + r, pb + 1) : -1;
+                    for (int e = 0; e < E; e++) {
+                        const int x = ((pb * E + r) * S + sb * E + e) * ESZ;
+                        st[r * E + e][l] = !on || (ow ? e > 0 : sb * E + e >= S) ? -1
+                                           : ow ? skinny_vec_slot(ft, x >> 2 << 2) : skinny_vec_slot(ft, x);
+                    }
                 }
             }
             for (int r = 0; r < 2 * E; r++)
                 put_warp(acc[1], a[r]);
-            for (int r = 0; r < E; r++)
+            for (int r = 0; r < E * E; r++)
                 put_warp(acc[2], st[r]);
         }
         for (int k = 0; k <= kVecSteps; k++) {
@@ -448,7 +457,8 @@ int skinny_prmt_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
         for (int i = 0; i < 4; i++) {
             if (v[i].empty())
                 continue;
-            put_access(&plan->acc[a], kNames[runs_in][c][i], 4, i == 0 || i == 2, v[i]);
+            const int width = runs_in && i == 2 && S * ESZ % 4 ? ESZ : 4; // PrmtBlockA<.., false>'s element stores
+            put_access(&plan->acc[a], kNames[runs_in][c][i], width, i == 0 || i == 2, v[i]);
             plan->acc[a++].repeats = reps;
         }
     }
@@ -528,7 +538,7 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
     if (!plan || batch < 0 || rows < 0 || cols < 0 || wi < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS)
         return -1;
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
-    const Config *v = choose(0, wi, rows, cols, 1, smk_transpose_skinny_mode());
+    const Config *v = choose(0, wi, rows, cols, cols, 1, smk_transpose_skinny_mode());
     const int own = kPlan.fn[v - kConfigs][wi](layout, batch, rows, cols, plan);
     for (int a = 0; a < plan->n; a++)
         if (own != 2) // 2: the plan counted the whole batch itself

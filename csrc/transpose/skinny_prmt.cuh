@@ -1,5 +1,6 @@
 /*
- * transpose/skinny_prmt.cuh -- the word-wise skinny transpose (1- or 2-byte elements, short side S <= 64) with
+ * transpose/skinny_prmt.cuh -- the word-wise skinny transpose (1- or 2-byte elements, short side S <= 64;
+ * knob transpose_skinny = 4: up to kPrmtMaxShort = 256, configs.h's skinny_wide_fits) with
  * whole-word shared accesses and a register transpose, so that no instruction moves a single element in
  * the interior (issue 26; knob transpose_skinny = 3, configs.h's skinny_prmt_fits): case B (rows > cols,
  * input rows packed: skinny_prmt_kernel) and case A (rows <= cols with rows * esz a multiple of 4 and the
@@ -36,13 +37,20 @@
  *      consecutive pb, so their rows are E input rows = 4*S bytes = S words apart: skinny_vec's run-phase
  *      step, whose bank arithmetic the geometry is chosen for (naive: S = 2^k * odd is 2^k-way, 32-way from
  *      S = 32; pad: 2^(5+m) + 1 words a row, one bank a lane; swizzle: the word slot XOR the row's low bits)
- *   R  an smk_tile of S rows x W words (log2_cols = lw >= 6, vector one word): phase 2 stores consecutive
- *      words of one row per warp (W >= 64: a warp is in one row), conflict-free in every layout; phase 3's
+ *   R  an smk_tile of S rows x W words (log2_cols = lw >= 6 for S <= 64, vector one word): phase 2 stores
+ *      consecutive words of one row per warp (W >= 64: a warp is in one row), conflict-free in every layout
+ *      (mode 4's S' = 128 / 256: W = 32 / 16, a warp in one / two rows E apart: naive 2-way for W = 16,
+ *      pad one word a row apart, swizzle XORs with the row's bank-row bits); phase 3's
  *      lanes load words 4 apart (a lane's chunk is 4 words): 4 wavefronts an instruction, as one LDS.128
  *      of the warp would take, in every layout (naive: but for the tails, one lane a run, rows W words
  *      apart); pad adds one word a row, swizzle XORs the low 5 column bits with the row's.
  * plan.cu replays exactly these offsets (skinny_prmt_plan) for explain().
  * Grid: x = tile along the long side, y + 65535 z = matrix of the batch (launch.cu's launch_skinny_prmt).
+ *
+ * Mode 4's wide class (S = 65..256, session 38): the same three phases on skinny_vec_lt's 16 KB tile of S'
+ * x T (S' = S to a power of two; bytes T = 128 / 64, halves 64 / 32 for S' = 128 / 256), so a run is W = 32
+ * / 16 words = 8 / 4 16-byte chunks and phase 3's misaligned runs store two edge chunks element by element
+ * in W / 4 + 1; the thread counts hold (S' * W = 2^12 words; the tail items t < S <= 256 threads).
  */
 #ifndef SMK_TRANSPOSE_SKINNY_PRMT_CUH
 #define SMK_TRANSPOSE_SKINNY_PRMT_CUH
@@ -67,8 +75,19 @@ constexpr int kPrmtChunkSteps = kVecSteps / 4;
  * S of them in use).  The loop stops at the first step past the units. */
 SMK_HD int skinny_prmt_units(int esz) { return (void)esz, kVecSteps; }
 
-/* Buffer R: S rows (runs) of 2^lw words. */
-SMK_HD smk_tile skinny_prmt_rgeometry(int layout, int lw) { return smk_tile{layout, lw, 0, 2, 0, 0, 0}; }
+/* Buffer R: S rows (runs) of 2^lw words.  lw = 4 (mode 4's S' = 256): a warp's phase 2 spans rows s and
+ * s + E (units sb, sb + 1), both in the same 16-bank half of a bank row (64 / 32 words apart): 2-way in naive
+ * and pad (17 words a row: 68 / 34 words, 12 / 14 banks shared) and in the automatic Swizzle<4,0,5>, which
+ * XORs within the half.  So swizzle names Swizzle<5, 0, log2 E>: word bits 0-4 XOR bits log2 E .. log2 E + 4
+ * (XOR with strictly higher bits: a bijection, within each 32-word pair of rows), which puts the half of
+ * row s at bit 0 XOR bit log2 E of s -- rows s, s + E (phase 2) and s, s + 1 (case A's phase 1) in different
+ * halves -- and spreads phase 3's lanes over the low bits (a model of phase 2 stores + phase 3 loads over
+ * random run offsets, S = 129..256: 67 wavefronts a warp for bytes, 79 for halves, against 79 / 93 for the
+ * automatic swizzle and 80 / 80 for pad; tests/test_transpose_skinny_wide.py checks explain's counts). */
+SMK_HD smk_tile skinny_prmt_rgeometry(int layout, int lw, int esz)
+{
+    return lw == 4 ? smk_tile{layout, lw, 0, 2, 5, 0, esz == 1 ? 2 : 1} : smk_tile{layout, lw, 0, 2, 0, 0, 0};
+}
 
 /* Buffer F in bytes: the flat words (bytes [0, mis + T*S*esz), mis < 4) and one more, in F's geometry. */
 SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz)
@@ -78,12 +97,16 @@ SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz)
     return smk_tile_elems(tl, (words + row - 1) / row) * 4;
 }
 
-/* The block's shared memory: F, then R (F is a whole number of words; R's words stay aligned), S rows, one
- * more in case A (runs_in: the runs' tail words in row S; at most 40.7 KB, S = 2 halves, pad). */
+/* The block's shared memory: F, then R (F is a whole number of words; R's words stay aligned), S rows, and
+ * in case A ceil(S / W) more (runs_in: the runs' tail words, run s's at row S' + s / W, word s mod W, S' = S
+ * to an even count so that a warp's two tail rows for W = 16 are a swizzle pair; one row for S <= 64), to an
+ * even count for lw = 4.  At most 40.7 KB (S = 2 halves, pad); mode 4's S = 65..256: 16.8-36.0 KB. */
 SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz, int runs_in)
 {
-    const smk_tile rt = skinny_prmt_rgeometry(layout, skinny_prmt_lw(lt, esz));
-    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(rt, s + (runs_in ? 1 : 0)) * 4;
+    const int lw = skinny_prmt_lw(lt, esz), rows = s + (runs_in ? (s & 1) + ((s + (1 << lw) - 1) >> lw) : 0);
+    const smk_tile rt = skinny_prmt_rgeometry(layout, lw, esz);
+    // lw = 4: swizzle's row pairs whole (an odd last row's words move within its 32-word pair)
+    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(rt, rows + (lw == 4 ? rows & 1 : 0)) * 4;
 }
 
 /* Shared byte of R word (s, j): F's bytes first. */
@@ -204,32 +227,39 @@ struct PrmtBlock {
     }
 };
 
-/* Case A (rows <= cols: the input rows are the runs, the output rows of S the flat side), where every
+/* Case A (rows <= cols: the input rows are the runs, the output rows of S the flat side).  OW: every
  * output row starts on a word (S * esz a multiple of 4, the output base on a word: skinny_prmt_fits and the
- * launcher).  Phase 1: every global word of run s that holds a run byte (words j = 0 .. W, W the tail of a
- * misaligned run), loaded whole and stored as R word (s, j) (the tails as R word (S, s): R has S + 1
- * rows); phase 2: unit (pb, sb) takes run word pb of runs E*sb + r (R words pb and pb + 1 funnel-shifted
- * by ms(s)), transposes it and stores output row E*pb + c's E elements of runs E*sb .. as F word
+ * launcher); !OW (mode 4's wide class, any S and output base): F at the output's global word alignment as
+ * case B's (F byte x = global byte fa + x, the tile's bytes [mis, fend)), phase 2 stores each element of a
+ * unit alone (E * E STS.8 / STS.16 in place of E STS.32; elements past S not stored) and phase 3 stores the
+ * words wholly inside [mis, fend) whole, the tile's first and last word element by element (a word
+ * shared with the neighbouring tile is never written whole).  Phase 1: every global word of run s that
+ * holds a run byte (words j = 0 .. W, W the tail of a misaligned run), loaded whole and stored as R word
+ * (s, j) (the tails as R word (S + (S & 1) + s / W, s mod W): skinny_prmt_bytes); phase 2: unit (pb, sb)
+ * takes run word pb of runs E*sb + r (R words pb and pb + 1 funnel-shifted by ms(s)), transposes it and
+ * stores output row E*pb + c's E elements of runs E*sb .. as F word
  * ((E*pb + c)*S + E*sb)*esz / 4 (phase 2's lanes S words apart, as case B's row loads); phase 3: F word
  * by word to the output (LDS.32 -> STG.32: every word whole). */
-template <int L, int ESZ>
+template <int L, int ESZ, bool OW>
 struct PrmtBlockA {
+    typedef typename Unit<ESZ>::T T;
     static constexpr int E = 4 / ESZ;
     const unsigned char *rbase; // input run s at rbase + s * rp
-    unsigned char *fa;          // the output rows, on a word
+    unsigned char *fa;          // the output rows' first word (OW: mis = 0)
     int64_t rp;
-    int S, nb, fend, lw, t, rbytes0;
+    int S, nb, mis, fend, lw, t, rbytes0;
     smk_tile ft, rt;
 
     __device__ __forceinline__ uint32_t *fword(int w) const
     {
         return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_vec_slot(ft, 4 * w));
     }
-    /* R word j of run s, j in [0, W]: word W (the tail) in row S. */
+    /* R word j of run s, j in [0, W]: word W (the tail) in row S + (S & 1) + s / W, word s mod W. */
     __device__ __forceinline__ uint32_t *rword(int s, int j) const
     {
-        const int tail = j >> lw;
-        return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_prmt_rslot(rt, rbytes0, tail ? S : s, tail ? s : j));
+        const int tail = j >> lw, W1 = (1 << lw) - 1;
+        return reinterpret_cast<uint32_t *>(
+            skinny_vec_smem + skinny_prmt_rslot(rt, rbytes0, tail ? S + (S & 1) + (s >> lw) : s, tail ? s & W1 : j));
     }
 
     /* The run's start mod 4 (32-bit arithmetic: only the low bits matter). */
@@ -264,7 +294,7 @@ struct PrmtBlockA {
 
     __device__ __forceinline__ void units() const
     {
-        const int SB = S / E;
+        const int SB = (S + E - 1) / E; // OW: S / E (S a multiple of E)
 #pragma unroll
         for (int k = 0; k < skinny_prmt_units(ESZ); k++) {
             const int u = t + k * kVecThreads, pb = u & ((1 << lw) - 1), sb = u >> lw;
@@ -274,15 +304,27 @@ struct PrmtBlockA {
 #pragma unroll
             for (int r = 0; r < E; r++) {
                 const int s = sb * E + r;
-                w[r] = __funnelshift_r(*rword(s, pb), *rword(s, pb + 1), 8 * ms_of(s));
+                w[r] = OW || s < S ? __funnelshift_r(*rword(s, pb), *rword(s, pb + 1), 8 * ms_of(s)) : 0u;
             }
             transpose_unit<ESZ>(w); // w[c] = elements E*sb .. E*sb + E-1 of output row E*pb + c
 #pragma unroll
-            for (int c = 0; c < E; c++)
-                *fword(((pb * E + c) * S + sb * E) * ESZ >> 2) = w[c];
+            for (int c = 0; c < E; c++) {
+                const int x = mis + ((pb * E + c) * S + sb * E) * ESZ;
+                if constexpr (OW) {
+                    *fword(x >> 2) = w[c];
+                } else {
+#pragma unroll
+                    for (int e = 0; e < E; e++)
+                        if (sb * E + e < S)
+                            *reinterpret_cast<T *>(skinny_vec_smem + skinny_vec_slot(ft, x + e * ESZ)) =
+                                (T)(w[c] >> (8 * ESZ * e));
+                }
+            }
         }
     }
 
+    /* Phase 3: F word x to global word fa + x; !OW: the words not wholly inside [mis, fend) element by
+     * element (the tile's first and last). */
     __device__ __forceinline__ void flat_out() const
     {
 #pragma unroll
@@ -290,32 +332,43 @@ struct PrmtBlockA {
             if (4 * ((t & ~31) + k * kVecThreads) >= fend)
                 break; // as flat_in's stores: no shared load issued with no lane active
             const int x = 4 * (t + k * kVecThreads);
-            if (x < fend)
-                *reinterpret_cast<uint32_t *>(fa + x) = *fword(x >> 2);
+            if (x >= fend)
+                continue;
+            const uint32_t v = *fword(x >> 2);
+            if (OW || (x >= mis && x + 4 <= fend)) {
+                *reinterpret_cast<uint32_t *>(fa + x) = v;
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    if (x + e * ESZ >= mis && x + e * ESZ < fend)
+                        *reinterpret_cast<T *>(fa + x + e * ESZ) = (T)(v >> (8 * ESZ * e));
+            }
         }
     }
 };
 
-template <int L, int ESZ>
+template <int L, int ESZ, bool OW>
 __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_a_kernel(const SkinnyVecArgs a)
 {
     static_assert(ESZ == 1 || ESZ == 2, "word-wise skinny: sub-word elements only");
     const int64_t b = (int64_t)blockIdx.z * 65535 + blockIdx.y;
     if (b >= a.batch)
         return; // uniform per block, before the barriers
-    PrmtBlockA<L, ESZ> k;
+    PrmtBlockA<L, ESZ, OW> k;
     k.S = a.s;
     k.t = threadIdx.x;
     const int64_t p0 = (int64_t)blockIdx.x << a.lt;
     const int n = (int)(a.cols - p0 < (1 << a.lt) ? a.cols - p0 : 1 << a.lt); // [1, T]
     k.rbase = a.in + (b * a.in_bs + p0) * ESZ;
     k.rp = a.in_rs * ESZ;
-    k.fa = a.out + (b * a.rows * a.cols + p0 * k.S) * ESZ; // on a word (the launcher's condition)
+    unsigned char *fb = a.out + (b * a.rows * a.cols + p0 * k.S) * ESZ; // OW: on a word (the launcher's condition)
+    k.mis = OW ? 0 : (int)((uintptr_t)fb & 3);
+    k.fa = fb - k.mis;
     k.nb = n * ESZ;
-    k.fend = n * k.S * ESZ;
+    k.fend = k.mis + n * k.S * ESZ;
     k.lw = skinny_prmt_lw(a.lt, ESZ);
     k.ft = skinny_vec_geometry(L, k.S, ESZ);
-    k.rt = skinny_prmt_rgeometry(L, k.lw);
+    k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
     k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
     k.template runs_in<0, kVecSteps / 2>(); // two halves: all 17 loads at once spill at 64 registers
     k.template runs_in<kVecSteps / 2, kVecSteps + 1>();
@@ -347,7 +400,7 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_kernel(const Skinn
     k.fend = k.mis + n * k.S * ESZ;
     k.lw = skinny_prmt_lw(a.lt, ESZ);
     k.ft = skinny_vec_geometry(L, k.S, ESZ);
-    k.rt = skinny_prmt_rgeometry(L, k.lw);
+    k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
     k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
     k.flat_in();
     __syncthreads();
