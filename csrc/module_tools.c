@@ -241,6 +241,9 @@ PyDoc_STRVAR(set_knob_doc,
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto, the default: wgmma where smk_gemm16_kernel_for's grid rule takes the shape),\n"
+"'gemm16_epi' (the mma.sync kernel's epilogue: 0, the default, from registers; 1 staged through shared\n"
+"memory and stored as aligned 16-byte row chunks where D is 2-byte, beta == 0 and D's pairs are not 4-byte\n"
+"aligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0),\n"
 "'sgemm_new_paths' (5, the default: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf, skinny-n/pf\n"
 "in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
 "27's paths before those; 2: without the short 32x128x16 tile for\n"
@@ -292,6 +295,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_mv_skinny") == 0 && smk_gemm16_set_mv_skinny(v) == 0)
         ;
     else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_epi") == 0 && smk_gemm16_set_epi(v) == 0)
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);

@@ -112,6 +112,18 @@ int smk_gemm16_supports_swizzle(int b, int m, int s);
 int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s, int variant,
                     int sms, smk_plan *plan);
 
+/* The mma.sync kernel's epilogue (smemkit._testing.knobs(gemm16_epi=...), issue #28): 0 (default) the
+ * register epilogue (gemm16/epilogue.cuh); 1 the staged row epilogue (gemm16/epilogue_rows.cuh) where
+ * D is 2-byte, beta == 0 and either D's column pairs are not 4-byte aligned (odd ldd, D off 4 bytes)
+ * or K <= SMK_G16_EPI_KMAX; 2 staged wherever it can run (2-byte D, beta == 0, no split-K partials).
+ * smk_gemm16_set_epi returns -1 for anything else.  Process-wide, read at launch and by the plan. */
+#define SMK_G16_EPI_KMAX 64
+extern volatile int smk_gemm16_epi;
+int smk_gemm16_set_epi(int mode);
+/* Whether a launch under epilogue mode `mode` stages D (pure): pairs_aligned = D's (even, odd) column
+ * pairs are 4-byte aligned words (D % 4 == 0 and ldd even), out_f32 / beta_nonzero as launched. */
+int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, int beta_nonzero);
+
 #ifdef __cplusplus
 }
 #endif
