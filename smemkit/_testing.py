@@ -53,7 +53,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         where D allows, else 2-byte stores); 1 staged through a layout.h tile of the
                         block's output and written as aligned 16-byte row chunks (csrc/gemm16/
                         epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are unaligned or
-                        K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests)
+                        K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1, and
+                        variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -93,7 +94,7 @@ KNOBS = {
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
     "gemm16_kernel": 2,
-    "gemm16_epi": 0,  # 0..2: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
+    "gemm16_epi": 0,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 5,  # 0..5: issue 27's path levels (module_tools.c py_set_knob); 5 (the /pf rows) the default
     "pdl": 0,
 }

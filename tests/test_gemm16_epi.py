@@ -2,10 +2,10 @@
 
 GPU: D through the staged epilogue is bit-identical to the register epilogue's (same accumulators, same
 alpha scaling and rounding) for every layout, every tile (forced variants: 128x256 with BK 64 / 32,
-128x128, 64x128, 64x64, and variant 0's choice), fp16 and bf16, odd N, out= views whose rows start 1
-element off (odd shift) or 3 elements off with an odd pitch, M and N not tile multiples; within the
-float64 gamma_K bound; every element written (NaN-filled out=) and no element outside the view touched
-(its sentinel columns).  beta != 0 and float32 output keep the register epilogue under the knob: same
+128x128, 64x128, 64x64, and variant 0's choice), fp16 and bf16, odd N (odd ldd), out= starting 1 or 3
+elements into a buffer (rows off their 4- and 16-byte boundaries), M and N not tile multiples; within
+the float64 gamma_K bound; every element written (NaN-filled out=) and nothing outside D touched (the
+buffer's sentinels around it).  beta != 0 and float32 output keep the register epilogue under the knob: same
 bits, within the bound.
 CPU: the knob's plumbing, the pure rule smk_gemm16_epi_staged (ctypes), and explain()'s D-tile accesses
 (the fragment stores conflict-free under pad / swizzle, 8-way under naive; the 16-byte row reads at the
@@ -22,33 +22,26 @@ from test_gemm import BF16, DTYPES, LAYOUT_IDS, LAYOUTS, _check_views, _from_tor
 # variant -> block tile: 1 128x256x64, 2 128x256x32, 3 128x128x32, 4 128x128x64, 8 64x128, 9 64x64; 0 chosen
 VARIANTS = [0, 1, 2, 3, 4, 8, 9]
 SHAPES = [(300, 259, 33), (131, 67, 46), (200, 513, 17), (17, 29, 64), (257, 250, 20)]
-# out= views: (extra rows, pitch extra, column offset): dense odd N, 1 element in (rows start 2 bytes
-# off their 4- and 16-byte boundaries: odd shift), 3 elements in with pitch N + 5 (shift varies per row)
-VIEWS = {"dense": (0, 0, 0), "off1": (0, 8, 1), "odd-pitch": (1, 5, 3)}
+# out= (C-contiguous, so ldd = N): the view's first element 0, 1 or 3 elements into a buffer of sentinels
+# (odd N: the rows' shift alternates; even N and offset 1: every row 2 bytes off its 4-byte boundary)
+VIEWS = {"dense": 0, "off1": 1, "off3": 3}
 SENTINEL = {np.dtype(np.float16): 0x7E01, BF16: 0x7FC1}  # NaNs with a payload no kernel writes
 
 
-def _out_view(torch, shape, dtype, view):
-    """(big, out): a device buffer of sentinel NaNs and the M x N view of it the kernel writes."""
-    M, N, _ = shape
-    rows, extra, col = VIEWS[view]
-    big = torch.full((M + rows, N + extra), SENTINEL[np.dtype(dtype)], dtype=torch.int16, device="cuda")
-    big = big.view(torch.bfloat16 if np.dtype(dtype) == BF16 else torch.float16)
-    return big, big[rows:, col:col + N]
-
-
 def _run(torch, da, db, shape, dtype, view, layout, epi, variant, **kw):
-    big, out = _out_view(torch, shape, dtype, view)
+    """D's bits from a gemm into out= at offset VIEWS[view] of a sentinel buffer, after checking that
+    nothing outside the view was written."""
+    M, N, _ = shape
+    off = VIEWS[view]
+    buf = torch.full((M * N + 16,), SENTINEL[np.dtype(dtype)], dtype=torch.int16, device="cuda")
+    out = buf.view(torch.bfloat16 if np.dtype(dtype) == BF16 else torch.float16)[off:off + M * N].view(M, N)
     with _testing.knobs(gemm16_epi=epi, gemm16_variant=variant, gemm16_kernel="mma"):
         d = smemkit.gemm(da, db, layout=layout, out=out, **kw)
     assert d.data_ptr() == out.data_ptr()
-    bits = _from_torch(big, np.dtype(dtype)).view(np.uint16)
-    rows, _, col = VIEWS[view]
-    M, N, _ = shape
-    outside = np.ones(bits.shape, bool)
-    outside[rows:, col:col + N] = False
-    assert np.all(bits[outside] == SENTINEL[np.dtype(dtype)]), "a store outside D's view"
-    return bits[rows:, col:col + N]
+    bits = buf.cpu().numpy().view(np.uint16)
+    assert np.all(bits[:off] == SENTINEL[np.dtype(dtype)]) and np.all(bits[off + M * N:] == SENTINEL[np.dtype(dtype)]), \
+        "a store outside D"
+    return bits[off:off + M * N].reshape(M, N)
 
 
 @pytest.mark.gpu
@@ -94,6 +87,7 @@ def test_register_epilogue_kept_for_beta_and_float32(torch, layout, dtype, rng):
 
 
 ISSUE_DRAWS = [(973, 6479, 37), (3849, 1697, 17)]
+TINYK_DRAWS = [(3690, 613, 15), (1100, 999, 9), (1024, 1025, 4)]  # K >= 4, M N >= 2^20: level 3 takes them
 
 
 @pytest.mark.gpu
@@ -114,13 +108,27 @@ def test_issue_draws_level_1(torch, shape, dtype, rng):
     _check_views(outs[1].view(dtype).astype(np.float64), a, b, None, 1.0, 0.0, np.dtype(dtype))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
+@pytest.mark.parametrize("shape", TINYK_DRAWS, ids=["x".join(map(str, s)) for s in TINYK_DRAWS])
+def test_level_3_tinyk_draws_on_tiles(torch, shape, dtype, rng):
+    """Level 3 moves TINYK's big outputs to the tiles (another kernel: within the bound, not bit-equal)."""
+    M, N, K = shape
+    a = rng.uniform(-1, 1, (M, K)).astype(dtype)
+    b = rng.uniform(-1, 1, (K, N)).astype(dtype)
+    for layout in ("naive", "pad", "swizzle"):
+        with _testing.knobs(poison=True, gemm16_epi=3):
+            d = smemkit.gemm(_to_torch(a, torch), _to_torch(b, torch), layout=layout)
+        _check_views(_from_torch(d, np.dtype(dtype)).astype(np.float64), a, b, None, 1.0, 0.0, np.dtype(dtype))
+
+
 # ---- CPU ----------------------------------------------------------------------------------------------
 def test_knob_levels():
     assert _testing.KNOBS["gemm16_epi"] == 0
-    for v in (0, 1, 2):
+    for v in (0, 1, 2, 3):
         with _testing.knobs(gemm16_epi=v):
             assert _testing.current()["gemm16_epi"] == v
-    for bad in (-1, 3):
+    for bad in (-1, 4):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_epi=bad):
                 pass
@@ -134,8 +142,8 @@ def test_staged_rule():
         for pairs in (0, 1):
             assert f(0, K, pairs, 0, 0) == 0
             assert f(2, K, pairs, 0, 0) == 1
-            assert f(1, K, pairs, 0, 0) == int(not pairs or K <= 64)
-            for mode in (1, 2):  # fp32 D, a C term: the register epilogue
+            assert f(1, K, pairs, 0, 0) == f(3, K, pairs, 0, 0) == int(not pairs or K <= 64)
+            for mode in (1, 2, 3):  # fp32 D, a C term: the register epilogue
                 assert f(mode, K, pairs, 1, 0) == 0 and f(mode, K, pairs, 0, 1) == 0
 
 
@@ -169,3 +177,14 @@ def test_explain_models_the_staged_epilogue(config, layout, sts_wf):
     assert rows2 == []
     _, rows3 = _epi_rows((1000, 1000, 4096), layout, 2, config)
     assert len(rows3) == 2
+
+
+@pytest.mark.parametrize("shape", TINYK_DRAWS, ids=["x".join(map(str, s)) for s in TINYK_DRAWS])
+def test_level_3_routes_tinyk_outputs_to_the_tiles(shape):
+    with _testing.knobs(gemm16_epi=1):
+        assert "TINYK" in smemkit.explain("gemm", shape, layout="swizzle", dtype="float16").config
+    e, rows = _epi_rows(shape, "swizzle", 3)
+    assert "memory-bound" not in e.config and len(rows) == 2
+    with _testing.knobs(gemm16_epi=3):  # K < 4 stays with TINYK, small outputs with the memory-bound path
+        assert "TINYK" in smemkit.explain("gemm", (1024, 1025, 3), layout="swizzle", dtype="float16").config
+        assert "memory-bound" in smemkit.explain("gemm", (1000, 1001, 9), layout="swizzle", dtype="float16").config

@@ -115,7 +115,8 @@ int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int 
 /* The mma.sync kernel's epilogue (smemkit._testing.knobs(gemm16_epi=...), issue #28): 0 (default) the
  * register epilogue (gemm16/epilogue.cuh); 1 the staged row epilogue (gemm16/epilogue_rows.cuh) where
  * D is 2-byte, beta == 0 and either D's column pairs are not 4-byte aligned (odd ldd, D off 4 bytes)
- * or K <= SMK_G16_EPI_KMAX; 2 staged wherever it can run (2-byte D, beta == 0, no split-K partials).
+ * or K <= SMK_G16_EPI_KMAX; 2 staged wherever it can run (2-byte D, beta == 0, no split-K partials);
+ * 3 as 1, and variant 0 routes TINYK's big outputs to the tiles (gemm16/matvec.h smk_mv_route_epi).
  * smk_gemm16_set_epi returns -1 for anything else.  Process-wide, read at launch and by the plan. */
 #define SMK_G16_EPI_KMAX 64
 extern volatile int smk_gemm16_epi;

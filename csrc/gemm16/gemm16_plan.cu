@@ -467,7 +467,8 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     const bool epi = smk_gemm16_epi_staged(smk_gemm16_epi, K, N % 2 == 0, 0, 0) != 0;
     int rc = -1;
     smk_mv_route r;
-    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny, &r))
+    if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,
+                                         smk_gemm16_epi, &r))
         return mv_plan(r, plan);
     switch (variant) {
     case 0:
