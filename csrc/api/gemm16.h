@@ -107,8 +107,10 @@ int smk_gemm16_supports_swizzle(int b, int m, int s);
  * multiples of 8: variant 0 pads such operands and runs cp.async, variants 1..7 stage them through
  * registers, and their A / B fills are then st.shared.v4 stores, kind SMK_ACC_LDST).  The cp.async
  * fills come in classes of (block, k-tile) with the edges' lanes off, plus the zero st.shared past
- * K, each with its repeats; cp.async accesses carry their global offsets (gaddr).  Independent of
- * dtype.  0 on success, -1 for bad arguments. */
+ * K, each with its repeats; cp.async accesses carry their global offsets (gaddr).  Where the
+ * gemm16_epi knob stages D (smk_gemm16_epi_staged for a 2-byte D with beta == 0, ldd = N, no split),
+ * two more per block: the D tile's 4-byte fragment stores and its 16-byte row reads (kind
+ * SMK_ACC_LDST).  Independent of dtype.  0 on success, -1 for bad arguments. */
 int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s, int variant,
                     int sms, smk_plan *plan);
 

@@ -22,7 +22,8 @@
  *      chunk past the tile's row, ga + 16 cpr: so the cpr lanes cover the row's tile elements exactly
  *      once, 8 per lane, without a 33rd lane.  A chunk wholly inside the block's columns (< nc = min(BN,
  *      N - bn)) is one st.global.v4; the others (lane 0 when sh > 0, the chunks at nc) store their
- *      in-range elements as exact 2-byte stores: never a byte of a neighbouring block's columns.
+ *      in-range elements (aligned 4-byte pairs where a pair is whole, else exact 2-byte stores):
+ *      never a byte of a neighbouring block's columns.
  * Same accumulators, same rounding as the register epilogue: D is bit-identical between the two. */
 #ifndef SMK_GEMM16_EPILOGUE_ROWS_CUH
 #define SMK_GEMM16_EPILOGUE_ROWS_CUH
@@ -98,12 +99,24 @@ __device__ __forceinline__ void store_chunk(uintptr_t g0, int k, int nc, const u
         *(uint4 *)(ga + 8 * k) = o;
         return;
     }
+    /* element e: lane 0's e < sh wrap to the row's last elements, past the tile's chunks; a pair (2j,
+     * 2j+1) on one side, both in range, is one aligned 4-byte store (every pair when sh is even and the
+     * row whole: 4 stores, not 8), the pair across the wrap (odd sh) or across nc two 2-byte stores */
     const unsigned w[4] = {o.x, o.y, o.z, o.w};
 #pragma unroll
-    for (int e = 0; e < 8; e++) {
-        const bool wrap = t0 + e < 0; /* lane 0, e < sh: the row's last elements, past the tile's chunks */
-        if ((wrap ? t0 + e + 8 * CPR : t0 + e) < nc)
-            ga[8 * k + e + (wrap ? 8 * CPR : 0)] = (unsigned short)(w[e >> 1] >> (16 * (e & 1)));
+    for (int j = 0; j < 4; j++) {
+        const int e = 2 * j;
+        const bool w0 = t0 + e < 0, w1 = t0 + e + 1 < 0;
+        const bool in0 = (w0 ? t0 + e + 8 * CPR : t0 + e) < nc, in1 = (w1 ? t0 + e + 1 + 8 * CPR : t0 + e + 1) < nc;
+        unsigned short *d0 = ga + 8 * k + e + (w0 ? 8 * CPR : 0);
+        if (in0 && in1 && w0 == w1) {
+            *(unsigned *)d0 = w[j];
+        } else {
+            if (in0)
+                d0[0] = (unsigned short)w[j];
+            if (in1)
+                ga[8 * k + e + 1 + (w1 ? 8 * CPR : 0)] = (unsigned short)(w[j] >> 16);
+        }
     }
 }
 
