@@ -51,10 +51,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         "pad" is a ValueError
     gemm16_epi          the mma.sync kernel's epilogue: 0 (default) from the mma registers (4-byte pairs
                         where D allows, else 2-byte stores); 1 staged through a layout.h tile of the
-                        block's output and written as aligned 16-byte row chunks (csrc/gemm16/
-                        epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are unaligned or
-                        K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1, and
-                        variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
+                        block's output and written as aligned 16-byte row chunks
+                        (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
+                        unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
+                        and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
