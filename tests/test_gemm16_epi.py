@@ -188,3 +188,62 @@ def test_level_3_routes_tinyk_outputs_to_the_tiles(shape):
     with _testing.knobs(gemm16_epi=3):  # K < 4 stays with TINYK, small outputs with the memory-bound path
         assert "TINYK" in smemkit.explain("gemm", (1024, 1025, 3), layout="swizzle", dtype="float16").config
         assert "memory-bound" in smemkit.explain("gemm", (1000, 1001, 9), layout="swizzle", dtype="float16").config
+
+
+# ---- the row store's arithmetic (epilogue_rows.cuh shift_window / store_chunk), replayed in Python -----
+def _shift_window(prev, cur, sh):
+    x = prev + cur  # 8 words
+    s = 8 - sh
+    q, shift = s >> 1, (s & 1) * 16
+    t = [x[i + 2] if q & 2 else x[i] for i in range(6)] if sh else None
+    if sh == 0:
+        return list(cur)
+    y = [t[i + 1] if q & 1 else t[i] for i in range(5)]
+    return [((y[j] | (y[j + 1] << 32)) >> shift) & 0xFFFFFFFF for j in range(4)]
+
+
+def _store_chunk(mem, ga, k, nc, prev, cur, sh, cpr):
+    """mem: {element address: (value, store width)}; returns the store widths used."""
+    o = _shift_window(prev, cur, sh)
+    t0 = 8 * k - sh
+    if t0 >= 0 and t0 + 8 <= nc:
+        for e in range(8):
+            mem.setdefault(ga + 8 * k + e, []).append(((o[e >> 1] >> (16 * (e & 1))) & 0xFFFF, 16))
+        assert (ga + 8 * k) % 8 == 0
+        return
+    for j in range(4):
+        e = 2 * j
+        w0, w1 = t0 + e < 0, t0 + e + 1 < 0
+        in0 = (t0 + e + 8 * cpr if w0 else t0 + e) < nc
+        in1 = (t0 + e + 1 + 8 * cpr if w1 else t0 + e + 1) < nc
+        d0 = ga + 8 * k + e + (8 * cpr if w0 else 0)
+        if in0 and in1 and w0 == w1:
+            assert d0 % 2 == 0  # 4-byte aligned (elements of 2 bytes)
+            mem.setdefault(d0, []).append((o[j] & 0xFFFF, 4))
+            mem.setdefault(d0 + 1, []).append((o[j] >> 16, 4))
+        else:
+            if in0:
+                mem.setdefault(d0, []).append((o[j] & 0xFFFF, 2))
+            if in1:
+                mem.setdefault(ga + 8 * k + e + 1 + (8 * cpr if w1 else 0), []).append((o[j] >> 16, 2))
+
+
+@pytest.mark.parametrize("bn", [64, 128, 256])
+def test_row_store_writes_each_element_once_in_place(bn):
+    """Every row start (sh = 0..7 elements past 16 bytes) and every column count nc: the lanes' chunks
+    write tile element t (value 1000 + t) exactly once, at the row's start + t, and nothing else."""
+    cpr = bn // 8
+    tile = [1000 + t for t in range(bn)]
+    slots = [[tile[8 * k + 2 * i] | (tile[8 * k + 2 * i + 1] << 16) for i in range(4)] for k in range(cpr)]
+    for sh in range(8):
+        ga = 64  # the 16-byte boundary before the row, in elements; the row starts at ga + sh
+        for nc in list(range(1, 18)) + list(range(bn - 17, bn + 1)):
+            if nc < 1:
+                continue
+            mem = {}
+            for k in range(cpr):
+                _store_chunk(mem, ga, k, nc, slots[(k - 1) % cpr], slots[k], sh, cpr)
+            assert sorted(mem) == [ga + sh + t for t in range(nc)], (sh, nc)
+            for t in range(nc):
+                (value, _), = mem[ga + sh + t]
+                assert value == tile[t], (sh, nc, t)
