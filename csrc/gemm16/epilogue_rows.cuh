@@ -45,6 +45,15 @@ __device__ __forceinline__ uint4 lds_v4(unsigned addr)
     return v;
 }
 
+/* One weak 16-byte global store (a plain uint4 store through ga compiled to 4 x STG.32, __stwb to
+ * STG.128.STRONG.SM). */
+__device__ __forceinline__ void stg_v4(unsigned short *p, const uint4 &v)
+{
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(__cvta_generic_to_global(p)), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
 /* Elements sh .. sh+7 of the 16-element window (prev, cur) read backwards: out element e = window
  * element 8 - sh + e, for sh in 0..7.  s = 8 - sh = 2q + odd: out word j = words q+j, q+j+1 funnel-
  * shifted by 16 odd; sh == 0 is cur itself (q = 4 would need a ninth word). */
@@ -87,16 +96,18 @@ __device__ __forceinline__ void stage_tile(const float (&acc)[C::MI][C::NI][4], 
             }
 }
 
-/* Step 2's store of one lane: chunk k of a row whose global start is g0, nc tile columns in range. */
+/* Step 2's store of one lane: chunk k of the row that starts at g (D's tile column 0), nc tile columns
+ * in range.  ga is g moved back by pointer arithmetic (not through an integer): the compiler keeps
+ * knowing it is D, a kernel parameter, and emits STG, not generic ST. */
 template <int CPR>
-__device__ __forceinline__ void store_chunk(uintptr_t g0, int k, int nc, const uint4 &prev, const uint4 &cur)
+__device__ __forceinline__ void store_chunk(unsigned short *g, int k, int nc, const uint4 &prev, const uint4 &cur)
 {
-    const int a = (int)(g0 & 15), sh = a >> 1; /* bytes / elements past the 16-byte boundary */
-    unsigned short *ga = (unsigned short *)(g0 - (uintptr_t)a);
+    const int sh = (int)(((uintptr_t)g & 15) >> 1); /* elements past the 16-byte boundary */
+    unsigned short *ga = g - sh;
     const uint4 o = shift_window(prev, cur, sh);
     const int t0 = 8 * k - sh; /* tile element of out element 0 */
     if (t0 >= 0 && t0 + 8 <= nc) {
-        *(uint4 *)(ga + 8 * k) = o;
+        stg_v4(ga + 8 * k, o);
         return;
     }
     /* element e: lane 0's e < sh wrap to the row's last elements, past the tile's chunks; a pair (2j,
@@ -146,7 +157,7 @@ __device__ __forceinline__ void epilogue_rows(const smk_gemm16_params &p, const 
         prev.w = __shfl_sync(0xffffffffu, cur.w, src);
         const int64_t row = bm + r;
         if (row < p.M)
-            store_chunk<CPR>((uintptr_t)(D + row * p.ldd + bn), k, nc, prev, cur);
+            store_chunk<CPR>(D + row * p.ldd + bn, k, nc, prev, cur);
     }
 }
 
