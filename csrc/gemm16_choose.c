@@ -176,3 +176,25 @@ size_t smk_gemm16_choice_bytes(int64_t M, int64_t N, int64_t K, const smk_gemm16
         *ws_bytes = to_size(w);
     return to_size(add_sat(add_sat(a, b), w));
 }
+
+/* ---- the mma.sync kernel's epilogue (api/gemm16.h smk_gemm16_epi): register or staged rows ---------- */
+volatile int smk_gemm16_epi = 0;
+
+int smk_gemm16_set_epi(int mode)
+{
+    if (mode < 0 || mode > 3)
+        return -1;
+    smk_gemm16_epi = mode;
+    return 0;
+}
+
+/* The staged epilogue needs a 2-byte D written whole (no C term, no fp32 split-K partials); levels 1
+ * and 3 take it where the register epilogue is weakest: D's pairs unaligned (two 2-byte stores per
+ * pair, 8 rows per instruction: 64 bytes in 8..16 sectors) or a write-bound K (level 3 also routes
+ * TINYK's big outputs to the tiles: gemm16/matvec.h smk_mv_route_epi). */
+int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, int beta_nonzero)
+{
+    if (mode <= 0 || out_f32 || beta_nonzero)
+        return 0;
+    return mode == 2 || !pairs_aligned || K <= SMK_G16_EPI_KMAX;
+}

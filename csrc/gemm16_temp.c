@@ -47,7 +47,8 @@ static size_t mma_bytes(int64_t M, int64_t N, int64_t K, int variant, int a_rows
 {
     smk_gemm16_choice ch;
     smk_mv_route r;
-    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny, &r)) /* gemm16/matvec.h */
+    if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,
+                                         smk_gemm16_epi, &r)) /* gemm16/matvec.h; a 2-byte D, beta == 0 */
         return r.ws_bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)r.ws_bytes;
     if (M <= 0 || N <= 0 || K <= 0)
         return 0;

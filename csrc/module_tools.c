@@ -247,6 +247,10 @@ PyDoc_STRVAR(set_knob_doc,
 "with unaligned rows too: wgmma on padded copies of them where smk_wgmma_auto_padded says the copies pay;\n"
 "4 wgmma wherever its layout runs, unaligned rows through padded copies; 5 as 3 by the cost model alone,\n"
 "smk_wgmma_auto_cost, aligned rows included),\n"
+"'gemm16_epi' (the mma.sync kernel's epilogue: 0, the default, from registers; 1 staged through shared\n"
+"memory and stored as aligned 16-byte row chunks where D is 2-byte, beta == 0 and D's pairs are not 4-byte\n"
+"aligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0; 3: 1, and variant 0's K <= 16 outputs of\n"
+"M N >= 2^20, K >= 4 on the tiles in place of the TINYK kernel),\n"
 "'sgemm_new_paths' (7, the default: 6 with the skinny-n/pf rows' scalar A loads allocating in L1; 6: 5\n"
 "with skinny-n priced by waves of latency-bound blocks, its own K split and no skinny-n below one k-tile of K; 5: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf,\n"
 "skinny-n/pf in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
@@ -299,6 +303,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_mv_skinny") == 0 && smk_gemm16_set_mv_skinny(v) == 0)
         ;
     else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_epi") == 0 && smk_gemm16_set_epi(v) == 0)
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);

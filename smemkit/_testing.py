@@ -57,6 +57,12 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         Its layouts are TMA's swizzle modes: "swizzle"
                         (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3) (32B), "naive" (no swizzle);
                         "pad" is a ValueError
+    gemm16_epi          the mma.sync kernel's epilogue: 0 (default) from the mma registers (4-byte pairs
+                        where D allows, else 2-byte stores); 1 staged through a layout.h tile of the
+                        block's output and written as aligned 16-byte row chunks
+                        (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
+                        unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
+                        and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -78,6 +84,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group and g_sector_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, hopper/wgmma.cu g_kernel,
+# gemm16_choose.c smk_gemm16_epi,
 # sgemm/launch.cu g_new_paths, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
@@ -95,6 +102,7 @@ KNOBS = {
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
     "gemm16_kernel": 3,
+    "gemm16_epi": 0,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 7,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default
     "pdl": 0,
 }

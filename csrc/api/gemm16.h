@@ -107,10 +107,25 @@ int smk_gemm16_supports_swizzle(int b, int m, int s);
  * multiples of 8: variant 0 pads such operands and runs cp.async, variants 1..7 stage them through
  * registers, and their A / B fills are then st.shared.v4 stores, kind SMK_ACC_LDST).  The cp.async
  * fills come in classes of (block, k-tile) with the edges' lanes off, plus the zero st.shared past
- * K, each with its repeats; cp.async accesses carry their global offsets (gaddr).  Independent of
- * dtype.  0 on success, -1 for bad arguments. */
+ * K, each with its repeats; cp.async accesses carry their global offsets (gaddr).  Where the
+ * gemm16_epi knob stages D (smk_gemm16_epi_staged for a 2-byte D with beta == 0, ldd = N, no split),
+ * two more per block: the D tile's 4-byte fragment stores and its 16-byte row reads (kind
+ * SMK_ACC_LDST).  Independent of dtype.  0 on success, -1 for bad arguments. */
 int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s, int variant,
                     int sms, smk_plan *plan);
+
+/* The mma.sync kernel's epilogue (smemkit._testing.knobs(gemm16_epi=...), issue #28): 0 (default) the
+ * register epilogue (gemm16/epilogue.cuh); 1 the staged row epilogue (gemm16/epilogue_rows.cuh) where
+ * D is 2-byte, beta == 0 and either D's column pairs are not 4-byte aligned (odd ldd, D off 4 bytes)
+ * or K <= SMK_G16_EPI_KMAX; 2 staged wherever it can run (2-byte D, beta == 0, no split-K partials);
+ * 3 as 1, and variant 0 routes TINYK's big outputs to the tiles (gemm16/matvec.h smk_mv_route_epi).
+ * smk_gemm16_set_epi returns -1 for anything else.  Process-wide, read at launch and by the plan. */
+#define SMK_G16_EPI_KMAX 64
+extern volatile int smk_gemm16_epi;
+int smk_gemm16_set_epi(int mode);
+/* Whether a launch under epilogue mode `mode` stages D (pure): pairs_aligned = D's (even, odd) column
+ * pairs are 4-byte aligned words (D % 4 == 0 and ldd even), out_f32 / beta_nonzero as launched. */
+int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, int beta_nonzero);
 
 #ifdef __cplusplus
 }

@@ -19,13 +19,15 @@ namespace g16 {
 
 /* How one kernel launch runs beyond its params: fastu = the staged path's funnel-shift loads (variant 5,
  * variant 0 in place); splits = gridDim.y, the K slices of split-K (kernel.cuh k_slice), k_chunk and
- * stride (fp32 elements between partial tiles) their geometry. */
+ * stride (fp32 elements between partial tiles) their geometry; epi = the staged row epilogue
+ * (epilogue_rows.cuh; api/gemm16.h smk_gemm16_epi_staged). */
 struct KSlice {
     int64_t k_chunk, stride;
 };
 struct LaunchHow {
     int fastu, splits;
     KSlice ks;
+    int epi;
 };
 
 template <class C, int LAYOUT, int SID>

@@ -59,6 +59,13 @@ int launch_layout(const smk_gemm16_params &q, int sid, bool vec, const LaunchHow
     }
 }
 
+/* Whether the kernel stages D through shared memory (the gemm16_epi knob, gemm16_choose.c's rule). */
+static int epi_of(const smk_gemm16_params &q)
+{
+    const int pairs = ((uintptr_t)q.D & 3u) == 0 && q.ldd % 2 == 0;
+    return smk_gemm16_epi_staged(smk_gemm16_epi, q.K, pairs, q.out_f32, q.beta != 0.f);
+}
+
 /* One variant's configuration (1 .. the table's last) on q as it is. */
 static int launch_variant(int variant, const smk_gemm16_params &q, int sid, bool vec, const LaunchHow &how,
                           cudaStream_t s)
@@ -75,7 +82,7 @@ static int launch_variant(int variant, const smk_gemm16_params &q, int sid, bool
  * 128x256x64 (128x128x64 for grids under half a wave), no split. */
 static int launch_pre28(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream_t stream)
 {
-    const LaunchHow one = {0, 1, {0, 0}};
+    const LaunchHow one = {0, 1, {0, 0}, epi_of(q)};
     const int mask = pad_mask(q, vec);
     void *tmp[2] = {NULL, NULL};
     int e = mask ? pad_operands(&q, mask, tmp, stream) : (int)cudaSuccess;
@@ -104,7 +111,7 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     w.alpha = 1.f;
     w.beta = 0.f;
     w.out_f32 = 1;
-    const LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}};
+    const LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0}; /* fp32 partials: the register epilogue */
     int e = launch_variant(ch.variant, w, sid, vec, how, stream);
     if (e == (int)cudaSuccess)
         e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, stream);
@@ -124,7 +131,7 @@ static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream
     if (mask)
         vec = q.K == 0 || (rows_aligned(q.A, q.lda) && rows_aligned(q.B, q.ldb));
     if (e == (int)cudaSuccess) {
-        const LaunchHow one = {0, 1, {0, 0}};
+        const LaunchHow one = {0, 1, {0, 0}, epi_of(q)};
         e = ch.splits > 1 ? launch_split(q, sid, vec, ch, stream) : launch_variant(ch.variant, q, sid, vec, one, stream);
     }
     if (mask)
@@ -295,6 +302,6 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
             return mv_launch(q, r, sms, stream);
         return q.variant == 0 ? launch_v0(q, sid, vec, sms, stream) : launch_pre28(q, sid, vec, sms, stream);
     }
-    const LaunchHow how = {q.variant == 5, 1, {0, 0}};
+    const LaunchHow how = {q.variant == 5, 1, {0, 0}, epi_of(q)};
     return launch_variant(q.variant, q, sid, vec, how, stream);
 }

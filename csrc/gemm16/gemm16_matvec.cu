@@ -129,8 +129,9 @@ static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, fl
 
 bool mv_route(const smk_gemm16_params &q, smk_mv_route *r)
 {
-    return q.variant == 0 && smk_mv_route_of(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax,
-                                                smk_gemm16_mv_skinny, r);
+    const int epi = !q.out_f32 && q.beta == 0.f ? smk_gemm16_epi : 0; /* the staged epilogue can run */
+    return q.variant == 0 && smk_mv_route_epi(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax,
+                                                 smk_gemm16_mv_skinny, epi, r);
 }
 
 int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream)

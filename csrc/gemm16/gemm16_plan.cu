@@ -123,7 +123,7 @@ int fill_classes(int64_t M, int64_t N, int64_t K, bool staged, PlanFill *f)
     const long long interior = C::FAST ? rows_whole * cols_whole : 0; /* blocks on the fast path */
     int n = 0;
     auto add = [&](const char *name, int kind, int operand, int valid, int64_t k0, int mode, long long repeats) {
-        if (repeats > 0 && n < SMK_PLAN_MAX - 3)
+        if (repeats > 0 && n < SMK_PLAN_MAX - 5)
             f[n++] = PlanFill{name, kind, operand, valid, k0, K - k0, mode, repeats};
     };
     if (blocks <= 0 || kt_all <= 0)
@@ -208,8 +208,52 @@ int frag_accesses(long long blocks, long long kt_all, bool staged, smk_plan *pla
     return a;
 }
 
+/* The staged row epilogue (epilogue_rows.cuh), once per block: the fragment pairs into the D tile
+ * (4-byte st.shared, in the kernel's (mi, h, ni) order) and the row reads (ld.shared.v4, every lane,
+ * rows past M included).  Appended to plan->acc from index a. */
+template <class C, int LAYOUT>
+int epi_accesses(long long blocks, smk_plan *plan, int a)
+{
+    using T = DTile<C, LAYOUT>;
+    const int warps = C::THREADS / 32;
+    const struct { const char *name; int width, store, per_warp; } kinds[2] = {
+        {"D-tile st.shared (4 B pairs, staged epilogue)", 4, 1, C::MI * 2 * C::NI},
+        {"D-tile ld.shared.v4 (16 B row chunks, staged epilogue)", 16, 0, T::ITERS},
+    };
+    for (int q = 0; q < 2; q++) {
+        smk_access *acc = &plan->acc[a++];
+        acc->name = kinds[q].name;
+        acc->width = kinds[q].width;
+        acc->is_store = kinds[q].store;
+        acc->kind = SMK_ACC_LDST;
+        acc->n_instr = warps * kinds[q].per_warp;
+        acc->repeats = blocks;
+        if (!acc->addr)
+            continue;
+        for (int w = 0; w < warps; w++)
+            for (int lane = 0; lane < 32; lane++) {
+                long long *out = acc->addr + (long long)w * kinds[q].per_warp * 32 + lane;
+                int i = 0, r = 0, c = 0;
+                if (q == 0) {
+                    for (int mi = 0; mi < C::MI; mi++)
+                        for (int h = 0; h < 2; h++)
+                            for (int ni = 0; ni < C::NI; ni++, i++) {
+                                Map<C>::d_frag(w, lane, mi, ni, h, &r, &c);
+                                out[i * 32] = 2LL * T::off(r, c);
+                            }
+                } else {
+                    for (; i < T::ITERS; i++) {
+                        Map<C>::d_row(w, lane, i, T::CPR, &r, &c);
+                        out[i * 32] = 2LL * T::off(r, 8 * c);
+                    }
+                }
+            }
+    }
+    return a;
+}
+
 template <class C, int LAYOUT, int SID>
-int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, smk_plan *plan)
+int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, bool epi, smk_plan *plan)
 {
     using S = Smem<C, LAYOUT, SID>;
     const long long blocks = ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
@@ -233,6 +277,8 @@ int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, smk_
         a++;
     }
     plan->n = frag_accesses<C, LAYOUT, SID>(blocks, kt_all, staged, plan, a);
+    if (epi && blocks > 0)
+        plan->n = epi_accesses<C, LAYOUT>(blocks, plan, plan->n);
     plan->blocks = blocks;
     plan->threads = C::THREADS;
     plan->smem_bytes = (int)S::BYTES;
@@ -247,18 +293,19 @@ int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, smk_
 }
 
 template <class C>
-int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan, int64_t lda_k = -1)
+int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan, int64_t lda_k = -1,
+             bool epi = false)
 {
     const int64_t lk = lda_k < 0 ? K : lda_k;
     switch (layout) {
-    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, lk, staged, plan);
-    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, lk, staged, plan);
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, lk, staged, epi, plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, lk, staged, epi, plan);
     default:
         switch (sid) {
-        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, lk, staged, plan);
-        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, lk, staged, plan);
-        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, lk, staged, plan);
-        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, lk, staged, plan);
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, lk, staged, epi, plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, lk, staged, epi, plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, lk, staged, epi, plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, lk, staged, epi, plan);
         }
     }
 }
@@ -304,10 +351,10 @@ static void append(smk_plan *plan, const char *text)
 }
 
 static int plan_variant(int variant, int64_t M, int64_t N, int64_t K, int64_t lda_k, int layout, int sid, bool staged,
-                        smk_plan *plan)
+                        smk_plan *plan, bool epi = false)
 {
     switch (variant) {
-#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, lda_k);
+#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, lda_k, epi);
     SMK_G16_VARIANTS(SMK_G16_CASE)
 #undef SMK_G16_CASE
     default: return -1;
@@ -371,12 +418,14 @@ static int add_last_slice(int variant, int64_t M, int64_t N, int64_t k_last, int
  * k_chunk columns and the last one of what remains (add_last_slice; ncu counted the difference: 1245 x
  * 208 x 8608, 6 slices of 1472 and one of 1248, 524160 ldmatrix instructions, the last slice modelled
  * as a whole one 535680).  The reduction uses no shared memory. */
-static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, int sms, smk_plan *plan)
+static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, bool epi, int sms,
+                   smk_plan *plan)
 {
     smk_gemm16_choice ch;
     smk_gemm16_choose(M, N, K, sms, !staged, !staged, &ch);
     const bool in_place = staged && !ch.pad_a && !ch.pad_b;
-    const int rc = plan_variant(ch.variant, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan);
+    const int rc = plan_variant(ch.variant, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan,
+                                epi && ch.splits == 1); /* split-K writes fp32 partials from registers */
     if (rc != 0)
         return rc;
     if (ch.splits > 1) {
@@ -414,20 +463,23 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     /* dense row-major operands from a 16-byte-aligned allocation (as smemkit.bench lays them out):
      * rows are 16-byte aligned iff K and N are multiples of 8 */
     const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
+    /* the staged epilogue as the launch decides it for a 2-byte D from such an allocation, beta == 0 */
+    const bool epi = smk_gemm16_epi_staged(smk_gemm16_epi, K, N % 2 == 0, 0, 0) != 0;
     int rc = -1;
     smk_mv_route r;
-    if (variant == 0 && smk_mv_route_of(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny, &r))
+    if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,
+                                         smk_gemm16_epi, &r))
         return mv_plan(r, plan);
     switch (variant) {
     case 0:
-        return plan_v0(M, N, K, layout, sid, staged, sms, plan);
+        return plan_v0(M, N, K, layout, sid, staged, epi, sms, plan);
     case kVariantPre28: /* unaligned rows padded first, so always the cp.async kernel */
-        rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan)
-                                   : plan_cfg<VAligned>(M, N, K, layout, sid, false, plan);
+        rc = small_grid(M, N, sms) ? plan_cfg<VSmall>(M, N, K, layout, sid, false, plan, -1, epi)
+                                   : plan_cfg<VAligned>(M, N, K, layout, sid, false, plan, -1, epi);
         if (rc == 0 && staged)
             append(plan, "; unaligned rows padded");
         return rc;
-#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan);
+#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, -1, epi);
     SMK_G16_VARIANTS(SMK_G16_CASE)
 #undef SMK_G16_CASE
     default: return -1;

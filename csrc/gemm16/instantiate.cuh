@@ -25,7 +25,7 @@ int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t s
     const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC>>(S::BYTES);
     if (e)
         return e;
-    kern<<<dim3((unsigned)blocks, (unsigned)how.splits), C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks);
+    kern<<<dim3((unsigned)blocks, (unsigned)how.splits), C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks, how.epi);
     return (int)cudaGetLastError();
 }
 

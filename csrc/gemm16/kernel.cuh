@@ -14,7 +14,8 @@
  *                    its main loop
  *   WarpMma          fragments (ldmatrix.x4 for A, ldmatrix.x4.trans for B, which is K x N row-major in
  *                    shared memory as in global memory) and mma.sync.m16n8k16 into fp32 accumulators
- *   epilogue         alpha / beta from registers, pairs of elements where aligned (store_f32 / store_16)
+ *   epilogue         alpha / beta from registers, pairs of elements where aligned (store_f32 / store_16);
+ *                    or (epi) staged through shared memory into aligned 16-byte row chunks (epilogue_rows)
  * The shared layout and its bank arithmetic: smem.cuh.  Edges (M, N, K not tile multiples) are handled
  * here: chunks wholly outside M or N are not copied (they only feed outputs that are never stored),
  * chunks past K are zeroed with st.shared, chunks partly outside K or N use cp.async's src-size zero
@@ -177,6 +178,7 @@ struct WarpMma {
 #include "load_async.cuh"
 #include "load_staged.cuh"
 #include "epilogue.cuh"
+#include "epilogue_rows.cuh"
 
 namespace smk {
 namespace g16 {
@@ -201,10 +203,11 @@ __device__ __forceinline__ smk_gemm16_params k_slice(const smk_gemm16_params &p,
 
 /* ---- the kernel: tile position -> load path's main loop (warp MMA inside) -> epilogue ---------------
  * VEC: rows 16-byte aligned (AsyncLoad), else StagedLoad; fastu: variant 5's (and variant 0's in-place)
- * funnel-shift loads; ks: the K slice of blockIdx.y (unused when gridDim.y == 1). */
+ * funnel-shift loads; ks: the K slice of blockIdx.y (unused when gridDim.y == 1); epi: the staged row
+ * epilogue (epilogue_rows.cuh) where D is 2-byte and beta == 0 (split-K's fp32 partials: registers). */
 template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
 __global__ void __launch_bounds__(C::THREADS, C::MINB)
-    gemm16_kernel(const smk_gemm16_params p0, int fastu, const KSlice ks)
+    gemm16_kernel(const smk_gemm16_params p0, int fastu, const KSlice ks, int epi)
 {
     const smk_gemm16_params p = k_slice(p0, ks);
     using S = Smem<C, LAYOUT, SID>;
@@ -228,7 +231,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     Mma::zero(acc);
     Mma mma{a_ld, b_ld, af, bfr, acc};
     load.run(mma, sbase, KT);
-    epilogue<C, BF16>(p, acc, bm, bn, warp, lane);
+    if (epi && !p.out_f32 && p.beta == 0.f)
+        epilogue_rows<C, LAYOUT, BF16>(p, acc, bm, bn, warp, lane, sbase);
+    else
+        epilogue<C, BF16>(p, acc, bm, bn, warp, lane);
 }
 
 } /* namespace g16 */

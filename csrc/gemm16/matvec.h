@@ -289,6 +289,24 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     return 1;
 }
 
+/* The route under the gemm16_epi knob (api/gemm16.h smk_gemm16_epi; epi = its level where D is 2-byte
+ * and beta == 0, else 0): level 3 gives TINYK's write-bound shapes (K >= 4, M N >= 2^20, where TINYK's
+ * 2-byte stores ran at 0.2 .. 0.8 TB/s against cuBLAS's 0.6 .. 1.4: session 38's seed-82 draws) to the
+ * tile kernel, whose staged epilogue writes D in 16-byte row chunks; every other level routes as
+ * smk_mv_route_of. */
+static inline int smk_mv_route_epi(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int epi,
+                                   smk_mv_route *r)
+{
+    if (!smk_mv_route_of(M, N, K, mode, kmax, skinny, r))
+        return 0;
+    if (epi == 3 && mode == 1 && r->kind == SMK_MV_TINYK && K >= 4 && M * N >= ((int64_t)1 << 20)) {
+        smk_mv_route z = {0};
+        *r = z;
+        return 0;
+    }
+    return 1;
+}
+
 #ifdef __cplusplus
 }
 #endif

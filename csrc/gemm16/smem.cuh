@@ -78,6 +78,31 @@ struct Smem {
     static SMK_HD int b_off(int k, int n) { return A_ELEMS + (n >> 6) * PANEL_ELEMS + smk_tile_offset(tb(), k, n & 63); }
 };
 
+/* The staged epilogue's D tile (epilogue_rows.cuh): the block's BM x BN output in 2-byte elements, over
+ * the pipeline's stages once the main loop is done.  16-byte vectors, the layout's automatic map
+ * (swizzle: Swizzle<3,3,log2 BN - 3>, the 16-byte slot XORed with row & 7; explicit swizzle ids name
+ * the operand tiles only).  Bank arithmetic (rows of 128, 256 or 512 bytes, whole bank rows):
+ *   fragment stores (4-byte pairs): lanes (r = lane / 4 [0,7], q = lane % 4) write rows r0 + r, word q
+ *     of one 16-byte slot c / 8: naive 8 rows on one slot -> 8-way (8 wavefronts); pad (pitch BN + 8:
+ *     row r shifted 16 r bytes) and swizzle (slot ^ r) 8 distinct slots x 4 words -> 1.
+ *   row reads (16 bytes): a quarter-warp reads 8 consecutive slots of one row = one bank row, which
+ *     swizzle only permutes and pad only rotates -> 1 per phase, 4 per instruction in every layout. */
+SMK_HD smk_tile d_tile(int layout, int log2_bn) { return smk_tile{layout, log2_bn, 3, 1, 0, 0, 0}; }
+
+template <class C, int LAYOUT>
+struct DTile {
+    static constexpr int LOG2_BN = C::BN == 256 ? 8 : C::BN == 128 ? 7 : 6;
+    static_assert((1 << LOG2_BN) == C::BN, "BN is 64, 128 or 256");
+    static constexpr int CPR = C::BN / 8;               /* 16-byte slots per row = lanes per row */
+    static constexpr int RPI = 32 / CPR;                /* rows per warp instruction */
+    static constexpr int ITERS = C::BM / (8 * RPI);     /* row instructions per warp */
+    static_assert(ITERS * 8 * RPI == C::BM, "8 warps take whole rows");
+    static constexpr size_t BYTES = (size_t)smk_tile_elems(d_tile(LAYOUT, LOG2_BN), C::BM) * 2;
+    static_assert(BYTES <= Smem<C, LAYOUT, 0>::BYTES, "the D tile fits in the pipeline's stages");
+    static SMK_HD smk_tile t() { return d_tile(LAYOUT, LOG2_BN); }
+    static SMK_HD int off(int r, int c) { return smk_tile_offset(t(), r, c); }
+};
+
 /* Thread maps shared by the kernel and the host plan. */
 template <class C>
 struct Map {
@@ -100,6 +125,19 @@ struct Map {
     {
         *m = (warp / C::WARPS_N) * C::WM + mi * 16 + (lane & 15);
         *k = ks * 16 + (lane >> 4) * 8;
+    }
+    /* staged epilogue: the tile element of accumulator pair (mi, ni, h) of lane: row r, column c (even) */
+    static SMK_HD void d_frag(int warp, int lane, int mi, int ni, int h, int *r, int *c)
+    {
+        *r = (warp / C::WARPS_N) * C::WM + mi * 16 + (lane >> 2) + h * 8;
+        *c = (warp % C::WARPS_N) * C::WN + ni * 8 + (lane & 3) * 2;
+    }
+    /* staged epilogue: row instruction it of warp: lane reads tile row r, 16-byte slot k (rpi rows of
+     * cpr = 32 / rpi lanes each per instruction; warp w takes rows w * rpi + 8 * rpi * it + ...) */
+    static SMK_HD void d_row(int warp, int lane, int it, int cpr, int *r, int *k)
+    {
+        *r = (it * 8 + warp) * (32 / cpr) + lane / cpr;
+        *k = lane % cpr;
     }
     /* ldmatrix.x4.trans row address for the B fragment pair nj (n8 tiles 2nj, 2nj+1) at k step ks */
     static SMK_HD void b_ldsm(int warp, int lane, int nj, int ks, int *k, int *n)
