@@ -247,7 +247,7 @@ PyDoc_STRVAR(set_knob_doc,
 "with unaligned rows too: wgmma on padded copies of them where smk_wgmma_auto_padded says the copies pay;\n"
 "4 wgmma wherever its layout runs, unaligned rows through padded copies; 5 as 3 by the cost model alone,\n"
 "smk_wgmma_auto_cost, aligned rows included),\n"
-"'gemm16_epi' (the mma.sync kernel's epilogue: 0, the default, from registers; 1 staged through shared\n"
+"'gemm16_epi' (the mma.sync kernel's epilogue: 0 from registers; 1, the default, staged through shared\n"
 "memory and stored as aligned 16-byte row chunks where D is 2-byte, beta == 0 and D's pairs are not 4-byte\n"
 "aligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0; 3: 1, and variant 0's K <= 16 outputs of\n"
 "M N >= 2^20, K >= 4 on the tiles in place of the TINYK kernel),\n"

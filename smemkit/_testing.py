@@ -57,8 +57,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         Its layouts are TMA's swizzle modes: "swizzle"
                         (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3) (32B), "naive" (no swizzle);
                         "pad" is a ValueError
-    gemm16_epi          the mma.sync kernel's epilogue: 0 (default) from the mma registers (4-byte pairs
-                        where D allows, else 2-byte stores); 1 staged through a layout.h tile of the
+    gemm16_epi          the mma.sync kernel's epilogue: 0 from the mma registers (4-byte pairs
+                        where D allows, else 2-byte stores); 1 (default) staged through a layout.h tile of the
                         block's output and written as aligned 16-byte row chunks
                         (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
                         unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
@@ -102,7 +102,7 @@ KNOBS = {
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
     "gemm16_kernel": 3,
-    "gemm16_epi": 0,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
+    "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 7,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default
     "pdl": 0,
 }
