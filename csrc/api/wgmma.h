@@ -43,8 +43,8 @@ int smk_wgmma_launch(const smk_gemm16_params *p, cudaStream_t stream);
 int smk_wgmma_launch_auto(const smk_gemm16_params *p, cudaStream_t stream);
 
 /* Which kernel smk_gemm16_launch runs for variant 0: 0 = mma.sync, 1 = wgmma where it can
- * (SMK_WGMMA_FALLBACK -> mma.sync), 2 = auto (the default): wgmma where smk_gemm16_kernel_for says so;
- * 3 = auto with unaligned rows too: where A's or B's rows are off 16 bytes, the wgmma kernel on
+ * (SMK_WGMMA_FALLBACK -> mma.sync), 2 = auto: wgmma where smk_gemm16_kernel_for says so;
+ * 3 = auto with unaligned rows too (the default since session 38): where A's or B's rows are off 16 bytes, the wgmma kernel on
  * stream-ordered padded copies of those operands (gemm16/gemm16_padcopy.cu) where
  * smk_wgmma_auto_padded says they pay; 4 = wgmma wherever its layout can run, unaligned rows through
  * padded copies (forced, for tests and A/Bs); 5 = as 3 but by smk_wgmma_auto_cost (the cost model

@@ -257,8 +257,8 @@ static int wgmma_padded(const smk_gemm16_params *p, int knob, cudaStream_t strea
     return e;
 }
 
-/* The wgmma kernel first where smk_gemm16_set_kernel(1) forces it or (2, the default) its auto rule
- * takes the shape (variant 0 only, smk_gemm16_kernel_for), or 3 / 4 / 5 with padded copies (wgmma_padded);
+/* The wgmma kernel first where smk_gemm16_set_kernel(1) forces it or (2) its auto rule takes the shape
+ * (variant 0 only, smk_gemm16_kernel_for), or 3 (the default) / 4 / 5 with padded copies (wgmma_padded);
  * on its SMK_WGMMA_FALLBACK this kernel runs, an explicit swizzle it does not compile (Swizzle(1,3,3))
  * then replaced by the automatic one (the fallback cases are the unaligned (knobs 1, 2), K == 0 and
  * non-sm_90 ones). */
