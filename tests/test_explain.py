@@ -64,6 +64,13 @@ def test_batch_scales_every_count(dtype, layout):
     assert smemkit.explain("transpose", (0, 1023, 517), layout, dtype).total() == 0
 
 
+
+def test_batch_too_large_to_count_is_refused():
+    """A batch whose element count no call could move (past 2^52 elements) is a ValueError, not a wrapped count."""
+    with pytest.raises(ValueError):
+        smemkit.explain("transpose", (2**30, 2**20, 64), "pad", "uint8")
+    assert smemkit.explain("transpose", (2**20, 2**10, 64), "pad", "uint8").total() > 0  # 2^36 elements: counted
+
 def test_dtype_objects_and_ml_dtypes():
     import numpy as np
     assert smemkit.explain("transpose", (128, 128), "pad", np.dtype(">f2")).dtype == "float16"
