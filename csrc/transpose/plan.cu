@@ -537,9 +537,9 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
     const int wi = width_index(esz);
     if (!plan || batch < 0 || rows < 0 || cols < 0 || wi < 0 || layout < 0 || layout >= SMK_NUM_LAYOUTS)
         return -1;
-    int64_t elems = 0; /* every count below stays in int64: at most 2^52 elements (no call can move more) */
+    int64_t elems = 0; /* every count below stays in int64 up to 2^62 elements (the largest 2-D shape explain takes) */
     if (__builtin_mul_overflow(batch, rows, &elems) || __builtin_mul_overflow(elems, cols, &elems) ||
-        elems > ((int64_t)1 << 52))
+        elems > ((int64_t)1 << 62))
         return -1;
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
     const Config *v = choose(0, wi, rows, cols, cols, 1, smk_transpose_skinny_mode());
