@@ -66,7 +66,8 @@ def test_level_knob_values():
 def test_fused_rows_rule_on_law_draws():
     rng = np.random.default_rng(2026)
     shapes = [(int(rng.integers(1, 9)), N, K) for _, N, K in law_draws(1500, 3901)]
-    shapes += [(6, 7250, 49), (4, 3062, 742), (8, 908, 8468), (6, 104, 14144), (2, 8641, 181), (1, 1, 1)]
+    shapes += [(6, 7250, 49), (4, 3062, 742), (8, 908, 8468), (6, 104, 14144), (2, 8641, 181), (1, 2, 1)]
+    shapes = [(M, N, K) for M, N, K in shapes if not (N <= 8 and M >= N)]  # those are COLS / SKINNY's
     one = 0
     for M, N, K in shapes:
         tm, kc, G, blocks = fused(M, N, K)
@@ -120,7 +121,8 @@ def test_fused_rows_shapes(poison, shape, dtype, mode):
     rng = np.random.default_rng(sum(shape))
     a, b, c = _ops(rng, *shape, dtype)
     with _testing.knobs(gemm16_matvec=mode, gemm16_mv_level=1):
-        assert "summed in the block" in smemkit.explain("gemm", shape, layout="swizzle", dtype=str(np.dtype(dtype))).config
+        e = smemkit.explain("gemm", shape, layout="swizzle", dtype=str(np.dtype(dtype)))
+        assert "summed in the block" in e.config or (mode == 1 and shape[1] <= 8 and shape[0] >= shape[1])
         _check(smemkit.gemm(a, b), a, b)
         _check(smemkit.gemm(a, b, c, alpha=-0.75, beta=1.5), a, b, -0.75, 1.5, c)
         out = np.full(c.shape, np.nan, dtype)
