@@ -42,6 +42,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
+    gemm16_mv_level     bits, 0 (default): none; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+                        slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
+                        else 8x fewer partials for the reduce); 2: TINYK's block width by N
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
@@ -83,7 +86,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
 # module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group and g_sector_mode,
 # module_tools.c smk_py_gemm16_variant,
-# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, hopper/wgmma.cu g_kernel,
+# gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi,
 # sgemm/launch.cu g_new_paths, runtime.c g_pdl)
 KNOBS = {
@@ -101,6 +104,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
+    "gemm16_mv_level": 0,
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 7,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default

@@ -33,6 +33,14 @@ int smk_gemm16_set_mv_skinny(int level)
     smk_gemm16_mv_skinny = level;
     return 0;
 }
+volatile int smk_gemm16_mv_level = 0;
+int smk_gemm16_set_mv_level(int level)
+{
+    if (level < 0 || level > 3)
+        return -1;
+    smk_gemm16_mv_level = level;
+    return 0;
+}
 int smk_gemm16_set_mv_v16(int on)
 {
     if (on != 0 && on != 1)
@@ -94,7 +102,24 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         return;
     }
     if (r.kind == SMK_MV_TINYK) {
-        mv_tinyk_kernel<8, 8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws);
+        switch (r.npad) {
+        case 1: mv_tinyk_kernel<8, 1, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        case 2: mv_tinyk_kernel<8, 2, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        case 4: mv_tinyk_kernel<8, 4, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        default: mv_tinyk_kernel<8, 8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        }
+        return;
+    }
+    if (r.kind == SMK_MV_ROWS && r.nw > 4) { /* the block sums its slices: partials (G > 1) first, then the scratch */
+        float *part = r.splits > 1 ? ws : NULL, *red = ws + (r.splits > 1 ? r.splits * q.M * q.N : 0);
+        const int64_t slices = r.splits * SMK_MV_FUSED_NW;
+#define SMK_MV_FUSED_CASE(TM) case TM: mv_rows_kernel<TM, BF16, SMK_MV_FUSED_NW><<<grid, 32 * SMK_MV_FUSED_NW, 0, s>>>(q, r.kc, slices, part, red); break;
+        switch (r.tm) {
+        SMK_MV_FUSED_CASE(1) SMK_MV_FUSED_CASE(2) SMK_MV_FUSED_CASE(3) SMK_MV_FUSED_CASE(4)
+        SMK_MV_FUSED_CASE(5) SMK_MV_FUSED_CASE(6) SMK_MV_FUSED_CASE(7)
+        default: mv_rows_kernel<8, BF16, SMK_MV_FUSED_NW><<<grid, 32 * SMK_MV_FUSED_NW, 0, s>>>(q, r.kc, slices, part, red); break;
+        }
+#undef SMK_MV_FUSED_CASE
         return;
     }
     if (r.kind == SMK_MV_ROWS) {
@@ -120,7 +145,7 @@ static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, fl
 {
     mv_kernel<BF16>(q, r, ws, s);
     cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess || !ws)
+    if (e != cudaSuccess || r.splits <= 1) /* S == 1: the kernel wrote D (its ws, if any, was scratch) */
         return (int)e;
     const int64_t per = 32 / r.parts, want = (q.M * q.N + 8 * per - 1) / (8 * per), cap = (int64_t)sms * 16;
     mv_reduce_kernel<BF16><<<(unsigned)(want < cap ? want : cap), 256, 0, s>>>(q, r.splits, r.parts, ws);

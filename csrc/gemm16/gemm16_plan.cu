@@ -316,9 +316,13 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
 {
     plan->n = 0;
     plan->blocks = r.grid[0] * r.grid[1] * r.grid[2];
-    plan->threads = 128;
+    plan->threads = 32 * r.nw;
     plan->smem_bytes = 0;
-    if (r.kind == SMK_MV_ROWS)
+    if (r.kind == SMK_MV_ROWS && r.nw > 4)
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices of %d warps summed in the block; "
+                 "no shared memory", r.tm, (long long)r.splits, r.nw);
+    else if (r.kind == SMK_MV_ROWS)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices; no shared memory", r.tm,
                  (long long)r.splits);
@@ -339,8 +343,8 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
                  "memory-bound MMA %dx%d n-tiles x k steps, %lld m-tiles per warp, %lld K slices; no shared memory",
                  r.npad, r.tm, (long long)r.rpw, (long long)r.splits);
     else
-        snprintf(plan->config, sizeof plan->config, "memory-bound TINYK 8x256 per thread, %lld K slices; no shared memory",
-                 (long long)r.splits);
+        snprintf(plan->config, sizeof plan->config, "memory-bound TINYK 8x%d per thread, %lld K slices; no shared memory",
+                 32 * r.npad, (long long)r.splits);
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "api/gemm16.h"
 #include "common/ptx_mma.cuh"
 #include "epilogue.cuh"
+#include "matvec_sum.cuh"
 
 namespace smk {
 namespace g16 {
@@ -52,7 +53,7 @@ __device__ __forceinline__ void mv_out(const smk_gemm16_params &p, bool bf16, in
 template <int TM, int CPL, bool BF16>
 __global__ void __launch_bounds__(kMvThreads) mv_tinyk_kernel(smk_gemm16_params p, int64_t kc, float *ws)
 {
-    constexpr int UK = TM * CPL >= 128 ? 2 : 32 / CPL; /* b[UK][CPL] + acc[TM][CPL] within 255 registers */
+    constexpr int UK = TM * CPL >= 128 ? 2 : CPL >= 8 ? 4 : 8; /* b[UK][CPL] + acc[TM][CPL] within 255 registers */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t cgroups = (p.N + 4 * 32 * CPL - 1) / (4 * 32 * CPL);
     const int64_t rg = blockIdx.x / cgroups, cgi = blockIdx.x - rg * cgroups;
@@ -381,19 +382,20 @@ __device__ __forceinline__ void mv_rows_fma(const uint4 (&x)[UK], const int (&sh
 }
 
 /*
- * ROWS (M <= 8 per row group): grid x = 248-column segments, y = groups of 4 K slices (warp w of the
- * block takes slice 4 y + w), z = row groups of TM.  Lane l < 31 owns D[m0 + i][c0 + 8 l + e], i < TM,
+ * ROWS (M <= 8 per row group): grid x = 248-column segments, y = groups of NW K slices (warp w of the
+ * block takes slice NW y + w; NW = 8: summed in the block, mv_block_sum), z = row groups of TM.  Lane l < 31 owns D[m0 + i][c0 + 8 l + e], i < TM,
  * e < 8.  B rows come UK at a time (one 16-byte chunk per lane each), the next UK issued before the
  * current are used (2 x UK x 512 bytes in flight per warp); A's TM x 32 k group is one 2-byte load
  * per lane and row, issued a group ahead, a[i] broadcast by __shfl_sync from lane k % 32.
  */
-template <int TM, bool BF16>
-__global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p, int64_t kc, int64_t splits, float *ws)
+template <int TM, bool BF16, int NW = 4>
+__global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, int64_t kc, int64_t splits, float *ws,
+                                                          float *red = nullptr)
 {
     constexpr int UK = TM > 4 ? 4 : 8;
     const int lane = threadIdx.x & 31;
-    const int64_t slice = (int64_t)blockIdx.y * 4 + (threadIdx.x >> 5);
-    if (slice >= splits)
+    const int64_t slice = (int64_t)blockIdx.y * NW + (threadIdx.x >> 5);
+    if (NW == 4 && slice >= splits) /* NW == 8: every warp reaches the block's reduction (no k: zeros) */
         return;
     const int64_t c0 = (int64_t)blockIdx.x * kMvSeg, cl = c0 + 8 * lane, lim = p.N - c0, m0 = (int64_t)blockIdx.z * TM;
     const int64_t k0 = slice * kc, k1 = min(p.K, k0 + kc);
@@ -432,6 +434,12 @@ __global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p
             for (int i = 0; i < TM; i++)
                 ar[i] = an[i];
     }
+    int64_t slot = slice; /* the ws slice this warp's sums go to */
+    if constexpr (NW > 4) {
+        if (!mv_block_sum<TM, NW>(acc, red, lane))
+            return;
+        slot = blockIdx.y;
+    }
     if (lane == 31)
         return;
 #pragma unroll
@@ -444,7 +452,7 @@ __global__ void __launch_bounds__(kMvThreads) mv_rows_kernel(smk_gemm16_params p
             if (n >= p.N)
                 break;
             if (ws)
-                ws[(slice * p.M + m) * p.N + n] = acc[i][e];
+                ws[(slot * p.M + m) * p.N + n] = acc[i][e];
             else
                 mv_out(p, BF16, m, n, acc[i][e]);
         }

@@ -62,6 +62,13 @@ int smk_gemm16_set_mv_v16(int on);
 extern volatile int smk_gemm16_mv_skinny;
 int smk_gemm16_set_mv_skinny(int level);
 
+/* Levels of the memory-bound path's newer mechanisms (knobs(gemm16_mv_level=...)): bits, 0 (default) none;
+ * 1 ROWS as smk_mv_rows_fused (8-warp blocks summing their K slices in-kernel: one launch where that is
+ * enough, else 8x fewer fp32 partials for the reduce); 2 TINYK's block width by N (smk_mv_tinyk: CPL
+ * columns per lane from N, not always 8).  0 .. 3, -1 for anything else. */
+extern volatile int smk_gemm16_mv_level;
+int smk_gemm16_set_mv_level(int level);
+
 enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4, SMK_MV_SKINNY = 5,
        SMK_MV_SKINNY_M = 6 };
 
@@ -74,7 +81,9 @@ typedef struct {
     int64_t splits;    /* S, the K slices (1: no workspace) */
     int64_t rpw;       /* COLS: rows per warp (x 8); MMA: m-tiles of 16 per warp; SKINNY: rows (32); _M: columns (64) */
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
-    uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0 */
+    uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0, + red_bytes */
+    int nw;            /* ROWS: warps per block (4; 8: the block sums its 8 K slices, mv_block_sum) */
+    uint64_t red_bytes; /* nw > 4: the in-block sums' scratch, blocks x (nw - 1) x tm x 8 x 32 x 4 */
 } smk_mv_route;
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
@@ -120,6 +129,43 @@ static inline int smk_mv_rows(int64_t M, int64_t N, int64_t K, int fine, smk_mv_
     return cw > 0x7fffffffLL || r->grid[1] > 65535 || rg > 65535 ? -1 : 0;
 }
 
+/* ROWS with 8-warp blocks (gemm16_mv_level bit 0; grid: x column segments of 248, y groups G of 8
+ * K slices, z row groups; matvec_sum.cuh): the block's 8 warps sum their slices in-kernel, so G == 1 is
+ * one launch and G > 1 leaves G (not 8 G) fp32 partials to the reduce.  Why (seed-113 draws, H100): the
+ * ROWS kernel is latency-bound where few warps walk long K slices, and a split's reduce is a second
+ * launch (~2 us: 6x7250x49 bf16 6.7 + 1.9 us against cuBLAS's 2.8).  Rule, in latency rounds (a round:
+ * 2 UK B rows per warp, the double-buffered loads): G targets one wave of SMK_MV_FUSED_BLOCKS blocks
+ * (ptxas: 117 .. 153 registers x 256 threads, one block per SM), each slice at least one round (2 UK k);
+ * one launch (G = 1) unless its rounds exceed G's by more than SMK_MV_LAUNCH_ROUNDS (a launch's cost in
+ * rounds).  Unmeasured: the lead's A/B decides.  0 or -1. */
+#define SMK_MV_FUSED_NW 8
+#define SMK_MV_FUSED_BLOCKS 132
+#define SMK_MV_LAUNCH_ROUNDS 2
+static inline int64_t smk_mv_fused_rounds(int64_t K, int64_t g, int uk)
+{
+    return smk_mv_cdiv(smk_mv_cdiv(K, SMK_MV_FUSED_NW * g), 2 * uk);
+}
+static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    r->kind = SMK_MV_ROWS;
+    r->tm = M < 8 ? (int)M : 8;
+    r->nw = SMK_MV_FUSED_NW;
+    const int uk = r->tm > 4 ? 4 : 8; /* matvec.cuh mv_rows_kernel's UK */
+    const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, SMK_MV_SEG);
+    const int64_t gmax = smk_mv_cdiv(K, SMK_MV_FUSED_NW * 2 * uk);
+    int64_t g = smk_mv_cdiv(SMK_MV_FUSED_BLOCKS, rg * cw);
+    if (g > gmax) g = gmax;
+    if (g > SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW) g = SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW;
+    if (g < 1) g = 1;
+    if (g > 1 && smk_mv_fused_rounds(K, 1, uk) <= smk_mv_fused_rounds(K, g, uk) + SMK_MV_LAUNCH_ROUNDS)
+        g = 1;
+    r->kc = smk_mv_cdiv(smk_mv_cdiv(K, SMK_MV_FUSED_NW * g), uk) * uk;
+    r->splits = smk_mv_cdiv(smk_mv_cdiv(K, r->kc), SMK_MV_FUSED_NW);
+    r->grid[0] = cw, r->grid[1] = r->splits, r->grid[2] = rg;
+    r->red_bytes = (uint64_t)cw * (uint64_t)r->splits * (uint64_t)rg * (SMK_MV_FUSED_NW - 1) * (uint64_t)r->tm * 1024u;
+    return cw > 0x7fffffffLL || r->grid[1] > 65535 || rg > 65535 ? -1 : 0;
+}
+
 /* COLS geometry (grid: x blocks of 4 warps along M, y slices, z column groups): 0 or -1. */
 static inline int smk_mv_cols(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 {
@@ -133,14 +179,18 @@ static inline int smk_mv_cols(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     return r->grid[0] > 0x7fffffffLL || r->grid[1] > 65535 || r->grid[2] > 65535 ? -1 : 0;
 }
 
-/* TINYK geometry (the 2-byte kernel, 8 rows x 8 x 32 columns per thread, no split): 0 or -1. */
-static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+/* TINYK geometry (the 2-byte kernel, 8 rows x CPL x 32 columns per thread, no split; npad = CPL): 0 or
+ * -1.  CPL = 8 (a block: 1024 columns); with `bywidth` (gemm16_mv_level bit 1) the smallest of 1, 2, 4, 8
+ * whose 4 warps x 32 CPL columns cover N, or 8: a block of 1024 columns on N = 155 (7972x155x8 fp16,
+ * 16.5 us against cuBLAS's 4.3) loads and converts A and multiplies for 85% idle columns. */
+static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, int bywidth, smk_mv_route *r)
 {
     r->kind = SMK_MV_TINYK;
     r->tm = 8;
+    r->npad = bywidth ? smk_mv_pow2(smk_mv_cdiv(N, 128), 8) : 8;
     r->kc = K;
     r->splits = 1;
-    r->grid[0] = smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, 4 * 256), r->grid[1] = 1, r->grid[2] = 1;
+    r->grid[0] = smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, 128 * r->npad), r->grid[1] = 1, r->grid[2] = 1;
     return r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
 
@@ -246,7 +296,7 @@ static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
  * Automatic: (skinny bit 1: N <= 8, M > 8, K > 16 SKINNY) N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA
  * where smk_mv_mma_takes says, SKINNY / SKINNY_M where smk_mv_skinny(_m)_takes say, else K <= 16
  * TINYK; the rest stays with the tile kernel. */
-static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny,
+static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int level,
                                   smk_mv_route *r)
 {
     smk_mv_route z = {0};
@@ -255,7 +305,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         return 0;
     int rc;
     if (mode == 2)
-        rc = smk_mv_rows(M, N, K, kmax > 0, r);
+        rc = (level & 1) ? smk_mv_rows_fused(M, N, K, r) : smk_mv_rows(M, N, K, kmax > 0, r);
     else if (mode == 3)
         rc = smk_mv_cols(M, N, K, r);
     else if (mode == 4 && K <= SMK_MV_KMAX_CAP)
@@ -269,7 +319,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
     else if (M <= 8)
-        rc = smk_mv_rows(M, N, K, kmax > 0, r);
+        rc = (level & 1) ? smk_mv_rows_fused(M, N, K, r) : smk_mv_rows(M, N, K, kmax > 0, r);
     else if (smk_mv_mma_takes(M, N, K, kmax))
         rc = smk_mv_mma(M, N, K, r);
     else if (smk_mv_skinny_takes(M, N, K, skinny))
@@ -277,7 +327,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     else if (smk_mv_skinny_m_takes(M, N, K, skinny))
         rc = smk_mv_skinny_m(M, N, K, r);
     else if (K <= 16)
-        rc = smk_mv_tinyk(M, N, K, r);
+        rc = smk_mv_tinyk(M, N, K, (level & 2) != 0, r);
     else
         return 0;
     if (rc != 0) {
@@ -285,7 +335,9 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         return 0;
     }
     r->parts = r->splits > 1 ? smk_mv_pow2(smk_mv_cdiv(r->splits, 8), 32) : 1;
-    r->ws_bytes = r->splits > 1 ? (uint64_t)r->splits * (uint64_t)M * (uint64_t)N * 4u : 0;
+    if (r->nw == 0)
+        r->nw = 4;
+    r->ws_bytes = (r->splits > 1 ? (uint64_t)r->splits * (uint64_t)M * (uint64_t)N * 4u : 0) + r->red_bytes;
     return 1;
 }
 
@@ -293,11 +345,11 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
  * and beta == 0, else 0): level 3 gives TINYK's write-bound shapes (K >= 4, M N >= 2^20, where TINYK's
  * 2-byte stores ran at 0.2 .. 0.8 TB/s against cuBLAS's 0.6 .. 1.4: session 38's seed-82 draws) to the
  * tile kernel, whose staged epilogue writes D in 16-byte row chunks; every other level routes as
- * smk_mv_route_of. */
+ * smk_mv_route_of (with the gemm16_mv_level knob). */
 static inline int smk_mv_route_epi(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int epi,
                                    smk_mv_route *r)
 {
-    if (!smk_mv_route_of(M, N, K, mode, kmax, skinny, r))
+    if (!smk_mv_route_of(M, N, K, mode, kmax, skinny, smk_gemm16_mv_level, r))
         return 0;
     if (epi == 3 && mode == 1 && r->kind == SMK_MV_TINYK && K >= 4 && M * N >= ((int64_t)1 << 20)) {
         smk_mv_route z = {0};
