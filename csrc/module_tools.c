@@ -233,6 +233,8 @@ PyDoc_STRVAR(set_knob_doc,
 "both span at least 1.5 KB; 4: also float32 ones with sides of at least 1 KB (explain() off ncu there);\n"
 "0: never;\n"
 "1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch),\n"
+"'transpose_mid' (0, the default: the 1- and 2-byte tiled kernel's edge tiles move element by element;\n"
+"1: as whole words clipped to the matrix where the rows' columns are contiguous),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -294,6 +296,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_raster_group(v);
     else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 4)
         smk_transpose_set_sector(v);
+    else if (strcmp(name, "transpose_mid") == 0 && (v == 0 || v == 1))
+        smk_transpose_set_mid(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)

@@ -24,6 +24,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         (csrc/transpose/skinny_vec.cuh); 2: the word-wise one alone there; 4: as 3 and
                         skinny_prmt for short sides 65..256 (session 38); 1: the element-wise skinny kernel alone
                         (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
+    transpose_mid       0 (default): the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as
+                        whole words clipped to the matrix (csrc/transpose/configs.h mid_fits, global.cuh words)
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -84,7 +86,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
            "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group and g_sector_mode,
+# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode and g_mid_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi,
@@ -99,6 +101,7 @@ KNOBS = {
     "transpose_skinny": 3,
     "transpose_group": 8,
     "transpose_sector": 3,
+    "transpose_mid": 0,  # 1: edge words (csrc/transpose/configs.h mid_fits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,

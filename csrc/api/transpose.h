@@ -65,6 +65,10 @@ int smk_transpose_skinny_mode(void);
  * pitch of at least 2 KB, 2 for 1-, 2- and 4-byte elements at any pitch.  The plan follows the same mode. */
 void smk_transpose_set_sector(int mode);
 int smk_transpose_sector_mode(void);
+/* Tests and benchmarks: edge words (transpose/configs.h's mid_fits): 1 the 1- and 2-byte tiled kernel's edge
+ * tiles move whole words clipped to the matrix, 0 (the default) element by element.  explain() names it. */
+void smk_transpose_set_mid(int mode);
+int smk_transpose_mid_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);

@@ -182,6 +182,25 @@ inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t bat
     return out % esz == 0 && !(out % 32 == 0 && (rows * esz) % 32 == 0);
 }
 
+/* Edge words (transpose_kernel's MID; the knob transpose_mid) for a tiled launch of row `row` of kConfigs:
+ * mode 1 takes the width's shipped row of 1- and 2-byte elements where the matrix has edge tiles (rows or
+ * cols not a multiple of the tile's edge in elements).  Those tiles then move whole words clipped to the
+ * matrix (global.cuh's words) where the input / output rows allow (contiguous columns), in place of one
+ * predicated access per element.  Why: a 1- / 2-byte edge tile is 16 / 4 element accesses a unit where an
+ * interior one is 4 / 2 words (and 16 / 4 element stores against 4 / 2 words), each with its own 64-bit
+ * address and bounds; a 4-byte edge tile costs what an interior one does (one element = one word).  With
+ * a short side S of 65..256 every (S <= 128 elements) or half the tiles are edge tiles: seed 111 (H100,
+ * ff4f153, profile_calls) float16 S 65..256 0.43 of a copy (all-edge draws 0.28-0.44) against float32 1.01
+ * at the same S, while the S = 256 uint8 draws (no edge tile) ran at 0.94-0.96.  The sector store
+ * (sector_fits) keeps its shapes.  0, the default: element by element as before.  Pure in the shape. */
+inline bool mid_fits(int wi, int row, int64_t rows, int64_t cols, int mode)
+{
+    if (mode != 1 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 2)
+        return false;
+    const int64_t te = (int64_t)kConfigs[row].tile * unit_edge(kWidths[wi].esz);
+    return rows % te != 0 || cols % te != 0;
+}
+
 /* Mode 3 (knob transpose_skinny = 3): of skinny_vec_fits's matrices, skinny_prmt.cuh (whole-word shared
  * accesses and a register transpose of E x E units) takes case B (rows > cols: the output rows are the
  * runs, the input rows packed) and case A (rows <= cols) where the output rows of S = rows elements are

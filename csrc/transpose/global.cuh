@@ -8,6 +8,11 @@
  *            bases, matrix strides): still whole aligned words, re-aligned in registers (kernel.cuh)
  *   edge     edge tiles, non-unit column strides, misaligned elements: one predicated access per
  *            element, still assembled into whole words before anything touches shared memory
+ *   words    (transpose_kernel's MID, knob transpose_mid) edge tiles of 1- and 2-byte elements whose
+ *            input columns are contiguous: the whole / odd paths clipped to the matrix -- each lane's
+ *            aligned word loaded whole where it lies inside the row, byte by byte where it straddles
+ *            the row's start or end, nothing past it; stores likewise clipped to the warp's own bytes
+ *            of the output row (load_clip, store_clip)
  *
  * Shared memory sees the same accesses on every path.  Indexing is 64-bit.  The whole and edge paths
  * are here; the odd paths are written out in the kernel's body (kernel.cuh says why), with only their
@@ -96,6 +101,33 @@ __device__ __forceinline__ void store_piece(unsigned char *p, int n, uint32_t x)
         *reinterpret_cast<uint16_t *>(p + odd) = (uint16_t)(x >> (8 * odd));
 }
 
+/* The bytes of the aligned word at q whose offsets q - base + i lie in [lo, hi), as a word (the others
+ * zero), byte by byte: the words() paths' fix-up for the lanes at a row's ends, whose word straddles it. */
+__device__ __forceinline__ uint32_t load_clip(const unsigned char *q, int64_t off, int64_t lo, int64_t hi)
+{
+    uint32_t x = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        if (off + i >= lo && off + i < hi)
+            x |= (uint32_t)q[i] << (8 * i);
+    return x;
+}
+
+/* Stores the bytes of x whose offsets off + i lie in [lo, hi) at the aligned word q, byte by byte. */
+__device__ __forceinline__ void store_clip(unsigned char *q, uint32_t x, int64_t off, int64_t lo, int64_t hi)
+{
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        if (off + i >= lo && off + i < hi)
+            q[i] = (unsigned char)(x >> (8 * i));
+}
+
+/* Whether the word at offset off straddles [lo, hi): some bytes in, some out (the byte-wise fix-up). */
+__device__ __forceinline__ bool straddles(int64_t off, int64_t lo, int64_t hi)
+{
+    return off + 4 > lo && off < hi && (off < lo || off + 4 > hi);
+}
+
 /* The load side: every global load of the thread issued back to back, w[j][k] = element row k of unit
  * (ty + j*ROWS, tx); NB = N + 1: also the band unit j = N (sector.cuh), whose rows may pass the matrix's end
  * in an interior tile (those words read as zeros). */
@@ -144,6 +176,61 @@ struct GlobalLoad {
                 }
             }
     }
+    /* MID, an edge tile of sub-word elements with contiguous input columns (a.in_vec or a.in_odd): the
+     * aligned word under each lane's first byte and (lane 31, rows off words) the one after the warp,
+     * whole where it lies inside the row, byte by byte where it straddles the row's start or end (the
+     * lanes there only), then re-aligned with the next lane's word as kernel.cuh's odd path does.  A
+     * lane past the row's end still takes its word: the lane before it may need its first bytes.  Rows
+     * past the matrix read as zeros.  Offsets are bytes from the row's first byte.  In place of edge()
+     * where MID is set (edge_or_words). */
+    static __device__ __forceinline__ void words(R &w, const Args &a, const B &b)
+    {
+        const int lane = b.tx() & 31;
+        const int64_t rs = a.in_rs * ESZ, rb = b.cols * ESZ; // row pitch, row bytes
+        const int64_t col = (b.c0() + (int64_t)b.tx() * E) * ESZ; // the lane's first byte in its rows
+        const unsigned char *row = b.in + (b.r0() + (int64_t)b.ty() * E) * rs + col;
+        W ex[NB][P];
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++) {
+                const unsigned char *p = row + (int64_t)(j * ROWS * E + k) * rs;
+                const int s = (int)((uintptr_t)p & 3);
+                const int64_t off = col - s; // the lane's aligned word
+                const bool in = b.r0() + (int64_t)(b.ty() + j * ROWS) * E + k < b.rows;
+                w[j][k] = !in ? 0
+                          : off >= 0 && off + 4 <= rb ? *reinterpret_cast<const W *>(p - s)
+                          : straddles(off, 0, rb) ? load_clip(p - s, off, 0, rb) : 0;
+                ex[j][k] = !in || lane != 31 || s == 0 ? 0
+                           : off + 8 <= rb ? *reinterpret_cast<const W *>(p - s + 4)
+                           : straddles(off + 4, 0, rb) ? load_clip(p - s + 4, off + 4, 0, rb) : 0;
+            }
+        if (a.in_vec) // rows on words: nothing to re-align (uniform)
+            return;
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++) {
+                const int s = (int)((uintptr_t)(row + (int64_t)(j * ROWS * E + k) * rs) & 3);
+                W hi = __shfl_down_sync(0xffffffffu, w[j][k], 1);
+                if (lane == 31)
+                    hi = ex[j][k];
+                w[j][k] = __funnelshift_r(w[j][k], hi, 8 * s);
+            }
+    }
+
+    /* Part 1 of an edge tile: words() with MID on rows it can take, else edge(). */
+    template <bool MID>
+    static __device__ __forceinline__ void edge_or_words(R &w, const Args &a, const B &b)
+    {
+        if constexpr (MID && E > 1) {
+            if (a.in_vec || a.in_odd) {
+                words(w, a, b);
+                return;
+            }
+        }
+        edge(w, a, b);
+    }
 };
 
 /* The store side: word k of unit j is output row c0 + (ty + j*ROWS)*E + k, columns r0 + tx*E + [0, E)
@@ -180,6 +267,57 @@ struct GlobalStore {
                         store_elem<ESZ>(b.out + (orow * b.rows + ocol) * ESZ, word_elem<ESZ>(w[j][k], e), a.out_al);
                 }
             }
+    }
+    /* MID, an edge tile: word k of unit j to output row orow as kernel.cuh's odd path stores it (lane i
+     * the aligned word under its first byte, from its own bytes and lane i-1's; lane 31 also the word
+     * after it), each clipped to the warp's own bytes of the row that lie inside the matrix: no byte
+     * outside the output and none of another warp's.  Whole words where they lie inside, byte by byte
+     * where they straddle.  Rows on words (a.out_vec): each lane's word whole where its unit lies inside
+     * (rows * esz a multiple of 4: a unit is all in or all out).  Offsets are bytes from the row's start. */
+    static __device__ __forceinline__ void words(const R &w, const Args &a, const B &b)
+    {
+        const int lane = b.tx() & 31;
+        const int64_t pitch = b.rows * ESZ;                       // output row, bytes
+        const int64_t col = (b.r0() + (int64_t)b.tx() * E) * ESZ; // the lane's first byte in its rows
+        const int64_t lo = col - (int64_t)lane * E * ESZ;         // the warp's first byte
+        const int64_t hi = lo + 32 * E * ESZ < pitch ? lo + 32 * E * ESZ : pitch;
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++) {
+                const int64_t orow = b.c0() + (int64_t)(b.ty() + j * ROWS) * E + k; // uniform per warp
+                if (orow >= b.cols)
+                    continue;
+                unsigned char *p = b.out + orow * pitch + col;
+                const W v = w[j][k];
+                if (a.out_vec) {
+                    if (col < pitch)
+                        *reinterpret_cast<W *>(p) = v;
+                    continue;
+                }
+                const int s = (int)((uintptr_t)p & 3);
+                const W x = __funnelshift_l(__shfl_up_sync(0xffffffffu, v, 1), v, 8 * s); // lane 0: lo clips prev
+                const int64_t off = col - s;
+                if (off >= lo && off + 4 <= hi)
+                    *reinterpret_cast<W *>(p - s) = x;
+                else if (straddles(off, lo, hi))
+                    store_clip(p - s, x, off, lo, hi);
+                if (lane == 31 && s != 0) // lane 31's last s bytes: the word after the warp's, clipped
+                    store_clip(p - s + 4, v >> (32 - 8 * s), off + 4, lo, hi);
+            }
+    }
+
+    /* Part 5 of an edge tile: words() with MID on outputs it can take, else edge(). */
+    template <bool MID>
+    static __device__ __forceinline__ void edge_or_words(const R &w, const Args &a, const B &b)
+    {
+        if constexpr (MID && E > 1) {
+            if (a.out_vec || a.out_odd) {
+                words(w, a, b);
+                return;
+            }
+        }
+        edge(w, a, b);
     }
 };
 

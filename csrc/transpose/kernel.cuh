@@ -58,12 +58,15 @@ constexpr int kMaxGridYZ = 65535;
  *   TILE   tile edge in units (power of two, a multiple of 32: a warp reads 32 units of one row)
  *   ROWS   thread rows per block: blockDim = (TILE, ROWS), each thread moves TILE/ROWS units
  *   SEC    the sector store (sector.cuh): one more unit row of ROWS per thread (the band), and part 5
- *          writes each output row from its first 32-byte boundary on, as whole aligned words */
-template <int L, int ESZ, int TILE, int ROWS, bool SEC = false>
-__global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
+ *          writes each output row from its first 32-byte boundary on, as whole aligned words
+ *   MID    (1- and 2-byte elements, not with SEC; knob transpose_mid) edge tiles move whole words clipped
+ *          to the matrix (global.cuh's words) where the rows allow, in place of element by element; held to
+ *          64 registers (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, bool MID = false>
+__global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) transpose_kernel(const Args a)
 {
     static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
-    static_assert(TILE % ROWS == 0, "each thread moves a whole number of units");
+    static_assert(TILE % ROWS == 0 && !(SEC && MID), "each thread moves a whole number of units; MID without SEC");
     typedef typename Unit<ESZ>::W W;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E; // TE: edge in elements
     constexpr int NB = N + SEC; // units a thread loads: N, and the band's with SEC
@@ -125,7 +128,7 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
                 }
         }
     } else {
-        Load::edge(w, a, blk);
+        Load::template edge_or_words<MID>(w, a, blk);
     }
     // 2. w[j][k] = element column k of unit j
 #pragma unroll
@@ -163,7 +166,7 @@ __global__ void __launch_bounds__(TILE * ROWS) transpose_kernel(const Args a)
                 }
         }
     } else {
-        Store::edge(w, a, blk);
+        Store::template edge_or_words<MID>(w, a, blk);
     }
 }
 

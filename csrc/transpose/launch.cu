@@ -23,16 +23,16 @@ namespace {
  * sizes its own grid and arguments. */
 typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
 
-template <int L, int ESZ, int TILE, int ROWS, bool SEC = false>
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, bool MID = false>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 {
     constexpr int bytes = tile_bytes<ESZ, TILE>(L, SEC ? TILE + ROWS : TILE); // SEC: the band's unit rows
     static_assert(bytes <= 227 * 1024, "the tile must fit one SM's shared memory");
     // over 48 KB: the 64-unit tiles of 1 and 16 bytes (64 KB of planes and more)
-    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC>>(bytes);
+    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID>>(bytes);
     if (e != 0)
         return (cudaError_t)e;
-    transpose_kernel<L, ESZ, TILE, ROWS, SEC><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+    transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -59,6 +59,10 @@ volatile int g_raster_group = 8;
  * matrix, both sides and the call big enough; 4 float32 too); 0 never, 1 4-byte
  * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B). */
 volatile int g_sector_mode = 3;
+
+/* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
+ * clipped whole words; 0, the default, element by element (session 39: for the lead's A/B). */
+volatile int g_mid_mode = 0;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -220,6 +224,9 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode))
                 return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, true>(grid, stream, a);
+            if constexpr (kWidths[W].esz <= 2)
+                if (mid_fits(W, C, p->rows, p->cols, g_mid_mode))
+                    return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, true>(grid, stream, a);
         }
         return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
     }
@@ -263,6 +270,10 @@ extern "C" void smk_transpose_set_raster_group(int g) { g_raster_group = g; }
 extern "C" void smk_transpose_set_sector(int mode) { g_sector_mode = mode; }
 
 extern "C" int smk_transpose_sector_mode(void) { return g_sector_mode; }
+
+extern "C" void smk_transpose_set_mid(int mode) { g_mid_mode = mode; }
+
+extern "C" int smk_transpose_mid_mode(void) { return g_mid_mode; }
 
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 

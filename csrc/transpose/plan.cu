@@ -502,8 +502,12 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
                 return own;
             }
         }
-        block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan);
+        block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan); // edge words: the same shared accesses
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
+        if (mid_fits(W, C, rows, cols, smk_transpose_mid_mode())) {
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, ", edge words");
+        }
         return 0;
     }
 }
