@@ -244,7 +244,7 @@ PyDoc_STRVAR(set_knob_doc,
 "blocks) for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape; 2: SKINNY for N <= 8\n"
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
-"'gemm16_mv_level' (bits, 0 the default; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
+"'gemm16_mv_level' (bits, 3 the default; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
 "one launch where that is enough (matvec.h smk_mv_rows_fused); 2: TINYK's block width by N),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto: wgmma where smk_gemm16_kernel_for's grid rule takes the shape; 3, the default, auto\n"

@@ -44,7 +44,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
-    gemm16_mv_level     bits, 0 (default): none; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+    gemm16_mv_level     bits, 3 (default since session 39's A/B): both; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
@@ -107,7 +107,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 0,
+    "gemm16_mv_level": 3,
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 7,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default

@@ -83,8 +83,9 @@ def mma_geometry(M, N, K):
 
 
 def reported(M, N, K, mode=1, kmax=KMAX):
-    # the routes before the SKINNY kernels (tests/test_gemm16_skinny.py mirrors those with their bits)
-    with _testing.knobs(gemm16_matvec=mode, gemm16_mv_kmax=kmax, gemm16_mv_skinny=0):
+    # the routes before the SKINNY kernels (tests/test_gemm16_skinny.py mirrors those with their bits) and
+    # before gemm16_mv_level's (tests/test_gemm16_mv_level.py mirrors its fused ROWS and TINYK widths)
+    with _testing.knobs(gemm16_matvec=mode, gemm16_mv_kmax=kmax, gemm16_mv_skinny=0, gemm16_mv_level=0):
         e = smemkit.explain("gemm", (M, N, K), layout="swizzle", dtype="float16")
     if not e.config.startswith("memory-bound"):
         return None, e

@@ -79,7 +79,8 @@ def mirror(M, N, K, mode=1, kmax=KMAX, skinny=0):
 
 
 def reported(M, N, K, mode=1, skinny=0):
-    with _testing.knobs(gemm16_matvec=mode, gemm16_mv_skinny=skinny):
+    # gemm16_mv_level 0: the ROWS / TINYK rules mirror() knows (test_gemm16_mv_level.py mirrors level 3's)
+    with _testing.knobs(gemm16_matvec=mode, gemm16_mv_skinny=skinny, gemm16_mv_level=0):
         e = smemkit.explain("gemm", (M, N, K), layout="swizzle", dtype="float16")
     if not e.config.startswith("memory-bound"):
         return None, e

@@ -85,7 +85,8 @@ def test_shape_query_counts_the_matvec_workspace(lib):
     """Variant 0's memory-bound path (csrc/gemm16/matvec.h) borrows S * M * N fp32 partials when it
     splits K, whatever the alignment, and copies nothing."""
     from test_gemm16_matvec import mirror
-    with _testing.knobs(gemm16_mv_skinny=0):  # the routes before SKINNY (its own workspace test below)
+    # the routes before SKINNY (its own workspace test below) and before gemm16_mv_level (test_gemm16_mv_level.py)
+    with _testing.knobs(gemm16_mv_skinny=0, gemm16_mv_level=0):
         check_matvec_workspace(lib, mirror)
 
 

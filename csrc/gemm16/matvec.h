@@ -62,7 +62,7 @@ int smk_gemm16_set_mv_v16(int on);
 extern volatile int smk_gemm16_mv_skinny;
 int smk_gemm16_set_mv_skinny(int level);
 
-/* Levels of the memory-bound path's newer mechanisms (knobs(gemm16_mv_level=...)): bits, 0 (default) none;
+/* Levels of the memory-bound path's newer mechanisms (knobs(gemm16_mv_level=...)): bits, 3 (the default: both) or 0 none;
  * 1 ROWS as smk_mv_rows_fused (8-warp blocks summing their K slices in-kernel: one launch where that is
  * enough, else 8x fewer fp32 partials for the reduce); 2 TINYK's block width by N (smk_mv_tinyk: CPL
  * columns per lane from N, not always 8).  0 .. 3, -1 for anything else. */
