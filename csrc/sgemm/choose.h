@@ -25,6 +25,7 @@ struct SgemmConfigEntry {
     SgemmCost cost;
     int kind;       /* SgemmKind */
     int pf;         /* SKINNY_M rows: PF (the next batch of B prefetched; offered from level 5) */
+    int warps;      /* warps per block (MATVEC: the warps that split the block's K slice) */
     /* Blocks in the grid for an M x N output (0 if it does not fit a 1-D grid). */
     long long blocks(int64_t M, int64_t N) const { return bm > 0 ? sgemm_grid_blocks(bm, bn, M, N) : 0; }
 };
@@ -38,7 +39,8 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
  * fill; 4 the short tile from M = 9 and no skinny-n for K <= 16; 5 level 4 and the "/pf" skinny rows
  * (skinny-m/pf, skinny-n/pf) in place of the rows of the same kind and tile; 6 level 5 with the skinny-n rows
  * priced by waves of latency-bound blocks (choose.cu sgemm_skinny_n6_ns), their own K split, none for K under
- * one k-tile; 7 (the knob's default, launch.cu) chooses as 6 (its /pf rows load A through L1). */
+ * one k-tile; 7 (the knob's default, launch.cu) chooses as 6 (its /pf rows load A through L1); 8 (opt-in) level 7
+ * and the matrix-vector rows (matvec-m2 / -m4 / -m8, matvec.cuh) for M <= 8, priced by sgemm_matvec_ns. */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
                    int level = 3);
 
