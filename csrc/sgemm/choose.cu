@@ -261,13 +261,15 @@ static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64
  * U rows (U x 512 bytes in flight per warp), so its price is B's bytes at bytes_per_ns times the share of
  * the bytes in flight one SM needs (kMvInflight: ~2x the bandwidth-latency product of an H100 SM, as
  * configs.h reckons it), or the latency chain of its batches if longer:
- *   rate:   bytes_per_ns x min(1, resident warps per SM x U x 512 / kMvInflight)
+ *   rate:   bytes_per_ns x min(1, resident warps per SM x U x (a strip's columns) x 4 / kMvInflight)
  *   chain:  waves x (batches per warp x kMvBatchNs + kMvFixedNs)   (the cross-warp sum, the epilogue)
- *   split:  kSn6SplitNs + its workspace bytes (level 6's reduction price)
+ *   split:  kSn6SplitNs + its workspace bytes (level 6's reduction price) + kMvSliceNs per slice: the reduction
+ *           sums a column's slices one after another (seed 112: 3.7 us at 125 slices, 9.1 at 245, 11.5 at 384,
+ *           20.3 at 652 of a few hundred columns)
  * Resident blocks per SM: MINBLOCKS (the rows' registers, ptxas: 85-173 per thread, fill about that).
  * Constants not yet fitted (no device run of this kernel yet): the DRAM round trip of one batch
  * (~0.8 us loaded), 1 us of fixed work.  sgemm_matvec_split takes the least priced S (ties: the smaller). */
-constexpr double kMvInflight = 32768.0, kMvBatchNs = 800.0, kMvFixedNs = 1000.0;
+constexpr double kMvInflight = 32768.0, kMvBatchNs = 800.0, kMvFixedNs = 1000.0, kMvSliceNs = 30.0;
 constexpr int64_t kMvMaxM = 8; /* 8 < M <= 16: the short tile (level 4) keeps them */
 
 static double sgemm_matvec_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
@@ -279,13 +281,16 @@ static double sgemm_matvec_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, i
     const long long blocks = tiles * s, slots = (long long)sms * c.minblocks;
     const long long waves = (blocks + slots - 1) / slots;
     const double resident = (double)(blocks < slots ? blocks : slots) / sms; /* blocks per SM */
-    const double inflight = resident * c.warps * c.bk * 512.0, share = inflight < kMvInflight ? inflight / kMvInflight : 1.0;
+    const double cols = (double)N / (double)((N + c.bn - 1) / c.bn); /* a strip's columns on average, <= 128 */
+    const double inflight = resident * c.warps * c.bk * cols * 4.0;    /* a warp's batch: U rows of its strip */
+    const double share = inflight < kMvInflight ? inflight / kMvInflight : 1.0;
     const double bytes = 4.0 * ((double)K * N + (double)M * K + (double)M * N);
     const double mem = bytes / (c.cost.bytes_per_ns * (share > 0 ? share : 1e-9));
     const int64_t per_warp = ((chunk + c.warps - 1) / c.warps + 3) / 4 * 4;
     const double chain = (double)waves * ((double)((per_warp + c.bk - 1) / c.bk) * kMvBatchNs + kMvFixedNs);
-    const double split_ns =
-        s > 1 ? kSn6SplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+    const double split_ns = s > 1 ? kSn6SplitNs + kMvSliceNs * (double)s +
+                                        (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs
+                                  : 0.0;
     return kLaunchNs + split_ns + (mem > chain ? mem : chain);
 }
 
