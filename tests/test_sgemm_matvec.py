@@ -1,11 +1,13 @@
-"""sgemm_new_paths level 8 (issue 27, M <= 8): the matrix-vector rows matvec-m2 / -m4 / -m8 (csrc/sgemm/matvec.cuh):
+"""sgemm_new_paths levels 8 and 9 (issue 27).  Level 8 (M <= 8): the matrix-vector rows matvec-m2 / -m4 / -m8 (csrc/sgemm/matvec.cuh):
 B streamed once with 16-byte loads, K split across a block's warps and summed through shared memory, priced by
 choose.cu sgemm_matvec_ns with its own K split (sgemm_matvec_split).
 CPU: the rule's properties on thousands of draws of the law (only M <= 8 choices move; the least MS that holds M;
 the split's bounds and workspace; levels 0..7 unchanged; forced rows; explain()'s plan of the cross-warp sum).
 GPU: every row forced in every layout at splits 1 / 3, ragged strips and k ranges, alpha / beta, NaN-poisoned
 outputs, odd pitches in NaN frames, C aliasing D, and level 8's automatic choice on draws of the class; all
-against the float64 reference within gamma_{K+2} (test_sgemm.check)."""
+against the float64 reference within gamma_{K+2} (test_sgemm.check).  Level 9: level 8 and the short tile (32x128x16)
+past M = 32 where M mod 64 is 1..32 (choose.cu sgemm_short_rows): CPU, only those draws move and only to it;
+GPU, automatic calls of the class."""
 import math
 
 import numpy as np
@@ -45,11 +47,12 @@ def shapes():
 
 # ---- CPU ----------------------------------------------------------------------------------------------
 
-def test_knob_takes_eight_and_refuses_nine(set_knobs):
+def test_knob_takes_eight_and_nine_and_refuses_ten(set_knobs):
     set_knobs(sgemm_new_paths=8)
+    set_knobs(sgemm_new_paths=9)
     with pytest.raises((ValueError, TypeError)):
-        set_knobs(sgemm_new_paths=9)
-    assert _testing.KNOBS["sgemm_new_paths"] == 7  # level 8 is opt-in until the lead's A/B
+        set_knobs(sgemm_new_paths=10)
+    assert _testing.KNOBS["sgemm_new_paths"] == 7  # levels 8 and 9 are opt-in until the lead's A/B
 
 
 def test_only_m_up_to_eight_moves_and_takes_the_least_ms():
@@ -60,12 +63,28 @@ def test_only_m_up_to_eight_moves_and_takes_the_least_ms():
             assert n8 == n7, (s, n7, n8)
             continue
         if n8[0] in MATVEC:
+            assert s[1] > 32, (s, n8)  # N <= 32: skinny-n's (level 6)
             took += 1
             ms = MATVEC[n8[0]][0]
             assert s[0] <= ms and all(v[0] < s[0] for n, v in MATVEC.items() if v[0] < ms), (s, n8)
         else:
             assert not n8[0].startswith("matvec"), (s, n8)
-    assert took > 1500, took
+    assert took > 1200, took
+
+
+def test_level_nine_moves_only_short_rows_past_32():
+    """Level 9 offers the short tile (32x128x16) past M = 32 where M mod 64 is 1..32; every other draw keeps
+    level 8's choice, and a draw that moves goes to the short tile."""
+    rng = np.random.default_rng(909)
+    moved = 0
+    for s in law(rng, 1500, mmax=400):
+        n8, n9 = choose(s, 8), choose(s, 9)
+        if s[0] <= 32 or not 1 <= s[0] % 64 <= 32:
+            assert n9 == n8, (s, n8, n9)
+        elif n9 != n8:
+            moved += 1
+            assert n9[0] == "32x128x16", (s, n8, n9)
+    assert moved > 20, moved
 
 
 def test_levels_below_eight_never_take_matvec():
@@ -171,6 +190,17 @@ def test_c_aliases_d(splits, rng, set_knobs):
     c0 = c.copy()
     assert smemkit.sgemm(a, b, c, alpha=2.0, beta=0.5, out=c) is c
     check(c, a, b, c0, 2.0, 0.5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_level_nine_automatic_calls(layout, torch, poison, set_knobs):
+    """Level 9's short tiles past M = 32 as a user's call runs them (the tile kernel's edge rows)."""
+    set_knobs(sgemm_new_paths=9)
+    todo = [s for s in law(np.random.default_rng(910), 400, mmax=200) if s[0] > 32 and 1 <= s[0] % 64 <= 32]
+    todo = [s for s in todo if s[0] * s[1] * s[2] <= 2**27][:8] + [(68, 4282, 230), (92, 1147, 401)]
+    for M, N, K in todo:
+        check_torch_calls(torch, M, N, K, M * 13 + N, layout)
 
 
 @pytest.mark.gpu

@@ -271,6 +271,9 @@ static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64
  * (~0.8 us loaded), 1 us of fixed work.  sgemm_matvec_split takes the least priced S (ties: the smaller). */
 constexpr double kMvInflight = 32768.0, kMvBatchNs = 800.0, kMvFixedNs = 1000.0, kMvSliceNs = 30.0;
 constexpr int64_t kMvMaxM = 8; /* 8 < M <= 16: the short tile (level 4) keeps them */
+/* N <= 32: skinny-n keeps them (level 6's price, measured 1.8-1.9 of cuBLAS on seed 112's 14x7x16699, 10x25x4515,
+ * 6x15x19129); a 128-column strip would run a quarter of its lanes or fewer. */
+constexpr int64_t kMvMinN = 32;
 
 static double sgemm_matvec_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
 {
@@ -389,6 +392,16 @@ static int sgemm_tinyk_row(int64_t M, int64_t N, int sms, int level)
     return least && kConfigs[least].blocks(M, N) >= sms ? least : 0;
 }
 
+/* Level 9 (opt-in): the short tile past M = BM, where a 64-row tiling's last tile is mostly rows past M
+ * (M mod 64 in 1..BM): those rows cost a 64-row tile their FMAs for nothing, BM-row tiles stop at M
+ * rounded up to BM.  Seed 112: 68x4282x230 0.54, 74x1550x592 0.63, 92x9147x401 0.64 of cuBLAS on 64-row
+ * tiles (the second tile 4..28 rows of 64).  The model prices the two tilings (its blocks and their waves). */
+static bool sgemm_short_rows(int64_t M, int bm, int level)
+{
+    const int64_t rest = M % 64;
+    return level >= 9 && rest > 0 && rest <= bm;
+}
+
 /* Level 8: the MATVEC row with the least MS that holds M (none other offered with MS in [M, c.bm)). */
 static bool sgemm_least_matvec(const SgemmConfigEntry &c, int64_t M)
 {
@@ -414,7 +427,7 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
         if (e.kind == SGEMM_MATVEC) { /* level 8: M <= 8, the row of least MS that holds M (the rest: zeros) */
-            if (level < 8 || M > kMvMaxM || M > e.bm || !sgemm_least_matvec(e, M)) continue;
+            if (level < 8 || M > kMvMaxM || N <= kMvMinN || M > e.bm || !sgemm_least_matvec(e, M)) continue;
             double t = 1e301;
             const int64_t s = sgemm_matvec_split(e, M, N, K, sms, &t);
             if (t < best) best = t, *cfg_out = c, *splits_out = s;
@@ -425,7 +438,8 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
          * small-m, H100 2026-11-26) 32x128x16 beat skinny-m16 on 10 of 12 (16x2728x618 1.21 vs 0.75,
          * 13x560x54437 1.47 vs 0.92), lost 12x15169x4119 0.94 vs 0.96 and 16x3781x6332 1.05 vs 1.11; not yet
          * measured as the chooser's choice (bench_calls --ab sgemm_new_paths=4). */
-        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || M > e.bm || (level < 4 ? 2 * M <= e.bm : M <= 8)))
+        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || (M > e.bm && !sgemm_short_rows(M, e.bm, level)) ||
+                                                   (level < 4 ? 2 * M <= e.bm : M <= 8)))
             continue;
         /* level 4 (opt-in): no skinny-n for K <= 16 (a 256-deep k-tile for a dozen k): seed 31's 7620x25x12
          * and 12073x32x11 ran 0.41 and 0.35 of cuBLAS on it, 0.91 and 1.11 in 64x64x16 tiles (forced, same run) */

@@ -40,7 +40,8 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs];
  * (skinny-m/pf, skinny-n/pf) in place of the rows of the same kind and tile; 6 level 5 with the skinny-n rows
  * priced by waves of latency-bound blocks (choose.cu sgemm_skinny_n6_ns), their own K split, none for K under
  * one k-tile; 7 (the knob's default, launch.cu) chooses as 6 (its /pf rows load A through L1); 8 (opt-in) level 7
- * and the matrix-vector rows (matvec-m2 / -m4 / -m8, matvec.cuh) for M <= 8, priced by sgemm_matvec_ns. */
+ * and the matrix-vector rows (matvec-m2 / -m4 / -m8, matvec.cuh) for M <= 8, priced by sgemm_matvec_ns; 9 (opt-in)
+ * level 8 and the short tile past M = 32 where M mod 64 is 1..32 (choose.cu sgemm_short_rows). */
 void sgemm_resolve(int64_t M, int64_t N, int64_t K, int sms, int config, int splits, smk_sgemm_choice *ch,
                    int level = 3);
 

@@ -78,30 +78,27 @@ __device__ __forceinline__ void matvec_stream(const smk_sgemm_params &p, float (
 {
     constexpr int U = Cfg::U;
     const int lane = threadIdx.x & 31;
-    int k = k0;
 #pragma unroll 1
-    for (; k + U <= k1; k += U) { /* whole batches */
+    for (int k = k0; k < k1; k += U) { /* batches of U rows; the last one may hold fewer (n) */
+        const int n = min(U, k1 - k);    /* warp-uniform */
         float4 b[U];
         const float *row = bp + (int64_t)(k - k0) * p.ldb;
         if (!VEC && warp_in) { /* warp-uniform: rows off 16 bytes, the warp's 128 columns in range */
             float4 hi[U];
             int off[U];
+            /* rows past the batch's n re-read its first row (in range, cached) and are zeroed after */
 #pragma unroll
-            for (int u = 0; u < U; ++u) realign_load(row + (int64_t)u * p.ldb, lane, b[u], hi[u], off[u]);
+            for (int u = 0; u < U; ++u) realign_load(row + (int64_t)(u < n ? u : 0) * p.ldb, lane, b[u], hi[u], off[u]);
 #pragma unroll
-            for (int u = 0; u < U; ++u) b[u] = realign_finish(b[u], hi[u], off[u], lane);
+            for (int u = 0; u < U; ++u) {
+                b[u] = realign_finish(b[u], hi[u], off[u], lane);
+                if (u >= n) b[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+            }
         } else {
 #pragma unroll
-            for (int u = 0; u < U; ++u) b[u] = load4<VEC, true>(row + (int64_t)u * p.ldb, nvalid);
+            for (int u = 0; u < U; ++u) b[u] = load4<VEC, true>(row + (int64_t)u * p.ldb, u < n ? nvalid : 0);
         }
-        matvec_fma<Cfg>(acc, b, a0, p.lda, mrows, k, U, avec);
-    }
-    if (k < k1) { /* the ragged end: fewer than U rows */
-        float4 b[U];
-        const float *row = bp + (int64_t)(k - k0) * p.ldb;
-#pragma unroll
-        for (int u = 0; u < U; ++u) b[u] = load4<VEC, true>(row + (int64_t)u * p.ldb, k + u < k1 ? nvalid : 0);
-        matvec_fma<Cfg>(acc, b, a0, p.lda, mrows, k, k1 - k, avec);
+        matvec_fma<Cfg>(acc, b, a0, p.lda, mrows, k, n, avec);
     }
 }
 
