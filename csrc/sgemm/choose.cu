@@ -351,9 +351,33 @@ constexpr double kPadBytesPerNs = 2500.0, kPadShare = 0.1;
 constexpr double kPadLaunchNs = 3000.0;
 constexpr double kPadMaxBytes = 1024.0 * 1024.0 * 1024.0;
 
-int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
-                     bool dc_al)
+/* Level 10 (opt-in): the padded path against the scalar path's price.  Seed 112 (H100, level 7): of the 34 draws
+ * with K < 64 and M N >= 2^18 on one kernel, the 29 on the scalar path (any operand off 16 bytes: the kernel's VEC
+ * is all or nothing) wrote D at a median 541 GB/s (geomean 0.85 of cuBLAS; 419x5652x30 0.54 with only A's rows
+ * off 16 bytes), the 5 on float4 rows at 2093 GB/s (1.13).  Level 3's rule pads only where the copies cost under
+ * kPadShare of the model's time, which has no D-write term and prices both paths alike, so a 12 KB copy of A
+ * (one added kernel, priced 3 us) did not pay against a 20 us call.  Here:
+ *   scalar:  max(model + (kScalarSlow - 1) x its kernel work, launch + D bytes / kScalarDBytesPerNs)
+ *   padded:  max(model, launch + D bytes / kVecDBytesPerNs) + the copies' bytes + kPadKernelNs per added kernel
+ * and the padded path is taken when cheaper (temporaries within kPadMaxBytes).  kScalarSlow: the 0.8 of
+ * docs/RESULTS.md; kPadKernelNs: the 2-3 us of device time each added kernel took (docs/SGEMM_NOTES.md). */
+constexpr double kScalarSlow = 1.25, kScalarDBytesPerNs = 540.0, kVecDBytesPerNs = 2000.0, kPadKernelNs = 2500.0;
+
+static bool sgemm_pad_pays10(int64_t M, int64_t N, int64_t splits, double gemm_ns, double moved, int launches)
 {
+    const double d_bytes = 4.0 * (double)M * (double)N;
+    /* the slower loads stretch the kernel's work, not the model's launch and split terms */
+    const double core = fmax(0.0, gemm_ns - kLaunchNs - (splits > 1 ? kSplitNs : 0.0));
+    const double scalar = fmax(gemm_ns + (kScalarSlow - 1.0) * core, kLaunchNs + d_bytes / kScalarDBytesPerNs);
+    const double padded = fmax(gemm_ns, kLaunchNs + d_bytes / kVecDBytesPerNs) + moved / kPadBytesPerNs +
+                          launches * kPadKernelNs;
+    return padded < scalar;
+}
+
+int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
+                     bool dc_al, int level)
+{
+    level = level < 0 ? sgemm_new_paths() : level;
     if (ch.config <= 0 || ch.config >= kNumConfigs || kConfigs[ch.config].kind != SGEMM_TILE || K <= 0 || M <= 0 ||
         N <= 0 || (a_al && b_al && dc_al))
         return 0;
@@ -366,7 +390,9 @@ int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_c
         temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
     const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 3);
     const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
-    if (temp > kPadMaxBytes || moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
+    if (temp > kPadMaxBytes) return 0;
+    if (level >= 10) return sgemm_pad_pays10(M, N, ch.splits, gemm_ns, moved, launches) ? mask : 0;
+    if (moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
     return mask;
 }
 
@@ -555,6 +581,7 @@ extern "C" int smk_sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, in
     if (!mask || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
     smk_sgemm_choice ch;
     smk::sgemm_resolve(M, N, K, sms, 0, 0, &ch, smk::sgemm_new_paths());
-    *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0);
+    *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0,
+                                  smk::sgemm_new_paths());
     return 0;
 }
