@@ -51,11 +51,9 @@ def shapes():
 
 # ---- CPU ----------------------------------------------------------------------------------------------
 
-def test_knob_takes_six_and_seven_and_refuses_eight(set_knobs):
+def test_knob_takes_six_and_seven(set_knobs):
     set_knobs(sgemm_new_paths=6)
-    set_knobs(sgemm_new_paths=7)
-    with pytest.raises((ValueError, TypeError)):
-        set_knobs(sgemm_new_paths=8)
+    set_knobs(sgemm_new_paths=7)  # 8 (the matvec rows) and the bound: tests/test_sgemm_matvec.py
     assert _testing.KNOBS["sgemm_new_paths"] == 7  # the default since session 38's A/B
 
 

@@ -35,10 +35,11 @@ constexpr int cfg_kind() { return Cfg::KIND; }
 #define SMK_SGEMM_COST_ROW(NAME, KIND, ARGS, COST)                                                      \
     {NAME, SMK_SGEMM_CFG(KIND, ARGS)::TILE_M, SMK_SGEMM_CFG(KIND, ARGS)::TILE_N,                      \
      SMK_SGEMM_CFG(KIND, ARGS)::BK, SMK_SGEMM_CFG(KIND, ARGS)::MINBLOCKS, {SMK_SGEMM_UNPAREN COST},     \
-     cfg_kind<SMK_SGEMM_CFG(KIND, ARGS)>(), SMK_SGEMM_CFG(KIND, ARGS)::PF},
+     cfg_kind<SMK_SGEMM_CFG(KIND, ARGS)>(), SMK_SGEMM_CFG(KIND, ARGS)::PF,                              \
+     SMK_SGEMM_CFG(KIND, ARGS)::THREADS / 32},
 #define SMK_SGEMM_UNPAREN(...) __VA_ARGS__
 extern const SgemmConfigEntry kConfigs[kNumConfigs] = {
-    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0},
+    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0},
     SMK_SGEMM_CONFIGS(SMK_SGEMM_COST_ROW)
 };
 #undef SMK_SGEMM_COST_ROW
@@ -147,6 +148,8 @@ static double sgemm_stream_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, i
     return mem > fma ? mem : fma;
 }
 
+static double sgemm_matvec_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits);
+
 /* The model's time (ns) of config c over `splits` K slices (made exact), or a huge value when c cannot
  * run the shape (its grid does not fit) or is not offered at path level `level`.  priced: the level whose
  * prices apply (sgemm_auto prices every config as at level 2; < 0: level).  forced: a forced config's split
@@ -161,6 +164,7 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     sgemm_exact_split(K, c.bk, splits, &s, &chunk);
     const double split_ns =
         s > 1 ? kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+    if (c.kind == SGEMM_MATVEC) return sgemm_matvec_ns(c, M, N, K, sms, splits);
     if (c.kind == SGEMM_TINYK) { /* D written (and C read) at bytes_per_ns, or the FMAs if slower */
         if (chunk > c.bk) return 1e300; /* its register panel; deeper slices are forced-only */
         const double bytes = 4.0 * ((double)M * N + (double)M * K + (double)K * N);
@@ -250,6 +254,71 @@ static int64_t sgemm_skinny_n6_split(const SgemmConfigEntry &c, int64_t M, int64
     return best_s;
 }
 
+/* ---- Level 8 (issue 27, M <= 8): the matrix-vector rows (matvec.cuh), priced as a stream of B ----
+ * Seed 112 (H100, acceptance's timing): the M = 1..8 draws with N of a few thousand ran 0.35-0.64 of cuBLAS on
+ * 64-row tiles or skinny-m4/pf, each with a K split and its reduction (2-3 us); cuBLAS streams B once.  A
+ * matvec block is KW warps over one 128-column strip, each warp a range of the block's K slice in batches of
+ * U rows (U x 512 bytes in flight per warp), so its price is B's bytes at bytes_per_ns times the share of
+ * the bytes in flight one SM needs (kMvInflight: ~2x the bandwidth-latency product of an H100 SM, as
+ * configs.h reckons it), or the latency chain of its batches if longer:
+ *   rate:   bytes_per_ns x min(1, resident warps per SM x U x (a strip's columns) x 4 / kMvInflight)
+ *   chain:  waves x (batches per warp x kMvBatchNs + kMvFixedNs)   (the cross-warp sum, the epilogue)
+ *   split:  kSn6SplitNs + its workspace bytes (level 6's reduction price) + kMvSliceNs per slice: the reduction
+ *           sums a column's slices one after another (seed 112: 3.7 us at 125 slices, 9.1 at 245, 11.5 at 384,
+ *           20.3 at 652 of a few hundred columns)
+ * Resident blocks per SM: MINBLOCKS (the rows' registers, ptxas: 85-173 per thread, fill about that).
+ * Constants not yet fitted (no device run of this kernel yet): the DRAM round trip of one batch
+ * (~0.8 us loaded), 1 us of fixed work.  sgemm_matvec_split takes the least priced S (ties: the smaller). */
+constexpr double kMvInflight = 32768.0, kMvBatchNs = 800.0, kMvFixedNs = 1000.0, kMvSliceNs = 30.0;
+constexpr int64_t kMvMaxM = 8; /* 8 < M <= 16: the short tile (level 4) keeps them */
+/* N <= 32: skinny-n keeps them (level 6's price, measured 1.8-1.9 of cuBLAS on seed 112's 14x7x16699, 10x25x4515,
+ * 6x15x19129); a 128-column strip would run a quarter of its lanes or fewer. */
+constexpr int64_t kMvMinN = 32;
+
+static double sgemm_matvec_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits)
+{
+    const long long tiles = c.blocks(M, N);
+    if (tiles <= 0 || c.kind != SGEMM_MATVEC || c.cost.bytes_per_ns <= 0 || M > c.bm) return 1e300;
+    int64_t s = 1, chunk = K;
+    sgemm_exact_split(K, c.bk, splits, &s, &chunk);
+    const long long blocks = tiles * s, slots = (long long)sms * c.minblocks;
+    const long long waves = (blocks + slots - 1) / slots;
+    const double resident = (double)(blocks < slots ? blocks : slots) / sms; /* blocks per SM */
+    const double cols = (double)N / (double)((N + c.bn - 1) / c.bn); /* a strip's columns on average, <= 128 */
+    const double inflight = resident * c.warps * c.bk * cols * 4.0;    /* a warp's batch: U rows of its strip */
+    const double share = inflight < kMvInflight ? inflight / kMvInflight : 1.0;
+    const double bytes = 4.0 * ((double)K * N + (double)M * K + (double)M * N);
+    const double mem = bytes / (c.cost.bytes_per_ns * (share > 0 ? share : 1e-9));
+    const int64_t per_warp = ((chunk + c.warps - 1) / c.warps + 3) / 4 * 4;
+    const double chain = (double)waves * ((double)((per_warp + c.bk - 1) / c.bk) * kMvBatchNs + kMvFixedNs);
+    const double split_ns = s > 1 ? kSn6SplitNs + kMvSliceNs * (double)s +
+                                        (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs
+                                  : 0.0;
+    return kLaunchNs + split_ns + (mem > chain ? mem : chain);
+}
+
+/* Level 8's split of a matvec grid: S = 1 up to the deepest that keeps a warp at least one batch and the grid
+ * within 8 waves, the least priced (ties: the smaller S).  *t_out: its price. */
+static int64_t sgemm_matvec_split(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, double *t_out)
+{
+    const long long tiles = c.blocks(M, N);
+    int64_t best_s = 1;
+    double best = 1e301;
+    if (tiles > 0) {
+        const int64_t rows = (int64_t)c.warps * c.bk; /* k per block with one batch per warp */
+        int64_t hi = (K + rows - 1) / rows;
+        const int64_t waves8 = (8LL * sms * c.minblocks + tiles - 1) / tiles;
+        hi = hi < waves8 ? hi : waves8;
+        hi = hi < kMaxSplits ? hi : kMaxSplits;
+        for (int64_t s = 1; s <= (hi > 1 ? hi : 1); s++) {
+            const double t = sgemm_matvec_ns(c, M, N, K, sms, s);
+            if (t < best) best = t, best_s = s;
+        }
+    }
+    if (t_out) *t_out = best;
+    return best_s;
+}
+
 /* The most K slices whose (exact) slices are none shallower than kMinSliceK but the last: the largest S
  * with sgemm_exact_split's k_chunk >= kMinSliceK (whole k-tiles: K = 256 in 16-deep k-tiles gives 6
  * slices of 48, where K / kMinSliceK would say 5), at least 1. */
@@ -282,9 +351,33 @@ constexpr double kPadBytesPerNs = 2500.0, kPadShare = 0.1;
 constexpr double kPadLaunchNs = 3000.0;
 constexpr double kPadMaxBytes = 1024.0 * 1024.0 * 1024.0;
 
-int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
-                     bool dc_al)
+/* Level 10 (opt-in): the padded path against the scalar path's price.  Seed 112 (H100, level 7): of the 34 draws
+ * with K < 64 and M N >= 2^18 on one kernel, the 29 on the scalar path (any operand off 16 bytes: the kernel's VEC
+ * is all or nothing) wrote D at a median 541 GB/s (geomean 0.85 of cuBLAS; 419x5652x30 0.54 with only A's rows
+ * off 16 bytes), the 5 on float4 rows at 2093 GB/s (1.13).  Level 3's rule pads only where the copies cost under
+ * kPadShare of the model's time, which has no D-write term and prices both paths alike, so a 12 KB copy of A
+ * (one added kernel, priced 3 us) did not pay against a 20 us call.  Here:
+ *   scalar:  max(model + (kScalarSlow - 1) x its kernel work, launch + D bytes / kScalarDBytesPerNs)
+ *   padded:  max(model, launch + D bytes / kVecDBytesPerNs) + the copies' bytes + kPadKernelNs per added kernel
+ * and the padded path is taken when cheaper (temporaries within kPadMaxBytes).  kScalarSlow: the 0.8 of
+ * docs/RESULTS.md; kPadKernelNs: the 2-3 us of device time each added kernel took (docs/SGEMM_NOTES.md). */
+constexpr double kScalarSlow = 1.25, kScalarDBytesPerNs = 540.0, kVecDBytesPerNs = 2000.0, kPadKernelNs = 2500.0;
+
+static bool sgemm_pad_pays10(int64_t M, int64_t N, int64_t splits, double gemm_ns, double moved, int launches)
 {
+    const double d_bytes = 4.0 * (double)M * (double)N;
+    /* the slower loads stretch the kernel's work, not the model's launch and split terms */
+    const double core = fmax(0.0, gemm_ns - kLaunchNs - (splits > 1 ? kSplitNs : 0.0));
+    const double scalar = fmax(gemm_ns + (kScalarSlow - 1.0) * core, kLaunchNs + d_bytes / kScalarDBytesPerNs);
+    const double padded = fmax(gemm_ns, kLaunchNs + d_bytes / kVecDBytesPerNs) + moved / kPadBytesPerNs +
+                          launches * kPadKernelNs;
+    return padded < scalar;
+}
+
+int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
+                     bool dc_al, int level)
+{
+    level = level < 0 ? sgemm_new_paths() : level;
     if (ch.config <= 0 || ch.config >= kNumConfigs || kConfigs[ch.config].kind != SGEMM_TILE || K <= 0 || M <= 0 ||
         N <= 0 || (a_al && b_al && dc_al))
         return 0;
@@ -297,7 +390,9 @@ int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_c
         temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
     const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 3);
     const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
-    if (temp > kPadMaxBytes || moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
+    if (temp > kPadMaxBytes) return 0;
+    if (level >= 10) return sgemm_pad_pays10(M, N, ch.splits, gemm_ns, moved, launches) ? mask : 0;
+    if (moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
     return mask;
 }
 
@@ -323,6 +418,26 @@ static int sgemm_tinyk_row(int64_t M, int64_t N, int sms, int level)
     return least && kConfigs[least].blocks(M, N) >= sms ? least : 0;
 }
 
+/* Level 9 (opt-in): the short tile past M = BM, where a 64-row tiling's last tile is mostly rows past M
+ * (M mod 64 in 1..BM): those rows cost a 64-row tile their FMAs for nothing, BM-row tiles stop at M
+ * rounded up to BM.  Seed 112: 68x4282x230 0.54, 74x1550x592 0.63, 92x9147x401 0.64 of cuBLAS on 64-row
+ * tiles (the second tile 4..28 rows of 64).  The model prices the two tilings (its blocks and their waves). */
+static bool sgemm_short_rows(int64_t M, int bm, int level)
+{
+    const int64_t rest = M % 64;
+    return level >= 9 && rest > 0 && rest <= bm;
+}
+
+/* Level 8: the MATVEC row with the least MS that holds M (none other offered with MS in [M, c.bm)). */
+static bool sgemm_least_matvec(const SgemmConfigEntry &c, int64_t M)
+{
+    for (int i = 1; i < kNumConfigs; i++) {
+        const SgemmConfigEntry &o = kConfigs[i];
+        if (o.kind == SGEMM_MATVEC && o.cost.bytes_per_ns > 0 && o.bm >= M && o.bm < c.bm) return false;
+    }
+    return true;
+}
+
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
  * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
  * one to four full waves, at most sgemm_deepest.  Ties keep the earlier config / smaller S: the same
@@ -337,12 +452,20 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         const long long tiles = e.blocks(M, N);
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
+        if (e.kind == SGEMM_MATVEC) { /* level 8: M <= 8, the row of least MS that holds M (the rest: zeros) */
+            if (level < 8 || M > kMvMaxM || N <= kMvMinN || M > e.bm || !sgemm_least_matvec(e, M)) continue;
+            double t = 1e301;
+            const int64_t s = sgemm_matvec_split(e, M, N, K, sms, &t);
+            if (t < best) best = t, *cfg_out = c, *splits_out = s;
+            continue;
+        }
         /* short tiles (BM < 64, level 3): only for BM/2 < M <= BM (below, the skinny-m rows hold M); level 4
          * (opt-in): for 8 < M <= BM.  Forced on seed 31's 8 < M <= 16 draws (bench/timing/probe_mv.py --set
          * small-m, H100 2026-11-26) 32x128x16 beat skinny-m16 on 10 of 12 (16x2728x618 1.21 vs 0.75,
          * 13x560x54437 1.47 vs 0.92), lost 12x15169x4119 0.94 vs 0.96 and 16x3781x6332 1.05 vs 1.11; not yet
          * measured as the chooser's choice (bench_calls --ab sgemm_new_paths=4). */
-        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || M > e.bm || (level < 4 ? 2 * M <= e.bm : M <= 8)))
+        if (e.kind == SGEMM_TILE && e.bm < 64 && (level < 3 || (M > e.bm && !sgemm_short_rows(M, e.bm, level)) ||
+                                                   (level < 4 ? 2 * M <= e.bm : M <= 8)))
             continue;
         /* level 4 (opt-in): no skinny-n for K <= 16 (a 256-deep k-tile for a dozen k): seed 31's 7620x25x12
          * and 12073x32x11 ran 0.41 and 0.35 of cuBLAS on it, 0.91 and 1.11 in 64x64x16 tiles (forced, same run) */
@@ -386,6 +509,7 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
     const SgemmConfigEntry &e = kConfigs[cfg];
     const long long tiles = e.blocks(M, N);
     int64_t s = 1;
+    if (e.kind == SGEMM_MATVEC) return sgemm_matvec_split(e, M, N, K, sms, NULL); /* any level, forced */
     if (level >= 6 && e.kind == SGEMM_SKINNY_N && e.cost.bytes_per_ns > 0 && K >= e.bk)
         return sgemm_skinny_n6_split(e, M, N, K, sms, NULL); /* level 6: by waves (above) */
     if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
@@ -457,6 +581,7 @@ extern "C" int smk_sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, in
     if (!mask || M < 0 || N < 0 || K < 0 || sms < 1) return -1;
     smk_sgemm_choice ch;
     smk::sgemm_resolve(M, N, K, sms, 0, 0, &ch, smk::sgemm_new_paths());
-    *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0);
+    *mask = smk::sgemm_pad_choice(M, N, K, sms, ch, a_aligned != 0, b_aligned != 0, dc_aligned != 0,
+                                  smk::sgemm_new_paths());
     return 0;
 }

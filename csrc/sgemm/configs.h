@@ -85,7 +85,10 @@
     X("skinny-m/pf4",   SKINNY_M, (  8,  64,  4, 128, 3, 1),               (0, 0, 0, 0))                 \
     X("skinny-n/pf",    SKINNY_N, (  8,   4, 256, 128, 3, 1),              (0, 0.5, 0.0, 1800.0))        \
     X("skinny-n/pf2",   SKINNY_N, (  8,   4, 256, 128, 2, 1),              (0, 0, 0, 0))                 \
-    X("skinny-m4/pf",   SKINNY_M, (  4,  64,  8,  64, 4, 1),               (0, 0.15, 0.5, 2500.0))
+    X("skinny-m4/pf",   SKINNY_M, (  4,  64,  8,  64, 4, 1),               (0, 0.15, 0.5, 2500.0))       \
+    X("matvec-m2",      MATVEC,   (  2,   8, 16, 1),                      (0, 0, 0, 2800.0))            \
+    X("matvec-m4",      MATVEC,   (  4,   8, 16, 1),                      (0, 0, 0, 2800.0))            \
+    X("matvec-m8",      MATVEC,   (  8,   4,  8, 2),                      (0, 0, 0, 2800.0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */
@@ -106,6 +109,7 @@
 #define SMK_SGEMM_CFG_SKINNY_M(...) ::smk::SkinnyMCfg<__VA_ARGS__>
 #define SMK_SGEMM_CFG_SKINNY_N(...) ::smk::SkinnyNCfg<__VA_ARGS__>
 #define SMK_SGEMM_CFG_TINYK(...) ::smk::TinyKCfg<__VA_ARGS__>
+#define SMK_SGEMM_CFG_MATVEC(...) ::smk::MatVecCfg<__VA_ARGS__>
 
 /* Rasterisation of the tile kernel: consecutive blocks walk down GROUP_M block-rows before moving one
  * block-column right (common/raster.cuh). */
@@ -126,7 +130,7 @@ SMK_HD smk_tile smk_sgemm_tile(int layout, int log2_cols)
 
 namespace smk {
 
-enum SgemmKind { SGEMM_TILE = 0, SGEMM_SKINNY_M = 1, SGEMM_SKINNY_N = 2, SGEMM_TINYK = 3 };
+enum SgemmKind { SGEMM_TILE = 0, SGEMM_SKINNY_M = 1, SGEMM_SKINNY_N = 2, SGEMM_TINYK = 3, SGEMM_MATVEC = 4 };
 
 constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x >> 1); }
 constexpr bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
@@ -241,6 +245,27 @@ struct TinyKCfg {
     static constexpr int BK = KMAX, STAGES = 0;
     static constexpr int TILE_M = RW * (THREADS / 32), TILE_N = 128;
     static_assert(THREADS % 32 == 0, "whole warps");
+};
+
+/*
+ * MATVEC (matvec.cuh): M <= MS, D's rows in registers, B streamed once; sgemm_new_paths level 8.
+ * MS        rows of D per block (the chooser offers a row only for M <= MS: one M tile).
+ * U         B rows per batch: U independent 16-byte loads in flight per thread.  BK = U for the K split
+ *           arithmetic (a slice starts on a multiple of 4 k: A's float4 loads stay on 16 bytes).
+ * KW        warps per block, each a range of the block's K slice over the same 128 columns; their sums
+ *           meet in shared memory once per block ((KW - 1) x MS rows of 128 floats).
+ * MINBLOCKS __launch_bounds__ min blocks per SM.
+ */
+template <int MS_, int U_, int KW_, int MINBLOCKS_>
+struct MatVecCfg {
+    static constexpr int KIND = SGEMM_MATVEC;
+    static constexpr int PF = 0; /* see SkinnyMCfg */
+    static constexpr int MS = MS_, U = U_, KW = KW_, MINBLOCKS = MINBLOCKS_;
+    static constexpr int THREADS = 32 * KW, BK = U, STAGES = 0;
+    static constexpr int TILE_M = MS, TILE_N = 128; /* a warp's 32 lanes x float4 */
+    static_assert(U % 4 == 0, "A is read as float4 of k");
+    static_assert(KW >= 2 && (KW - 1) * MS * 128 * 4 + (KW - 1) * MS * 16 <= 48 * 1024,
+                  "the cross-warp sum fits static shared memory in every layout");
 };
 
 } /* namespace smk */

@@ -22,7 +22,9 @@ struct SgemmSlice {
     int64_t d_stride;
 };
 
-/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 7 (the default) level 6 with
+/* The A/B switch of issue 27's paths (smk_sgemm_set_new_paths, launch.cu), a level: 9 (opt-in) level 8 and the short
+ * tile past M = 32 where M mod 64 is 1..32; 8 (opt-in) level 7 and the matvec rows for M <= 8 (matvec.cuh, choose.cu);
+ * 7 (the default) level 6 with
  * the skinny-n "/pf" rows' scalar A loads allocating in L1 (skinny.cu, skinny_n.cuh RA 2); 6 level 5 with
  * skinny-n priced by waves (its split; none for K under one k-tile: choose.cu sgemm_skinny_n6_ns); 5 level 4 and
  * the skinny rows whose warps load the next batch of the streamed operand before this one's FMAs

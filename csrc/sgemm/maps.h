@@ -116,6 +116,17 @@ inline size_t sgemm_smem_bytes()
            sizeof(float);
 }
 
+/* matvec (MatVecCfg, matvec.cuh): the cross-warp sum, (KW - 1) x MS rows of 128 floats; warp w > 0's
+ * row m of partial sums, the lane's float4. */
+template <class Cfg>
+struct MatVecMap {
+    SMK_HD static smk_tile red_tile(int layout) { return smk_sgemm_tile(layout, 7); } /* 128 columns */
+    SMK_HD static int red_offset(smk_tile t, int w, int m, int lane)
+    {
+        return smk_tile_offset(t, (w - 1) * Cfg::MS + m, 4 * lane); /* [0, (KW - 1) * MS rows) x [0, 128) */
+    }
+};
+
 } /* namespace smk */
 
 #endif

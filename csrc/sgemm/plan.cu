@@ -202,6 +202,32 @@ static int tinyk_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
+/* The matrix-vector kernel (matvec.cuh): no k-tiles; once per block and K slice, warps 1..KW-1 store their
+ * MS rows of partial sums and warp 0 loads them all (both LDS/STS.128 of one 512-byte row per warp). */
+template <class Cfg>
+static int matvec_block_plan(int layout, smk_plan *plan)
+{
+    const smk_tile TR = MatVecMap<Cfg>::red_tile(layout);
+    const int n = (Cfg::KW - 1) * Cfg::MS; /* per warp: stores by each warp w > 0, loads by warp 0 */
+    plan_access(&plan->acc[0], "partial-sum store (STS.128, warps 1..KW-1, Red[(w-1)*MS+m][4*lane])", 16, 1, n);
+    plan_access(&plan->acc[1], "partial-sum load (LDS.128, warp 0)", 16, 0, n);
+    if (plan->acc[0].addr && plan->acc[1].addr)
+        for (int lane = 0; lane < 32; lane++) {
+            int i = 0;
+            for (int w = 1; w < Cfg::KW; w++)
+                for (int m = 0; m < Cfg::MS; m++, i++) {
+                    plan->acc[0].addr[(long long)i * 32 + lane] = 4LL * MatVecMap<Cfg>::red_offset(TR, w, m, lane);
+                    plan->acc[1].addr[(long long)i * 32 + lane] = 4LL * MatVecMap<Cfg>::red_offset(TR, w, m, lane);
+                }
+        }
+    plan->n = 2;
+    plan->threads = Cfg::THREADS;
+    plan->smem_bytes = smk_tile_elems(TR, n) * (int)sizeof(float);
+    snprintf(plan->config, sizeof plan->config, "matvec %dx%d block tile, %d warps over K, %d B rows per batch",
+             Cfg::MS, Cfg::TILE_N, Cfg::KW, Cfg::U);
+    return 0;
+}
+
 /* A row's block plan and how its accesses repeat.  store_after_last: each block of each K slice
  * stores one shared group after its last k-tile (every kernel's main loop); once_accesses: the block
  * plan's last accesses run once per block and K slice, not per k-tile (the tile kernel's fragment row
@@ -220,6 +246,8 @@ struct SgemmPlanEntry {
 #define SMK_SGEMM_PLAN_ONCE_SKINNY_N 0
 #define SMK_SGEMM_PLAN_FN_TINYK(...) tinyk_block_plan<TinyKCfg<__VA_ARGS__>>
 #define SMK_SGEMM_PLAN_ONCE_TINYK 0
+#define SMK_SGEMM_PLAN_FN_MATVEC(...) matvec_block_plan<MatVecCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_ONCE_MATVEC 2
 static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
 
 } /* namespace smk */

@@ -1,10 +1,11 @@
-/* sgemm/skinny.cu -- the memory-bound kernels (skinny_m.cuh, skinny_n.cuh) of every SKINNY_M / SKINNY_N
- * row of configs.h, every layout and VEC path, and their launch functions (launch.h). */
+/* sgemm/skinny.cu -- the memory-bound kernels (skinny_m.cuh, skinny_n.cuh, matvec.cuh) of every SKINNY_M /
+ * SKINNY_N / MATVEC row of configs.h, every layout and VEC path, and their launch functions (launch.h). */
 #include <cuda_runtime.h>
 
 #include "runtime.h"
 #include "sgemm/configs.h"
 #include "sgemm/launch.h"
+#include "sgemm/matvec.cuh"
 #include "sgemm/skinny_m.cuh"
 #include "sgemm/skinny_n.cuh"
 
@@ -18,7 +19,9 @@ int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int sp
     if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
     const dim3 grid((unsigned)blocks, (unsigned)splits);
     /* rows off 16 bytes: the re-aligned stream, unless the A/B knob asks for the scalar path */
-    if constexpr (Cfg::KIND == SGEMM_SKINNY_M) {
+    if constexpr (Cfg::KIND == SGEMM_MATVEC) {
+        matvec_kernel<Cfg, LAYOUT, VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+    } else if constexpr (Cfg::KIND == SGEMM_SKINNY_M) {
         if (!VEC && sgemm_new_paths())
             skinny_m_kernel<Cfg, LAYOUT, VEC, !VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
         else
@@ -58,6 +61,7 @@ int skinny_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int sp
 #define SMK_SGEMM_ROW_SKINNY_M(ARGS) SMK_SGEMM_SKINNY_INSTANCES(SKINNY_M, ARGS)
 #define SMK_SGEMM_ROW_SKINNY_N(ARGS) SMK_SGEMM_SKINNY_INSTANCES(SKINNY_N, ARGS)
 #define SMK_SGEMM_ROW_TINYK(ARGS)
+#define SMK_SGEMM_ROW_MATVEC(ARGS) SMK_SGEMM_SKINNY_INSTANCES(MATVEC, ARGS)
 #define SMK_SGEMM_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_ROW_##KIND(ARGS)
 SMK_SGEMM_CONFIGS(SMK_SGEMM_ROW)
 

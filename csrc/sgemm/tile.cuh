@@ -435,6 +435,7 @@ int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_M(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_N(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_TINYK(LAYOUT, ARGS)
+#define SMK_SGEMM_TILE_INSTANCES_MATVEC(LAYOUT, ARGS)
 
 } /* namespace smk */
 

@@ -50,6 +50,7 @@ int tinyk_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int spl
 #define SMK_SGEMM_ROW_TILE(ARGS)
 #define SMK_SGEMM_ROW_SKINNY_M(ARGS)
 #define SMK_SGEMM_ROW_SKINNY_N(ARGS)
+#define SMK_SGEMM_ROW_MATVEC(ARGS)
 #define SMK_SGEMM_ROW_TINYK(ARGS)                                                                         \
     SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_NAIVE, false) SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_NAIVE, true)       \
     SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_PAD, false) SMK_SGEMM_TINYK_INSTANCE(ARGS, SMK_PAD, true)           \
