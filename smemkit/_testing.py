@@ -110,7 +110,7 @@ KNOBS = {
     "gemm16_mv_level": 3,
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
-    "sgemm_new_paths": 7,  # 0..10: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price
+    "sgemm_new_paths": 7,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "pdl": 0,
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)

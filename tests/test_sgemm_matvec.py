@@ -50,7 +50,7 @@ def shapes():
 def test_knob_takes_eight_and_nine(set_knobs):
     set_knobs(sgemm_new_paths=8)
     set_knobs(sgemm_new_paths=9)  # 10 and the bound: tests/test_sgemm_pad_price.py
-    assert _testing.KNOBS["sgemm_new_paths"] == 7  # levels 8..10 are opt-in until the lead's A/B
+    assert _testing.KNOBS["sgemm_new_paths"] == 7  # levels 8..11 are opt-in (seed 123's A/B: SGEMM_NOTES)
 
 
 def test_only_m_up_to_eight_moves_and_takes_the_least_ms():
@@ -82,6 +82,22 @@ def test_level_nine_moves_only_short_rows_past_32():
         elif n9 != n8:
             moved += 1
             assert n9[0] == "32x128x16", (s, n8, n9)
+    assert moved > 20, moved
+
+
+def test_level_eleven_is_level_nines_short_tile_without_matvec():
+    """Level 11 = 7 plus level 9's short tile: never a matvec row, level 7's choice wherever level 9 did not move
+    a draw to the short tile, and the short tile wherever it did (the matvec rows aside, below M = 33)."""
+    rng = np.random.default_rng(1111)
+    moved = 0
+    for s in law(rng, 1500, mmax=400) + shapes()[:500]:
+        n7, n9, n11 = choose(s, 7), choose(s, 9), choose(s, 11)
+        assert not n11[0].startswith("matvec"), (s, n11)
+        if s[0] <= 32 or not 1 <= s[0] % 64 <= 32:
+            assert n11 == n7, (s, n7, n11)
+        else:
+            assert n11 == n9, (s, n9, n11)
+            moved += n11 != n7
     assert moved > 20, moved
 
 
@@ -199,6 +215,17 @@ def test_level_nine_automatic_calls(layout, torch, poison, set_knobs):
     todo = [s for s in todo if s[0] * s[1] * s[2] <= 2**27][:8] + [(68, 4282, 230), (92, 1147, 401)]
     for M, N, K in todo:
         check_torch_calls(torch, M, N, K, M * 13 + N, layout)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_level_eleven_automatic_calls(layout, torch, poison, set_knobs):
+    """Level 11 (the short tile without the matvec rows) as a user's call runs it."""
+    set_knobs(sgemm_new_paths=11)
+    todo = [s for s in law(np.random.default_rng(911), 400, mmax=200) if s[0] > 32 and 1 <= s[0] % 64 <= 32]
+    todo = [s for s in todo if s[0] * s[1] * s[2] <= 2**27][:6] + [(68, 5201, 121), (3, 9983, 211)]
+    for M, N, K in todo:
+        check_torch_calls(torch, M, N, K, M * 17 + N, layout)
 
 
 @pytest.mark.gpu

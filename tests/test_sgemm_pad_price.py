@@ -45,10 +45,11 @@ def shapes():
     return law(rng, 1500) + law(rng, 500, kmax=128)
 
 
-def test_knob_takes_ten_and_refuses_eleven(set_knobs):
+def test_knob_takes_ten_and_eleven_and_refuses_twelve(set_knobs):
     set_knobs(sgemm_new_paths=10)
+    set_knobs(sgemm_new_paths=11)  # 11: level 9's short tile alone (test_sgemm_matvec.py)
     with pytest.raises((ValueError, TypeError)):
-        set_knobs(sgemm_new_paths=11)
+        set_knobs(sgemm_new_paths=12)
 
 
 def test_mask_properties():

@@ -93,10 +93,10 @@ def test_level_five_replaces_the_skinny_rows_and_keeps_level_four_otherwise(set_
     assert took["skinny-M"] > 50 and took["skinny-N"] > 50, took
 
 
-def test_level_is_clamped_to_ten(set_knobs):
-    set_knobs(sgemm_new_paths=10)  # 6, 7: tests/test_sgemm_skinny_waves.py; 8, 9: test_sgemm_matvec.py; 10: test_sgemm_pad_price.py
+def test_level_is_clamped_to_eleven(set_knobs):
+    set_knobs(sgemm_new_paths=11)  # 6, 7: test_sgemm_skinny_waves.py; 8, 9, 11: test_sgemm_matvec.py; 10: test_sgemm_pad_price.py
     with pytest.raises((ValueError, TypeError)):
-        set_knobs(sgemm_new_paths=11)
+        set_knobs(sgemm_new_paths=12)
 
 
 PLAN_SHAPES = [(1, 2048, 3001), (3, 1000, 517), (8, 777, 2049), (1, 1, 5003), (4096, 1, 4096), (999, 3, 1025)]

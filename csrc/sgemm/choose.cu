@@ -391,7 +391,7 @@ int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_c
     const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 3);
     const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
     if (temp > kPadMaxBytes) return 0;
-    if (level >= 10) return sgemm_pad_pays10(M, N, ch.splits, gemm_ns, moved, launches) ? mask : 0;
+    if (level == 10) return sgemm_pad_pays10(M, N, ch.splits, gemm_ns, moved, launches) ? mask : 0;
     if (moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
     return mask;
 }
@@ -422,6 +422,8 @@ static int sgemm_tinyk_row(int64_t M, int64_t N, int sms, int level)
  * (M mod 64 in 1..BM): those rows cost a 64-row tile their FMAs for nothing, BM-row tiles stop at M
  * rounded up to BM.  Seed 112: 68x4282x230 0.54, 74x1550x592 0.63, 92x9147x401 0.64 of cuBLAS on 64-row
  * tiles (the second tile 4..28 rows of 64).  The model prices the two tilings (its blocks and their waves). */
+/* Level 11 (opt-in): level 9's short tile alone, without level 8's matvec rows (seed 123: the matvec rows
+ * lost to the skinny-m rows on long streams of B, the short tile won). */
 static bool sgemm_short_rows(int64_t M, int bm, int level)
 {
     const int64_t rest = M % 64;
@@ -453,7 +455,7 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         if (tiles <= 0 || (e.cost.fma_per_ns <= 0 && e.cost.bytes_per_ns <= 0)) continue;
         if (e.kind == SGEMM_TINYK) continue; /* by rule only (sgemm_resolve) */
         if (e.kind == SGEMM_MATVEC) { /* level 8: M <= 8, the row of least MS that holds M (the rest: zeros) */
-            if (level < 8 || M > kMvMaxM || N <= kMvMinN || M > e.bm || !sgemm_least_matvec(e, M)) continue;
+            if (level < 8 || level == 11 || M > kMvMaxM || N <= kMvMinN || M > e.bm || !sgemm_least_matvec(e, M)) continue;
             double t = 1e301;
             const int64_t s = sgemm_matvec_split(e, M, N, K, sms, &t);
             if (t < best) best = t, *cfg_out = c, *splits_out = s;
