@@ -232,7 +232,10 @@ PyDoc_STRVAR(set_knob_doc,
 "first 32-byte sector on, whole aligned words, for a single uint8 matrix of at least 16 MiB whose sides\n"
 "both span at least 1.5 KB; 4: also float32 ones with sides of at least 1 KB (explain() off ncu there);\n"
 "0: never;\n"
-"1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch),\n"
+"1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch;\n"
+"5: 3's gate for uint8 and float16 matrices, on the sector kernel that loads its band last (64 registers,\n"
+"no spill); 6: 5 and batches, each matrix's sides by 3's rule and the whole call at least 16 MiB;\n"
+"7 (tests): as 2, the uint8 and float16 ones on that kernel),\n"
 "'transpose_mid' (0, the default: the 1- and 2-byte tiled kernel's edge tiles move element by element;\n"
 "1: as whole words clipped to the matrix where the rows' columns are contiguous),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
@@ -294,7 +297,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);
-    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 4)
+    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7)
         smk_transpose_set_sector(v);
     else if (strcmp(name, "transpose_mid") == 0 && (v == 0 || v == 1))
         smk_transpose_set_mid(v);

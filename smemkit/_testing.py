@@ -100,7 +100,7 @@ KNOBS = {
     "transpose_odd_path": 1,
     "transpose_skinny": 3,
     "transpose_group": 8,
-    "transpose_sector": 3,
+    "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 0,  # 1: edge words (csrc/transpose/configs.h mid_fits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,

@@ -9,6 +9,8 @@
  *                with the bank arithmetic of naive / pad / swizzle
  *   global.cuh   the global side: Args, a block's place, the whole / odd-pitch / edge load and store paths
  *   kernel.cuh   the tiled kernel, as the parts above in order
+ *   sector.cuh   the tiled kernel's sector store (parts 4 and 5 on each output row's 32-byte sectors)
+ *   sector_kernel.cuh the sector store's own kernel for 1- and 2-byte elements: the band loaded last
  *   skinny.cuh   the skinny kernel: one side of at most 32 elements, a TR x TC element tile staged in
  *                shared memory so that both global sides are whole runs along the long side
  *   skinny_vec.cuh the word-wise skinny kernel: 1- and 2-byte elements, one side of at most 64, every
@@ -145,7 +147,7 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  * span at least kSectorMinSideSub bytes (rows: the output pitch, cols: the input row) in a call of at least
  * kSectorMinBytes; 4: 3, and single float32 matrices whose sides both span kSectorMinSide bytes (faster, but
  * explain() is off Nsight Compute's shared loads there: 1.9% at 45 tile rows, 8-16% at 5); 2-byte elements
- * never (their sector kernel spills), batches never; 0: never.  A pure function of the shape, the output's
+ * never in 1-4 (their SEC kernel spills), batches never; 5 and 6 below (float16, batches); 0: never.  A pure function of the shape, the output's
  * address and the mode.
  *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37" and
  *   "Session 38"): the sector store pays a band of extra input rows per tile, each output row's head in
@@ -166,14 +168,26 @@ constexpr int64_t kSectorMinSide = 1024;
 constexpr int64_t kSectorMinSideSub = 1536;
 constexpr int64_t kSectorMinBytes = 16 << 20;
 
+/* Modes 5 and 6 (session 39, for the lead's A/B): the 1- and 2-byte shapes go to transpose_sector_kernel
+ * (sector_kernel.cuh: the band's unit loaded after the main units are parked, 64 registers and no spill for
+ * both widths, where transpose_kernel<.., SEC> takes 76 for 1 byte and spills 8 bytes for 2).  5: mode 3's
+ * gate (a single matrix, both sides >= kSectorMinSideSub bytes, >= kSectorMinBytes a call) for 1- and
+ * 2-byte elements; 6: 5 and batches, each matrix's sides by the same rule and the whole call's bytes
+ * (batch * rows * cols * esz) >= kSectorMinBytes.  float32 stays off in both (mode 4 is its level).  7 (tests):
+ * as 2 (every width, pitch and batch), the 1- and 2-byte ones on transpose_sector_kernel. */
 inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t batch, uint64_t out, int mode)
 {
-    if (mode < 1 || mode > 4 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
+    if (mode < 1 || mode > 7 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 4)
         return false;
     const int64_t esz = kWidths[wi].esz;
     if (mode == 1 && (esz != 4 || rows * esz < kSectorMinPitch))
         return false;
-    if (mode >= 3) {
+    if (mode == 5 || mode == 6) {
+        const int64_t nb = mode == 6 ? batch : 1; // the call was sized: no overflow
+        if (esz > 2 || (batch != 1 && mode == 5) || rows * esz < kSectorMinSideSub ||
+            cols * esz < kSectorMinSideSub || nb * rows * cols * esz < kSectorMinBytes)
+            return false;
+    } else if (mode == 3 || mode == 4) {
         const int64_t side = esz < 4 ? kSectorMinSideSub : kSectorMinSide;
         if (esz == 2 || (esz == 4 && mode == 3) || batch != 1 || rows * esz < side || cols * esz < side ||
             rows * cols * esz < kSectorMinBytes) // the call was sized: no overflow
@@ -181,6 +195,10 @@ inline bool sector_fits(int wi, int row, int64_t rows, int64_t cols, int64_t bat
     }
     return out % esz == 0 && !(out % 32 == 0 && (rows * esz) % 32 == 0);
 }
+
+/* Which sector kernel a sector_fits launch runs: transpose_sector_kernel (sector_kernel.cuh) for 1- and
+ * 2-byte elements in modes 5, 6 and 7, else transpose_kernel<.., SEC = true> (modes 1-4 unchanged). */
+inline bool sector_split(int esz, int mode) { return mode >= 5 && esz <= 2; }
 
 /* Edge words (transpose_kernel's MID; the knob transpose_mid) for a tiled launch of row `row` of kConfigs:
  * mode 1 takes the width's shipped row of 1- and 2-byte elements where the matrix has edge tiles (rows or

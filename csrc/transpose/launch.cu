@@ -13,6 +13,7 @@
 #include "api/transpose.h"
 #include "transpose/configs.h"
 #include "transpose/kernel.cuh"
+#include "transpose/sector_kernel.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_vec.cuh"
@@ -33,6 +34,19 @@ cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
     if (e != 0)
         return (cudaError_t)e;
     transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+    return cudaGetLastError();
+}
+
+/* The sector store's own kernel (sector_kernel.cuh; configs.h's sector_split): the tile and band of
+ * transpose_kernel<.., SEC = true>, the same shared bytes. */
+template <int L, int ESZ, int TILE, int ROWS>
+cudaError_t launch_sector(dim3 grid, cudaStream_t stream, const Args &a)
+{
+    constexpr int bytes = tile_bytes<ESZ, TILE>(L, TILE + ROWS);
+    const int e = smk::smem_optin<transpose_sector_kernel<L, ESZ, TILE, ROWS>>(bytes);
+    if (e != 0)
+        return (cudaError_t)e;
+    transpose_sector_kernel<L, ESZ, TILE, ROWS><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -57,7 +71,9 @@ volatile int g_raster_group = 8;
 
 /* The sector store (sector.cuh; configs.h's sector_fits): 3, the default, its size gate (a single uint8
  * matrix, both sides and the call big enough; 4 float32 too); 0 never, 1 4-byte
- * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B). */
+ * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B); 5
+ * mode 3's gate for uint8 and float16 on sector_kernel.cuh's kernel, 6 that and batches (session 39, A/B), 7
+ * as 2 with that kernel (tests). */
 volatile int g_sector_mode = 3;
 
 /* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
@@ -222,8 +238,12 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = g_raster_group;
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
-            if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode))
+            if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode)) {
+                if constexpr (kWidths[W].esz <= 2)
+                    if (sector_split(kWidths[W].esz, g_sector_mode))
+                        return launch_sector<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
                 return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, true>(grid, stream, a);
+            }
             if constexpr (kWidths[W].esz <= 2)
                 if (mid_fits(W, C, p->rows, p->cols, g_mid_mode))
                     return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, true>(grid, stream, a);

@@ -498,7 +498,8 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
                 const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, batch, rows, cols, plan);
                 tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
                 const size_t n = strlen(plan->config);
-                snprintf(plan->config + n, sizeof plan->config - n, ", sector store");
+                snprintf(plan->config + n, sizeof plan->config - n, ", sector store%s",
+                         sector_split(kWidths[W].esz, smk_transpose_sector_mode()) ? ", band loaded last" : "");
                 return own;
             }
         }

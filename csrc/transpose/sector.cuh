@@ -62,14 +62,18 @@ struct SectorStore {
     typedef SharedTile<L, ESZ, TILE, ROWS, N + 1> T;
     static_assert(ESZ <= 4 && sector_band_fits<ESZ, ROWS>(), "one band unit row per thread covers the shift");
 
-    /* Parts 4 and 5: word k of unit column uc = ty + j*ROWS is output row c0 + uc*E + k. */
-    template <class B>
+    /* Parts 4 and 5: word k of unit column uc = ty + j*ROWS is output row c0 + uc*E + k.  UJ: how far the
+     * loop over j is unrolled (N: whole; sector_kernel.cuh's float16 instance 2, which holds it to 64
+     * registers without spilling). */
+    template <int UJ = N, class B>
     static __device__ __forceinline__ void run(const W *tile, const B &b)
     {
         const int tx = B::tx(), ty = B::ty();
         const int64_t r0 = b.r0(), rows = b.rows;
+#pragma unroll 1
+        for (int j0 = 0; j0 < N; j0 += UJ) // UJ = N: one pass, the loop folds away
 #pragma unroll
-        for (int j = 0; j < N; j++)
+        for (int j = j0; j < j0 + UJ; j++)
 #pragma unroll
             for (int k = 0; k < P; k++) {
                 const int uc = ty + j * ROWS;                           // [0, TILE)

@@ -90,6 +90,19 @@ struct SharedTile {
                 tile[k * PLANE + smk_tile_offset(tl, Map::store_row(tx, ty, j), Map::store_col(tx, ty, j))] = w[j][k];
     }
 
+    /* Row store of NJ units only, the thread's units J0 .. J0 + NJ - 1 (w[j - J0]): the sector kernel parks its
+     * main units, then loads and parks the band's (sector_kernel.cuh).  The same offsets as store_rows. */
+    template <int J0, int NJ>
+    static __device__ __forceinline__ void store_units(W *tile, const W (&w)[NJ][P], int tx, int ty)
+    {
+        constexpr smk_tile tl = tile_geometry<ESZ, TILE>(L);
+#pragma unroll
+        for (int j = J0; j < J0 + NJ; j++)
+#pragma unroll
+            for (int k = 0; k < P; k++)
+                tile[k * PLANE + smk_tile_offset(tl, Map::store_row(tx, ty, j), Map::store_col(tx, ty, j))] = w[j - J0][k];
+    }
+
     /* Column read: thread (tx, ty) takes logical unit (tx, ty + j*ROWS) -- the access the layouts are
      * about (see the table above). */
     static __device__ __forceinline__ void load_columns(const W *tile, Regs<ESZ, TILE, ROWS, NB> &w, int tx, int ty)
