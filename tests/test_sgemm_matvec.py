@@ -207,25 +207,16 @@ def test_c_aliases_d(splits, rng, set_knobs):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("level", [9, 11])
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_level_nine_automatic_calls(layout, torch, poison, set_knobs):
-    """Level 9's short tiles past M = 32 as a user's call runs them (the tile kernel's edge rows)."""
-    set_knobs(sgemm_new_paths=9)
-    todo = [s for s in law(np.random.default_rng(910), 400, mmax=200) if s[0] > 32 and 1 <= s[0] % 64 <= 32]
-    todo = [s for s in todo if s[0] * s[1] * s[2] <= 2**27][:8] + [(68, 4282, 230), (92, 1147, 401)]
+def test_short_tile_automatic_calls(layout, level, torch, poison, set_knobs):
+    """Level 9's short tiles past M = 32 (and level 11's, the same tile without the matvec rows) as a user's
+    call runs them (the tile kernel's edge rows)."""
+    set_knobs(sgemm_new_paths=level)
+    todo = [s for s in law(np.random.default_rng(level + 901), 400, mmax=200) if s[0] > 32 and 1 <= s[0] % 64 <= 32]
+    todo = [s for s in todo if s[0] * s[1] * s[2] <= 2**27][:7] + [(68, 4282, 230), (92, 1147, 401), (3, 9983, 211)]
     for M, N, K in todo:
-        check_torch_calls(torch, M, N, K, M * 13 + N, layout)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("layout", LAYOUTS)
-def test_level_eleven_automatic_calls(layout, torch, poison, set_knobs):
-    """Level 11 (the short tile without the matvec rows) as a user's call runs it."""
-    set_knobs(sgemm_new_paths=11)
-    todo = [s for s in law(np.random.default_rng(911), 400, mmax=200) if s[0] > 32 and 1 <= s[0] % 64 <= 32]
-    todo = [s for s in todo if s[0] * s[1] * s[2] <= 2**27][:6] + [(68, 5201, 121), (3, 9983, 211)]
-    for M, N, K in todo:
-        check_torch_calls(torch, M, N, K, M * 17 + N, layout)
+        check_torch_calls(torch, M, N, K, M * level + N, layout)
 
 
 @pytest.mark.gpu
