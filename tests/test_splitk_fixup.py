@@ -30,7 +30,7 @@ def chain(M, N, S, bm, bn, threads):
     G = 2 if S >= 16 else 4 if S >= 8 else 8
     L = 32 // G
     groups = min(M, bm) * ((min(N, bn) + 3) // 4)
-    return math.ceil(groups / (threads // 32 * G)) * math.ceil(S / (4 * L))
+    return math.ceil(groups / (threads // 32 * G * 4)) * math.ceil(S / (2 * L))  # fixup.cuh kFixupBatches 4
 
 
 def test_every_tile_row_has_known_dims():
@@ -52,7 +52,8 @@ def test_the_gate_on_drawn_shapes(sms):
             bm, bn, th = DIMS[name]
             tiles = math.ceil(M / bm) * math.ceil(N / bn)
             assert g[2] == (tiles <= COUNTERS), (M, N, S, name)
-            assert g[1] == (tiles <= COUNTERS and chain(M, N, S, bm, bn, th) <= 8), (M, N, S, name)
+            small = S * min(M, bm) * min(N, bn) * 4 <= 192 << 10  # launch.cu kFixupMaxBytes
+            assert g[1] == (tiles <= COUNTERS and chain(M, N, S, bm, bn, th) <= 8 and small), (M, N, S, name)
 
 
 def test_the_gate_on_examples():

@@ -5,8 +5,8 @@
  * counter; the block that arrives last sums the S partials of its tile, applies alpha, beta * C and
  * stores D, and resets the counter to 0.  No second kernel, no shared memory.
  *
- * Bits: the last block runs reduce.cuh's reduce_batch on its tile's float4 groups with the separate
- * reduction's G for this S, so every output is the same sum in the same order as sgemm_reduce_kernel's
+ * Bits: the last block runs reduce.cuh's reduce_batches (reduce_batch's sums, kFixupBatches batches at
+ * once) on its tile's float4 groups with the separate reduction's G for this S, so every output is the same sum in the same order as sgemm_reduce_kernel's
  * (reduce_batch says why the order depends on S alone), whichever block arrives last: the result does
  * not depend on timing, and knob splitk_fixup 0 and 2 agree bit for bit.  The store is parts.cuh's
  * store4, the reduction's own.
@@ -22,7 +22,7 @@
  * that share it are ordered by their stream, so no two launches in flight count on one counter.
  *
  * Cost: the last block of a tile reads S partial tiles alone, after the others: reduce_batch batches
- * of G groups per warp, one after another.  The launcher takes this path only where the gate
+ * of G groups per warp, kFixupBatches at once.  The launcher takes this path only where the gate
  * (launch.cu smk_sgemm_fixup_gate) says the serial chain is short.
  */
 #ifndef SMK_SGEMM_FIXUP_CUH
@@ -36,6 +36,10 @@
 #include "sgemm/reduce.cuh"
 
 namespace smk {
+
+/* Batches of G groups a warp of the last block reduces at once (reduce_batches): 4 x 2 (its unroll) float4
+ * loads in flight per lane. */
+constexpr int kFixupBatches = 4;
 
 /* What the tile kernel needs to finish a split launch itself.  counters == NULL: no fixup (an unsplit
  * launch, or split partials for the separate reduction). */
@@ -79,11 +83,17 @@ __device__ __forceinline__ void sgemm_fixup_tile(const SgemmFixup &fx, const flo
         if (fx.vec) store4<true>(d, c, s, alpha, beta, valid);
         else store4<false>(d, c, s, alpha, beta, valid);
     };
-    for (int g0 = warp * G; g0 < groups; g0 += (THREADS / 32) * G) { /* uniform per warp */
-        const int g = g0 + tx;
-        const bool ok = g < groups;
-        const int64_t m = ok ? bm + g / cg : 0, n = ok ? bn + (int64_t)(g % cg) * 4 : 0;
-        reduce_batch(W, stride, ldw, fx.S, G, (int64_t)N, ok, m, n, store);
+    for (int g0 = warp * G * kFixupBatches; g0 < groups; g0 += (THREADS / 32) * G * kFixupBatches) { /* per warp */
+        bool ok[kFixupBatches];
+        int64_t m[kFixupBatches], n[kFixupBatches];
+#pragma unroll
+        for (int r = 0; r < kFixupBatches; ++r) {
+            const int g = g0 + r * G + tx;
+            ok[r] = g < groups;
+            m[r] = ok[r] ? bm + g / cg : 0;
+            n[r] = ok[r] ? bn + (int64_t)(g % cg) * 4 : 0;
+        }
+        reduce_batches<kFixupBatches>(W, stride, ldw, fx.S, G, (int64_t)N, ok, m, n, store);
     }
 }
 

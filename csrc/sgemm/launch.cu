@@ -173,12 +173,14 @@ static int launch_reduce(const smk_sgemm_params &q, const float *ws, int64_t str
     return e;
 }
 
-/* The fused fixup's serial chain bound (smk_sgemm_fixup_gate): the last block of a tile runs
- * ceil(groups / (warps * G)) batches of reduce_batch one after another, each ceil(S / L) loads per lane
- * in flight four at a time (its unroll), so about batches * ceil(S / 4L) dependent L2 round trips
- * (~0.2-0.3 us each on the H100) after the tile's other blocks finished.  The separate reduction's
- * smallest launches cost 2.1-2.3 us of device time (seed 112, H100): 8 round trips is about that. */
+/* The fused fixup's bounds (smk_sgemm_fixup_gate).  The last block of a tile runs ceil(groups / (warps * G
+ * * kFixupBatches)) rounds of fixup.cuh's reduce_batches one after another, each ceil(S / L) loads per
+ * lane, two iterations (8 float4) in flight: about rounds * ceil(S / 2L) dependent L2 round trips
+ * (~0.2-0.3 us each on the H100) after the tile's other blocks finished; and it reads S * rows * cols
+ * floats through one SM (~64 B per clock from L2, ~100 GB/s).  The separate reduction's smallest
+ * launches cost 2.1-2.3 us of device time (seed 112, H100): 8 round trips, or 192 KB, is about that. */
 constexpr int kFixupMaxChain = 8;
+constexpr int64_t kFixupMaxBytes = 192 << 10;
 
 /* The gate, pure: whether a split launch of `config` (a TILE row) over S slices of an M x N output
  * finishes itself (fixup.cuh) at knob level `knob` (0 never; 1 where the serial chain is at most
@@ -193,8 +195,9 @@ static int fixup_gate(int64_t M, int64_t N, int S, int config, int knob)
     if (knob >= 2) return 1;
     const int64_t G = reduce_groups_per_warp(S), L = 32 / G;
     const int64_t rows = M < d.bm ? M : d.bm, cols = N < d.bn ? N : d.bn, groups = rows * ((cols + 3) / 4);
-    const int64_t per_batch = (int64_t)(d.threads / 32) * G, batches = (groups + per_batch - 1) / per_batch;
-    return batches * ((S + 4 * L - 1) / (4 * L)) <= kFixupMaxChain;
+    const int64_t per_round = (int64_t)(d.threads / 32) * G * kFixupBatches;
+    const int64_t rounds = (groups + per_round - 1) / per_round;
+    return rounds * ((S + 2 * L - 1) / (2 * L)) <= kFixupMaxChain && (int64_t)S * rows * cols * 4 <= kFixupMaxBytes;
 }
 
 /* The split's D, C as the reduction stores them: sgemm_vec without A and B. */
