@@ -263,8 +263,9 @@ PyDoc_STRVAR(set_knob_doc,
 "'pdl' (0, the default: split-K reductions launch after their GEMM; 1: as programmatic dependent\n"
 "launches on sm_90, overlapping the GEMM's tail, whose wait a profiler counts as device time),\n"
 "'splitk_fixup' (0, the default: split-K's partial tiles summed by a separate reduction kernel; 1: by the\n"
-"last-arriving block of each tile inside the SGEMM tile kernel (sgemm/fixup.cuh) where smk_sgemm_fixup_gate\n"
-"says its serial chain is short; 2: on every tile split launch whose tiles fit the counters, for tests).");
+"last-arriving block of each tile inside the SGEMM tile kernel (sgemm/fixup.cuh) or the tensor-core GEMM's\n"
+"mma.sync kernel (gemm16/fixup.cuh) where smk_sgemm_fixup_gate / smk_gemm16_fixup_gate say its serial chain\n"
+"is short; 2: on every such split launch whose tiles fit the counters, for tests).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -346,6 +347,19 @@ static PyObject *py_sgemm_fixup_gate(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "LLiii:_sgemm_fixup_gate", &M, &N, &S, &config, &knob))
         return NULL;
     return PyLong_FromLong(smk_sgemm_fixup_gate(M, N, S, config, knob));
+}
+
+PyDoc_STRVAR(gemm16_fixup_gate_doc,
+"_gemm16_fixup_gate(M, N, S, variant, knob, /)\n--\n\n"
+"1 where a tensor-core GEMM split launch of variant `variant` (1..) over S K slices of an M x N output\n"
+"reduces in the mma.sync kernel (fused fixup) at splitk_fixup level `knob`, else 0 (pure: no GPU needed).");
+static PyObject *py_gemm16_fixup_gate(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0;
+    int S = 0, variant = 0, knob = 0;
+    if (!PyArg_ParseTuple(args, "LLiii:_gemm16_fixup_gate", &M, &N, &S, &variant, &knob))
+        return NULL;
+    return PyLong_FromLong(smk_gemm16_fixup_gate(M, N, S, variant, knob));
 }
 
 PyDoc_STRVAR(sgemm_pad_choice_doc,
@@ -466,6 +480,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_configs", py_configs, METH_O, configs_doc},
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},
     {"_sgemm_fixup_gate", py_sgemm_fixup_gate, METH_VARARGS, sgemm_fixup_gate_doc},
+    {"_gemm16_fixup_gate", py_gemm16_fixup_gate, METH_VARARGS, gemm16_fixup_gate_doc},
     {"_sgemm_pad_choice", py_sgemm_pad_choice, METH_VARARGS, sgemm_pad_choice_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},

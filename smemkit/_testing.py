@@ -106,7 +106,7 @@ KNOBS = {
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 7,  # 0..7: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default
     "pdl": 0,
-    "splitk_fixup": 0,  # 0..2: split-K's reduction kernel (0), fused into the tile kernel where the gate says (1), always (2)
+    "splitk_fixup": 0,  # 0..2: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels where the gates say (1), always (2)
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name

@@ -173,31 +173,13 @@ static int launch_reduce(const smk_sgemm_params &q, const float *ws, int64_t str
     return e;
 }
 
-/* The fused fixup's bounds (smk_sgemm_fixup_gate).  The last block of a tile runs ceil(groups / (warps * G
- * * kFixupBatches)) rounds of fixup.cuh's reduce_batches one after another, each ceil(S / L) loads per
- * lane, two iterations (8 float4) in flight: about rounds * ceil(S / 2L) dependent L2 round trips
- * (~0.2-0.3 us each on the H100) after the tile's other blocks finished; and it reads S * rows * cols
- * floats through one SM (~64 B per clock from L2, ~100 GB/s).  The separate reduction's smallest
- * launches cost 2.1-2.3 us of device time (seed 112, H100): 8 round trips, or 192 KB, is about that. */
-constexpr int kFixupMaxChain = 8;
-constexpr int64_t kFixupMaxBytes = 192 << 10;
-
 /* The gate, pure: whether a split launch of `config` (a TILE row) over S slices of an M x N output
- * finishes itself (fixup.cuh) at knob level `knob` (0 never; 1 where the serial chain is at most
- * kFixupMaxChain; 2 always), its tiles within the counters (SMK_RT_COUNTERS). */
+ * finishes itself (fixup.cuh) at knob level `knob`: common/splitk_fixup.cuh fixup_gate_model. */
 static int fixup_gate(int64_t M, int64_t N, int S, int config, int knob)
 {
-    if (knob <= 0 || config <= 0 || config >= kNumConfigs || S < 1 || M < 1 || N < 1) return 0;
+    if (config <= 0 || config >= kNumConfigs || kFixDims[config].bm <= 0 || kLaunchFix[config] == nullptr) return 0;
     const FixDims d = kFixDims[config];
-    if (d.bm <= 0 || kLaunchFix[config] == nullptr) return 0;
-    const long long tiles = sgemm_grid_blocks(d.bm, d.bn, M, N);
-    if (tiles <= 0 || tiles > SMK_RT_COUNTERS) return 0;
-    if (knob >= 2) return 1;
-    const int64_t G = reduce_groups_per_warp(S), L = 32 / G;
-    const int64_t rows = M < d.bm ? M : d.bm, cols = N < d.bn ? N : d.bn, groups = rows * ((cols + 3) / 4);
-    const int64_t per_round = (int64_t)(d.threads / 32) * G * kFixupBatches;
-    const int64_t rounds = (groups + per_round - 1) / per_round;
-    return rounds * ((S + 2 * L - 1) / (2 * L)) <= kFixupMaxChain && (int64_t)S * rows * cols * 4 <= kFixupMaxBytes;
+    return fixup_gate_model(M, N, S, d.bm, d.bn, d.threads, knob);
 }
 
 /* The split's D, C as the reduction stores them: sgemm_vec without A and B. */
@@ -336,6 +318,7 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 7 ? 7 : level; }
 
 extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 2 ? 2 : level; }
+extern "C" int smk_splitk_fixup(void) { return smk::g_fixup; }
 
 /* 1 where a split launch of config over S slices of M x N would finish in the tile kernel at knob
  * level `knob` (the gate, pure: no device); 0 where the separate reduction runs. */

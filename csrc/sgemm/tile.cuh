@@ -361,10 +361,11 @@ __device__ __forceinline__ void sgemm_tile_epilogue(
  *          loads / stores wherever all 4 elements are in range, predicated scalars elsewhere.
  * p        validated by smk_sgemm_launch; p.M, p.N, p.K < 2^31; p.K == 0 when alpha == 0.
  * slice    the K range of blockIdx.y and where its tile goes (SgemmSlice; one slice: the plain GEMM).
- * fx       counters != NULL: a split launch that finishes itself (fixup.cuh; p.D is the workspace).
+ * FIX, fx a split launch that finishes itself (fixup.cuh; p.D is the workspace, fx.counters set): its own
+ *          instantiation, so the others keep their registers (the fixup's code moved 128x64x8's allocation).
  * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
  */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool FIX>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     sgemm_kernel(const smk_sgemm_params p, const SgemmSlice slice, const SgemmFixup fx)
 {
@@ -412,7 +413,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     sgemm_stage_loop(ktiles, step);
     sgemm_tile_epilogue<Cfg, VEC>(p.D + blockIdx.y * slice.d_stride, p.ldd, p.C, p.ldc, p.alpha, p.beta, acc, M, N,
                                   bm + a_col, bn + b_col);
-    if (fx.counters != nullptr)
+    if constexpr (FIX)
         sgemm_fixup_tile<Cfg::THREADS, Cfg::BM, Cfg::BN>(fx, p.D, p.ldd, slice.d_stride, M, N, bm, bn);
 }
 
@@ -425,9 +426,16 @@ int tile_launch_fix(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
     const long long blocks = sgemm_grid_blocks(Cfg::TILE_M, Cfg::TILE_N, q.M, q.N);
     if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
     const size_t smem = sgemm_smem_bytes<Cfg, LAYOUT>();
-    const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC>>(smem);
-    if (e != 0) return e;
-    sgemm_kernel<Cfg, LAYOUT, VEC><<<dim3((unsigned)blocks, (unsigned)splits), Cfg::THREADS, smem, stream>>>(q, slice, fx);
+    const dim3 grid((unsigned)blocks, (unsigned)splits);
+    if (fx.counters) {
+        const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, true>>(smem);
+        if (e != 0) return e;
+        sgemm_kernel<Cfg, LAYOUT, VEC, true><<<grid, Cfg::THREADS, smem, stream>>>(q, slice, fx);
+    } else {
+        const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, false>>(smem);
+        if (e != 0) return e;
+        sgemm_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, smem, stream>>>(q, slice, fx);
+    }
     return (int)cudaGetLastError();
 }
 
