@@ -12,6 +12,7 @@
 #include "api/gemm16.h"
 #include "api/wgmma.h"
 #include "api/sgemm.h"
+#include "api/splitk.h"
 #include "api/transpose.h"
 #include "gemm16/matvec.h"
 #include "bench.h"
@@ -267,7 +268,11 @@ PyDoc_STRVAR(set_knob_doc,
 "not 16-byte aligned as re-aligned float4, K <= 16 may take the tiny-K kernel, the padded tile path);\n"
 "0: the paths before issue 27),\n"
 "'pdl' (0, the default: split-K reductions launch after their GEMM; 1: as programmatic dependent\n"
-"launches on sm_90, overlapping the GEMM's tail, whose wait a profiler counts as device time).");
+"launches on sm_90, overlapping the GEMM's tail, whose wait a profiler counts as device time),\n"
+"'splitk_fixup' (0, the default: split-K's partial tiles summed by a separate reduction kernel; 1: by the\n"
+"last-arriving block of each tile inside the SGEMM tile kernel (sgemm/fixup.cuh) or the tensor-core GEMM's\n"
+"mma.sync kernel (gemm16/fixup.cuh) where smk_sgemm_fixup_gate / smk_gemm16_fixup_gate say its serial chain\n"
+"is short; 2: on every such split launch whose tiles fit the counters, for tests).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -293,6 +298,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);
+    else if (strcmp(name, "splitk_fixup") == 0 && v >= 0 && v <= 2)
+        smk_sgemm_set_fixup(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 4)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
@@ -337,6 +344,33 @@ static PyObject *py_sgemm_choose(PyObject *module, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "_sgemm_choose(): M, N, K must be >= 0 and sms >= 1; got %lld, %lld, "
                             "%lld, %d", M, N, K, sms);
     return Py_BuildValue("si", smk_sgemm_config_name(ch.config), ch.splits);
+}
+
+PyDoc_STRVAR(sgemm_fixup_gate_doc,
+"_sgemm_fixup_gate(M, N, S, config, knob, /)\n--\n\n"
+"1 where an SGEMM split launch of tile config number `config` over S K slices of an M x N output reduces\n"
+"in the tile kernel (fused fixup) at splitk_fixup level `knob`, 0 where the separate reduction runs\n"
+"(smk_sgemm_fixup_gate, a pure function: no GPU needed).");
+static PyObject *py_sgemm_fixup_gate(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0;
+    int S = 0, config = 0, knob = 0;
+    if (!PyArg_ParseTuple(args, "LLiii:_sgemm_fixup_gate", &M, &N, &S, &config, &knob))
+        return NULL;
+    return PyLong_FromLong(smk_sgemm_fixup_gate(M, N, S, config, knob));
+}
+
+PyDoc_STRVAR(gemm16_fixup_gate_doc,
+"_gemm16_fixup_gate(M, N, S, variant, knob, /)\n--\n\n"
+"1 where a tensor-core GEMM split launch of variant `variant` (1..) over S K slices of an M x N output\n"
+"reduces in the mma.sync kernel (fused fixup) at splitk_fixup level `knob`, else 0 (pure: no GPU needed).");
+static PyObject *py_gemm16_fixup_gate(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0;
+    int S = 0, variant = 0, knob = 0;
+    if (!PyArg_ParseTuple(args, "LLiii:_gemm16_fixup_gate", &M, &N, &S, &variant, &knob))
+        return NULL;
+    return PyLong_FromLong(smk_gemm16_fixup_gate(M, N, S, variant, knob));
 }
 
 PyDoc_STRVAR(sgemm_pad_choice_doc,
@@ -456,6 +490,8 @@ PyMethodDef smk_tool_methods[] = {
     {"_bench", SMK_KW(py_bench), bench_doc},
     {"_configs", py_configs, METH_O, configs_doc},
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},
+    {"_sgemm_fixup_gate", py_sgemm_fixup_gate, METH_VARARGS, sgemm_fixup_gate_doc},
+    {"_gemm16_fixup_gate", py_gemm16_fixup_gate, METH_VARARGS, gemm16_fixup_gate_doc},
     {"_sgemm_pad_choice", py_sgemm_pad_choice, METH_VARARGS, sgemm_pad_choice_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},

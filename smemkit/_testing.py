@@ -82,7 +82,8 @@ import numbers
 from . import _C, _wgmma_plan
 from .bench import bench_configs
 
-__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "staging_info",
+__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "sgemm_fixup_gate",
+           "staging_info",
            "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
@@ -90,7 +91,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi,
-# sgemm/launch.cu g_new_paths, runtime.c g_pdl)
+# sgemm/launch.cu g_new_paths and g_fixup, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -112,6 +113,7 @@ KNOBS = {
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 7,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "pdl": 0,
+    "splitk_fixup": 0,  # 0..2: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels where the gates say (1), always (2)
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
@@ -186,6 +188,15 @@ def sgemm_choose(M, N, K, sms=None):
     """(config name, K slices) the SGEMM launch picks for M x N x K on `sms` SMs (None: this device's).
     A pure function of its arguments: no GPU needed when sms is given."""
     return _C._sgemm_choose(M, N, K, device_info()["sms"] if sms is None else sms)
+
+
+def sgemm_fixup_gate(M, N, S, config, knob=1):
+    """True where an SGEMM split launch of tile config `config` (a name or number) over S K slices of an
+    M x N output reduces inside the tile kernel at splitk_fixup level `knob` (sgemm/launch.cu's gate; pure,
+    no GPU); False where the separate reduction kernel runs."""
+    if isinstance(config, str):
+        config = bench_configs("sgemm").index(config)
+    return bool(_C._sgemm_fixup_gate(M, N, S, config, knob))
 
 
 def wgmma_launches():

@@ -24,10 +24,21 @@ namespace g16 {
 struct KSlice {
     int64_t k_chunk, stride;
 };
+/* Split-K's fused reduction (gemm16/fixup.cuh, knob splitk_fixup): counters != NULL makes the last block
+ * of each tile reduce the S partials into the call's D (as gemm16_reduce.cu does); zero: no fixup. */
+struct G16Fixup {
+    unsigned *counters; /* one per tile (blockIdx.x), zero at launch: counters.h */
+    void *D;            /* the call's output and C (2-byte, or fp32 where out_f32), leading dimensions */
+    const void *C;
+    int64_t ldd, ldc;
+    float alpha, beta;
+    int S, G, out_f32; /* slices, reduce_groups_per_warp(S), fp32 output */
+};
 struct LaunchHow {
     int fastu, splits;
     KSlice ks;
     int epi;
+    G16Fixup fx; /* zero (the aggregate initialisers leave it so): no fixup */
 };
 
 template <class C, int LAYOUT, int SID>

@@ -16,7 +16,10 @@
 #include "layout.h"
 #include "matvec.h"
 #include "api/gemm16.h"
+#include "api/splitk.h"
 #include "api/wgmma.h"
+#include "common/splitk_fixup.cuh"
+#include "counters.h"
 #include "tiles.h"
 
 namespace smk {
@@ -94,8 +97,22 @@ static int launch_pre28(smk_gemm16_params q, int sid, bool vec, int sms, cudaStr
     return e;
 }
 
+/* The fused reduction's gate (knob splitk_fixup; common/splitk_fixup.cuh fixup_gate_model) for a split
+ * launch of `variant` over S slices of an M x N output: 1 where the last block of each tile reduces. */
+static int fixup_gate(int64_t M, int64_t N, int S, int variant, int knob)
+{
+    switch (variant) {
+#define SMK_G16_FIX_CASE(n, V, name) case n: return fixup_gate_model(M, N, S, V::BM, V::BN, V::THREADS, knob);
+    SMK_G16_VARIANTS(SMK_G16_FIX_CASE)
+#undef SMK_G16_FIX_CASE
+    default: return 0;
+    }
+}
+
 /* Split-K: ch.splits fp32 partial tiles into a stream-ordered workspace on `stream`, then the
- * reduction (gemm16_reduce.cu) into D; the workspace freed on `stream` behind them. */
+ * reduction (gemm16_reduce.cu) into D; the workspace freed on `stream` behind them.  Where the gate
+ * says, the mma.sync kernel's last block per tile reduces instead (fixup.cuh), counting on the stream's
+ * counters (counters.h; none there: the separate reduction). */
 static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk_gemm16_choice &ch,
                         cudaStream_t stream)
 {
@@ -111,9 +128,13 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     w.alpha = 1.f;
     w.beta = 0.f;
     w.out_f32 = 1;
-    const LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0}; /* fp32 partials: the register epilogue */
+    LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0, {}}; /* fp32 partials: the register epilogue */
+    unsigned *counters = fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()) ? smk_rt_counters(stream) : NULL;
+    if (counters)
+        how.fx = {counters, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta, ch.splits, reduce_groups_per_warp(ch.splits),
+                  q.out_f32 ? 1 : 0};
     int e = launch_variant(ch.variant, w, sid, vec, how, stream);
-    if (e == (int)cudaSuccess)
+    if (e == (int)cudaSuccess && !counters)
         e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, stream);
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
     return e;
@@ -167,6 +188,11 @@ static int prepare(const smk_gemm16_params *p, smk_gemm16_params *q, int *sid, b
 
 } /* namespace g16 */
 } /* namespace smk */
+
+extern "C" int smk_gemm16_fixup_gate(int64_t M, int64_t N, int S, int variant, int knob)
+{
+    return smk::g16::fixup_gate(M, N, S, variant, knob);
+}
 
 extern "C" int smk_gemm16_num_variants(void) { return smk::g16::kNumVariants; }
 

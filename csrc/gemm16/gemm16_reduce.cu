@@ -17,6 +17,7 @@
 #include "dispatch.h"
 #include "sgemm/reduce.cuh"
 #include "epilogue.cuh"
+#include "fixup.cuh"
 #include "runtime.h"
 
 namespace smk {
@@ -31,23 +32,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     pdl_wait_prerequisites(); /* the GEMM grid's partial tiles are complete and visible */
     const float alpha = p.alpha, beta = p.beta;
     reduce_walk(W, slice_stride, ldw, S, G, p.M, p.N, [&](int64_t m, int64_t n, float4 s, int valid) {
-        const float v[4] = {s.x, s.y, s.z, s.w};
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            if (i >= valid)
-                break;
-            const int64_t dof = m * p.ldd + n + i, cof = m * p.ldc + n + i;
-            float x = alpha * v[i];
-            if (OUT == 2) {
-                if (beta != 0.f)
-                    x = fmaf(beta, ((const float *)p.C)[cof], x);
-                ((float *)p.D)[dof] = x;
-            } else {
-                if (beta != 0.f)
-                    x = fmaf(beta, to_f<OUT == 1>(((const unsigned short *)p.C)[cof]), x);
-                ((unsigned short *)p.D)[dof] = from_f<OUT == 1>(x);
-            }
-        }
+        reduce_store<OUT>(p.D, p.C, p.ldd, p.ldc, alpha, beta, m, n, s, valid); /* fixup.cuh: shared with the fused path */
     });
 }
 

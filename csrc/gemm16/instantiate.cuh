@@ -14,19 +14,27 @@
 namespace smk {
 namespace g16 {
 
-template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
-int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream)
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC, bool FIX>
+int launch_fix(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream)
 {
     using S = Smem<C, LAYOUT, SID>;
     const int64_t blocks = ((q.M + C::BM - 1) / C::BM) * ((q.N + C::BN - 1) / C::BN);
     if (blocks <= 0 || blocks > INT_MAX || how.splits < 1 || how.splits > 65535)
         return (int)cudaErrorInvalidValue;
-    auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC>;
-    const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC>>(S::BYTES);
+    auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX>;
+    const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX>>(S::BYTES);
     if (e)
         return e;
-    kern<<<dim3((unsigned)blocks, (unsigned)how.splits), C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks, how.epi);
+    kern<<<dim3((unsigned)blocks, (unsigned)how.splits), C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks, how.epi, how.fx);
     return (int)cudaGetLastError();
+}
+
+/* The kernel with split-K's fused reduction where how.fx.counters is set (kernel.cuh FIX), else without. */
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
+int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream)
+{
+    return how.fx.counters ? launch_fix<C, LAYOUT, SID, BF16, VEC, true>(q, how, stream)
+                           : launch_fix<C, LAYOUT, SID, BF16, VEC, false>(q, how, stream);
 }
 
 template <class C, int LAYOUT, int SID>

@@ -179,6 +179,7 @@ struct WarpMma {
 #include "load_staged.cuh"
 #include "epilogue.cuh"
 #include "epilogue_rows.cuh"
+#include "fixup.cuh"
 
 namespace smk {
 namespace g16 {
@@ -204,10 +205,11 @@ __device__ __forceinline__ smk_gemm16_params k_slice(const smk_gemm16_params &p,
 /* ---- the kernel: tile position -> load path's main loop (warp MMA inside) -> epilogue ---------------
  * VEC: rows 16-byte aligned (AsyncLoad), else StagedLoad; fastu: variant 5's (and variant 0's in-place)
  * funnel-shift loads; ks: the K slice of blockIdx.y (unused when gridDim.y == 1); epi: the staged row
- * epilogue (epilogue_rows.cuh) where D is 2-byte and beta == 0 (split-K's fp32 partials: registers). */
-template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
+ * epilogue (epilogue_rows.cuh) where D is 2-byte and beta == 0 (split-K's fp32 partials: registers);
+ * FIX, fx: split-K's fused reduction (fixup.cuh), its own instantiation (the others keep their registers). */
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC, bool FIX>
 __global__ void __launch_bounds__(C::THREADS, C::MINB)
-    gemm16_kernel(const smk_gemm16_params p0, int fastu, const KSlice ks, int epi)
+    gemm16_kernel(const smk_gemm16_params p0, int fastu, const KSlice ks, int epi, const G16Fixup fx)
 {
     const smk_gemm16_params p = k_slice(p0, ks);
     using S = Smem<C, LAYOUT, SID>;
@@ -235,6 +237,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
         epilogue_rows<C, LAYOUT, BF16>(p, acc, bm, bn, warp, lane, sbase);
     else
         epilogue<C, BF16>(p, acc, bm, bn, warp, lane);
+    if constexpr (FIX) /* a split launch that finishes itself (fx.counters set): fixup.cuh */
+        g16_fixup_tile<C::THREADS, C::BM, C::BN, BF16>(fx, (const float *)p0.D, p0.ldd, ks.stride, p0.M, p0.N, bm, bn);
 }
 
 } /* namespace g16 */

@@ -1,6 +1,7 @@
 /*
  * sgemm/launch.cu -- smk_sgemm_launch: argument preparation, the choice (choose.cu), the launch table of
- * every config of configs.h, and split-K's workspace and reduction (reduce.cuh).
+ * every config of configs.h, and split-K's workspace and reduction (reduce.cuh, or fused into the tile
+ * kernel: fixup.cuh, knob splitk_fixup).
  *
  * Rules: the launcher validates params (cudaErrorInvalidValue), returns the first CUDA error, checks
  * cudaGetLastError after every launch, never exits; the only allocation is split-K's stream-ordered
@@ -14,9 +15,11 @@
 #include "common/gemm_args.h"
 #include "common/launch.h"
 #include "api/sgemm.h"
+#include "counters.h"
 #include "runtime.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/fixup.cuh"
 #include "sgemm/launch.h"
 #include "sgemm/reduce.cuh"
 
@@ -28,6 +31,11 @@ namespace smk {
  * 0.981 / 0.948 -> 0.954; docs/SGEMM_NOTES.md. */
 static volatile int g_new_paths = 7;
 int sgemm_new_paths() { return g_new_paths; }
+
+/* smk_sgemm_set_fixup (knob splitk_fixup): 0 (the default) split-K's separate reduction kernel; 1 the
+ * tile kernel's fused fixup (fixup.cuh) where smk_sgemm_fixup_gate says; 2 on every tile split launch
+ * whose tiles fit the counters (tests). */
+static volatile int g_fixup = 0;
 
 typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 
@@ -64,6 +72,48 @@ int launch_any(const smk_sgemm_params &q, bool vec, const SgemmSlice &slice, int
 #define SMK_SGEMM_LAUNCH_ROW(NAME, KIND, ARGS, COST) launch_any<SMK_SGEMM_CFG(KIND, ARGS)>,
 const cfg_launch_fn kLaunch[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_LAUNCH_ROW)};
 #undef SMK_SGEMM_LAUNCH_ROW
+
+/* The fused split launches of the TILE rows (fixup.cuh); the other rows have none (nullptr). */
+typedef int (*fix_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, const SgemmFixup &,
+                             cudaStream_t);
+template <class Cfg, int LAYOUT>
+int fix_layout(const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, const SgemmFixup &fx, cudaStream_t st)
+{
+    return vec ? tile_launch_fix<Cfg, LAYOUT, true>(q, s, S, fx, st) : tile_launch_fix<Cfg, LAYOUT, false>(q, s, S, fx, st);
+}
+template <class Cfg>
+constexpr fix_launch_fn fix_entry()
+{
+    if constexpr (Cfg::KIND == SGEMM_TILE) {
+        return [](const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, const SgemmFixup &fx,
+                  cudaStream_t st) -> int {
+            switch (q.layout) {
+            case SMK_NAIVE: return fix_layout<Cfg, SMK_NAIVE>(q, vec, s, S, fx, st);
+            case SMK_PAD: return fix_layout<Cfg, SMK_PAD>(q, vec, s, S, fx, st);
+            case SMK_SWIZZLE: return fix_layout<Cfg, SMK_SWIZZLE>(q, vec, s, S, fx, st);
+            default: return (int)cudaErrorInvalidValue;
+            }
+        };
+    } else {
+        return nullptr;
+    }
+}
+/* Block tile and threads of each row for the gate (bm 0: not a TILE row). */
+struct FixDims {
+    int bm, bn, threads;
+};
+template <class Cfg>
+constexpr FixDims fix_dims()
+{
+    if constexpr (Cfg::KIND == SGEMM_TILE) return FixDims{Cfg::BM, Cfg::BN, Cfg::THREADS};
+    else return FixDims{0, 0, 0};
+}
+#define SMK_SGEMM_FIX_ROW(NAME, KIND, ARGS, COST) fix_entry<SMK_SGEMM_CFG(KIND, ARGS)>(),
+const fix_launch_fn kLaunchFix[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_FIX_ROW)};
+#undef SMK_SGEMM_FIX_ROW
+#define SMK_SGEMM_DIMS_ROW(NAME, KIND, ARGS, COST) fix_dims<SMK_SGEMM_CFG(KIND, ARGS)>(),
+const FixDims kFixDims[kNumConfigs] = {{0, 0, 0}, SMK_SGEMM_CONFIGS(SMK_SGEMM_DIMS_ROW)};
+#undef SMK_SGEMM_DIMS_ROW
 
 /* Every pointer the kernel touches 16-byte aligned and every leading dimension a multiple of 4. */
 static bool sgemm_vec(const smk_sgemm_params &q)
@@ -123,8 +173,27 @@ static int launch_reduce(const smk_sgemm_params &q, const float *ws, int64_t str
     return e;
 }
 
+/* The gate, pure: whether a split launch of `config` (a TILE row) over S slices of an M x N output
+ * finishes itself (fixup.cuh) at knob level `knob`: common/splitk_fixup.cuh fixup_gate_model. */
+static int fixup_gate(int64_t M, int64_t N, int S, int config, int knob)
+{
+    if (config <= 0 || config >= kNumConfigs || kFixDims[config].bm <= 0 || kLaunchFix[config] == nullptr) return 0;
+    const FixDims d = kFixDims[config];
+    return fixup_gate_model(M, N, S, d.bm, d.bn, d.threads, knob);
+}
+
+/* The split's D, C as the reduction stores them: sgemm_vec without A and B. */
+static bool out_vec(const smk_sgemm_params &q)
+{
+    smk_sgemm_params r = q;
+    r.K = 0;
+    return sgemm_vec(r);
+}
+
 /* Split-K: S partial tiles into a stream-ordered fp32 workspace on `stream`, then the reduction
- * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation). */
+ * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation).
+ * Where the gate says, the tile kernel's last block per tile reduces instead (fixup.cuh), counting on
+ * the stream's counters (runtime.c smk_rt_counters; none there: the separate reduction). */
 static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, bool pdl,
                         cudaStream_t stream)
 {
@@ -139,8 +208,16 @@ static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, i
     w.alpha = 1.f;
     w.beta = 0.f;
     const SgemmSlice slice = {(int)ch.k_chunk, stride};
-    int e = kLaunch[ch.config](w, sgemm_vec(w), slice, ch.splits, stream);
-    if (e == cudaSuccess) e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, sms, pdl, stream);
+    unsigned *counters = fixup_gate(q.M, q.N, ch.splits, ch.config, g_fixup) ? smk_rt_counters(stream) : NULL;
+    int e;
+    if (counters) {
+        const SgemmFixup fx = {counters, q.D,      q.C, q.ldd, q.ldc, q.alpha, q.beta, ch.splits,
+                               reduce_groups_per_warp(ch.splits), (int)out_vec(q)};
+        e = kLaunchFix[ch.config](w, sgemm_vec(w), slice, ch.splits, fx, stream);
+    } else {
+        e = kLaunch[ch.config](w, sgemm_vec(w), slice, ch.splits, stream);
+        if (e == cudaSuccess) e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, sms, pdl, stream);
+    }
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
     return e;
 }
@@ -239,3 +316,13 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
 }
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
+
+extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 2 ? 2 : level; }
+extern "C" int smk_splitk_fixup(void) { return smk::g_fixup; }
+
+/* 1 where a split launch of config over S slices of M x N would finish in the tile kernel at knob
+ * level `knob` (the gate, pure: no device); 0 where the separate reduction runs. */
+extern "C" int smk_sgemm_fixup_gate(int64_t M, int64_t N, int S, int config, int knob)
+{
+    return smk::fixup_gate(M, N, S, config, knob);
+}

@@ -266,7 +266,8 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     if (rc != 0)
         return rc;
     /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
-     * The split-K reduction uses no shared memory, so this is the launch's whole shared traffic. */
+     * The split-K reduction, separate (reduce.cuh) or fused into the tile kernel (fixup.cuh, knob splitk_fixup),
+     * uses no shared memory, so this is the launch's whole shared traffic. */
     const long long tiles = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
     const long long full = (long long)(ch.splits - 1), last_k = K - full * ch.k_chunk;
     const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;

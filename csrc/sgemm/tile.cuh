@@ -19,7 +19,8 @@
  * arbitrary (64-bit offsets).
  *
  * Split-K is a launch-level choice (choose.cu): grid (tiles, S), block (x, z) runs the same kernel
- * over K slice z into an fp32 workspace, and reduce.cuh's kernel sums the S partials.  The kernel only
+ * over K slice z into an fp32 workspace, and reduce.cuh's kernel sums the S partials, or (knob
+ * splitk_fixup, launch.cu's gate) the last block of each tile does, in this kernel (fixup.cuh).  The kernel only
  * gains a K range (SgemmSlice); its shared-memory traffic per k-tile is unchanged, so explain()'s plan
  * is the unsplit one with the blocks of every slice.
  *
@@ -62,6 +63,7 @@
 #include "layout.h"
 #include "runtime.h"
 #include "sgemm/configs.h"
+#include "sgemm/fixup.cuh"
 #include "sgemm/launch.h"
 #include "sgemm/maps.h"
 #include "sgemm/parts.cuh"
@@ -359,11 +361,13 @@ __device__ __forceinline__ void sgemm_tile_epilogue(
  *          loads / stores wherever all 4 elements are in range, predicated scalars elsewhere.
  * p        validated by smk_sgemm_launch; p.M, p.N, p.K < 2^31; p.K == 0 when alpha == 0.
  * slice    the K range of blockIdx.y and where its tile goes (SgemmSlice; one slice: the plain GEMM).
+ * FIX, fx a split launch that finishes itself (fixup.cuh; p.D is the workspace, fx.counters set): its own
+ *          instantiation, so the others keep their registers (the fixup's code moved 128x64x8's allocation).
  * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
  */
-template <class Cfg, int LAYOUT, bool VEC>
+template <class Cfg, int LAYOUT, bool VEC, bool FIX>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
-    sgemm_kernel(const smk_sgemm_params p, const SgemmSlice slice)
+    sgemm_kernel(const smk_sgemm_params p, const SgemmSlice slice, const SgemmFixup fx)
 {
     constexpr int BK = Cfg::BK, A_LOADS = Cfg::A_LOADS, B_LOADS = Cfg::B_LOADS;
     constexpr int FM = Cfg::WMITER * Cfg::TM, FN = Cfg::WNITER * Cfg::TN; /* outputs per thread */
@@ -409,20 +413,37 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     sgemm_stage_loop(ktiles, step);
     sgemm_tile_epilogue<Cfg, VEC>(p.D + blockIdx.y * slice.d_stride, p.ldd, p.C, p.ldc, p.alpha, p.beta, acc, M, N,
                                   bm + a_col, bn + b_col);
+    if constexpr (FIX)
+        sgemm_fixup_tile<Cfg::THREADS, Cfg::BM, Cfg::BN>(fx, p.D, p.ldd, slice.d_stride, M, N, bm, bn);
 }
 
 /* One launch of sgemm_kernel<Cfg, LAYOUT, VEC>: grid (tiles, splits), dynamic shared memory opted in
- * above 48 KB once per device (common/launch.h).  Instantiated by tile_<layout>.cu. */
+ * above 48 KB once per device (common/launch.h); fx as the kernel's.  Instantiated by tile_<layout>.cu. */
 template <class Cfg, int LAYOUT, bool VEC>
-int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
+int tile_launch_fix(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, const SgemmFixup &fx,
+                    cudaStream_t stream)
 {
     const long long blocks = sgemm_grid_blocks(Cfg::TILE_M, Cfg::TILE_N, q.M, q.N);
     if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
     const size_t smem = sgemm_smem_bytes<Cfg, LAYOUT>();
-    const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC>>(smem);
-    if (e != 0) return e;
-    sgemm_kernel<Cfg, LAYOUT, VEC><<<dim3((unsigned)blocks, (unsigned)splits), Cfg::THREADS, smem, stream>>>(q, slice);
+    const dim3 grid((unsigned)blocks, (unsigned)splits);
+    if (fx.counters) {
+        const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, true>>(smem);
+        if (e != 0) return e;
+        sgemm_kernel<Cfg, LAYOUT, VEC, true><<<grid, Cfg::THREADS, smem, stream>>>(q, slice, fx);
+    } else {
+        const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, false>>(smem);
+        if (e != 0) return e;
+        sgemm_kernel<Cfg, LAYOUT, VEC, false><<<grid, Cfg::THREADS, smem, stream>>>(q, slice, fx);
+    }
     return (int)cudaGetLastError();
+}
+
+template <class Cfg, int LAYOUT, bool VEC>
+int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
+{
+    const SgemmFixup none = {};
+    return tile_launch_fix<Cfg, LAYOUT, VEC>(q, slice, splits, none, stream);
 }
 
 /* Explicit instantiations of tile_launch_cfg for one layout, by row KIND of configs.h (the TILE rows;
@@ -431,7 +452,11 @@ int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
     template int tile_launch_cfg<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, true>(const smk_sgemm_params &,          \
                                                                         const SgemmSlice &, int, cudaStream_t); \
     template int tile_launch_cfg<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, false>(const smk_sgemm_params &,         \
-                                                                         const SgemmSlice &, int, cudaStream_t);
+                                                                         const SgemmSlice &, int, cudaStream_t); \
+    template int tile_launch_fix<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, true>(                                   \
+        const smk_sgemm_params &, const SgemmSlice &, int, const SgemmFixup &, cudaStream_t);              \
+    template int tile_launch_fix<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, false>(                                  \
+        const smk_sgemm_params &, const SgemmSlice &, int, const SgemmFixup &, cudaStream_t);
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_M(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_N(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_TINYK(LAYOUT, ARGS)
