@@ -259,7 +259,7 @@ PyDoc_STRVAR(set_knob_doc,
 "memory and stored as aligned 16-byte row chunks where D is 2-byte, beta == 0 and D's pairs are not 4-byte\n"
 "aligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0; 3: 1, and variant 0's K <= 16 outputs of\n"
 "M N >= 2^20, K >= 4 on the tiles in place of the TINYK kernel),\n"
-"'sgemm_new_paths' (11, opt-in: 9's short tile without 8's matvec rows or 10's prices; 10, opt-in: 9 and the padded path wherever it beats the scalar path's price; 9, opt-in: 8 and the short 32x128x16 tile past M = 32 where M mod 64 is 1..32; 8, opt-in: 7 and the matrix-vector rows matvec-m2 / -m4 / -m8 for M <= 8; 7, the default: 6 with the skinny-n/pf rows' scalar A loads allocating in L1; 6: 5\n"
+"'sgemm_new_paths' (11, the default since session 39: 7 and 9's short tile, without 8's matvec rows or 10's prices; 10, opt-in: 9 and the padded path wherever it beats the scalar path's price; 9, opt-in: 8 and the short 32x128x16 tile past M = 32 where M mod 64 is 1..32; 8, opt-in: 7 and the matrix-vector rows matvec-m2 / -m4 / -m8 for M <= 8; 7 (the default before session 39): 6 with the skinny-n/pf rows' scalar A loads allocating in L1; 6: 5\n"
 "with skinny-n priced by waves of latency-bound blocks, its own K split and no skinny-n below one k-tile of K; 5: 4 and the prefetching rows skinny-m/pf, skinny-m4/pf,\n"
 "skinny-n/pf in place of skinny-m, skinny-n; 4: 3 and the short tile for 8 < M <= 16, no skinny-n for K <= 16; 3: issue\n"
 "27's paths before those; 2: without the short 32x128x16 tile for\n"

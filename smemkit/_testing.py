@@ -111,7 +111,7 @@ KNOBS = {
     "gemm16_mv_level": 3,
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
-    "sgemm_new_paths": 7,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 7 (skinny-n by waves, L1 loads) the default; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
+    "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "pdl": 0,
     "splitk_fixup": 0,  # 0..2: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels where the gates say (1), always (2)
 }

@@ -70,4 +70,4 @@ def test_every_row_offset_dense(config, pitch_mod, torch, poison, set_knobs):
 
 
 def test_the_knob_defaults_to_the_new_paths():
-    assert _testing.KNOBS["sgemm_new_paths"] == 7  # level 7 the default since session 38 (SGEMM_NOTES)
+    assert _testing.KNOBS["sgemm_new_paths"] == 11  # level 11 the default since session 39 (SGEMM_NOTES)

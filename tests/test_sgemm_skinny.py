@@ -398,10 +398,10 @@ def test_short_tile_plan(layout):
 
 
 def test_level_four_is_opt_in_and_follows_its_two_rules(set_knobs):
-    """sgemm_new_paths=4 (levels 5-7, 7 the default, build on it): the short tile from M = 9 and no skinny-n
+    """sgemm_new_paths=4 (levels 5-11, 11 the default, build on it): the short tile from M = 9 and no skinny-n
     for K <= 16; every choice on random draws is still a row that launches (a plan with blocks), as at level 3."""
     from smemkit import _testing
-    assert _testing.KNOBS["sgemm_new_paths"] == 7
+    assert _testing.KNOBS["sgemm_new_paths"] == 11
     set_knobs(sgemm_new_paths=3)
     assert _C._plan("sgemm", (14344, 21, 13), "pad", 4, 132)["config"].startswith("skinny-N")
     set_knobs(sgemm_new_paths=4)

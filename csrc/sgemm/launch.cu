@@ -25,11 +25,14 @@
 
 namespace smk {
 
-/* smk_sgemm_set_new_paths; process-wide, a test / benchmark knob.  7 by default: H100, acceptance's timing,
+/* smk_sgemm_set_new_paths; process-wide, a test / benchmark knob.  11 by default (level 7 + the short 32-row tile
+ * past M = 32 where M mod 64 is 1..32): same-run A/Bs, seed 123 (its level-9 increment won the 4 draws it moved,
+ * x1.36-1.74) and seed 124 (level 11 against 7: 1.039 -> 1.042, the 4 draws it moved x1.15-1.46).  7 before:
+ * H100, acceptance's timing,
  * same-run A/B against 5 on fresh seeds 97 / 98 (300 draws each): 0.965 -> 1.039 / 0.926 -> 0.988 (p10 0.647
  * -> 0.676 / 0.639 -> 0.674, min 0.192 -> 0.416 / 0.285 -> 0.371); 5 against 3 on seeds 72 / 74: 0.947 ->
  * 0.981 / 0.948 -> 0.954; docs/SGEMM_NOTES.md. */
-static volatile int g_new_paths = 7;
+static volatile int g_new_paths = 11;
 int sgemm_new_paths() { return g_new_paths; }
 
 /* smk_sgemm_set_fixup (knob splitk_fixup): 0 (the default) split-K's separate reduction kernel; 1 the
