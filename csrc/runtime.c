@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-device state: a sticky error kills one device's context, not the others' (each device has its
- * own primary context), and each device has its own memory pool.  Indexed by the calling thread's
+/* Per-device state: the first sticky error each device reported, its readiness and its memory pool.  A
+ * sticky error is NOT confined to its device: CUDA documents an illegal address (and its kin) as leaving
+ * the process inconsistent, "any further CUDA work will return the same error", and on two H100s
+ * (2026-11-27, tests/test_multi_gpu.py's sticky test) a fault on GPU 1 made the next launch on GPU 0
+ * fail with it too, so that device is then flagged as well.  Indexed by the calling thread's
  * current device; devices past SMK_RT_MAX_DEVICES share the last slot (correct, only less cached:
  * ready is then never remembered for them). */
 #define SMK_RT_MAX_DEVICES 64
