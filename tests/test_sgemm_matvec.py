@@ -16,23 +16,13 @@ import pytest
 import smemkit
 from smemkit import _C, _testing
 from test_sgemm import check, check_torch_calls
+from test_sgemm_prefetch import law  # issue 27's law with M redrawn in 1..mmax
 from test_sgemm_realign import run as run_framed
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")
 MATVEC = {"matvec-m2": (2, 8, 16), "matvec-m4": (4, 8, 16), "matvec-m8": (8, 4, 8)}  # MS, U (= BK), KW
 SMS = 132
-
-
-def law(rng, n, mmax=8):
-    """n draws of issue 27's sgemm law (bench/timing/draws.py) with M redrawn in 1..mmax."""
-    out = []
-    while len(out) < n:
-        M = int(rng.integers(1, mmax + 1))
-        N, K = (int(round(math.exp(rng.uniform(0, math.log(v))))) for v in (16384, 65536))
-        if M * N >= 64 and M * N * K >= 2**20 and M * N * K <= 4096**3:
-            out.append((M, N, K))
-    return out
 
 
 def choose(mnk, level):
