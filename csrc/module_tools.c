@@ -351,13 +351,19 @@ PyDoc_STRVAR(sgemm_fixup_gate_doc,
 "1 where an SGEMM split launch of tile config number `config` over S K slices of an M x N output reduces\n"
 "in the tile kernel (fused fixup) at splitk_fixup level `knob`, 0 where the separate reduction runs\n"
 "(smk_sgemm_fixup_gate, a pure function: no GPU needed).");
-static PyObject *py_sgemm_fixup_gate(PyObject *module, PyObject *args)
+/* Both fixup gates take (M, N, S, config or variant, knob) and answer 0 / 1 (csrc/api/splitk.h). */
+static PyObject *fixup_gate_call(PyObject *args, const char *format, int (*gate)(int64_t, int64_t, int, int, int))
 {
     long long M = 0, N = 0;
-    int S = 0, config = 0, knob = 0;
-    if (!PyArg_ParseTuple(args, "LLiii:_sgemm_fixup_gate", &M, &N, &S, &config, &knob))
+    int S = 0, which = 0, knob = 0;
+    if (!PyArg_ParseTuple(args, format, &M, &N, &S, &which, &knob))
         return NULL;
-    return PyLong_FromLong(smk_sgemm_fixup_gate(M, N, S, config, knob));
+    return PyLong_FromLong(gate(M, N, S, which, knob));
+}
+
+static PyObject *py_sgemm_fixup_gate(PyObject *module, PyObject *args)
+{
+    return fixup_gate_call(args, "LLiii:_sgemm_fixup_gate", smk_sgemm_fixup_gate);
 }
 
 PyDoc_STRVAR(gemm16_fixup_gate_doc,
@@ -366,11 +372,7 @@ PyDoc_STRVAR(gemm16_fixup_gate_doc,
 "reduces in the mma.sync kernel (fused fixup) at splitk_fixup level `knob`, else 0 (pure: no GPU needed).");
 static PyObject *py_gemm16_fixup_gate(PyObject *module, PyObject *args)
 {
-    long long M = 0, N = 0;
-    int S = 0, variant = 0, knob = 0;
-    if (!PyArg_ParseTuple(args, "LLiii:_gemm16_fixup_gate", &M, &N, &S, &variant, &knob))
-        return NULL;
-    return PyLong_FromLong(smk_gemm16_fixup_gate(M, N, S, variant, knob));
+    return fixup_gate_call(args, "LLiii:_gemm16_fixup_gate", smk_gemm16_fixup_gate);
 }
 
 PyDoc_STRVAR(sgemm_pad_choice_doc,
