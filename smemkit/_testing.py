@@ -46,7 +46,11 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
     gemm16_mv_level     bits, 3 (default since session 39's A/B): both; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
-                        else 8x fewer partials for the reduce); 2: TINYK's block width by N
+                        else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
+                        40, opt-in as 7): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
+                        (not COLS), SKINNY on A <= 8 MiB in 8-warp blocks summing K in-kernel
+                        (smk_mv_skinny_fused: one launch), and the 8-warp blocks' sums spread over
+                        their warps (one L2 round after the barrier)
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave

@@ -57,7 +57,7 @@ def explain(shape, **knobs):
 
 def test_level_knob_values():
     assert _testing.current()["gemm16_mv_level"] == 3  # the default since session 39 (GEMM16_NOTES)
-    for bad in (-1, 4):
+    for bad in (-1, 8):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

@@ -36,7 +36,7 @@ int smk_gemm16_set_mv_skinny(int level)
 volatile int smk_gemm16_mv_level = 3; /* session 39's same-run A/B, seed 122: GEMM16_NOTES */
 int smk_gemm16_set_mv_level(int level)
 {
-    if (level < 0 || level > 3)
+    if (level < 0 || level > 7)
         return -1;
     smk_gemm16_mv_level = level;
     return 0;
@@ -84,6 +84,20 @@ static void mv_mma_nt(const smk_gemm16_params &q, const smk_mv_route &r, cudaStr
         mv_mma<KS, 4, BF16, false>(q, r, s);
 }
 
+/* ROWS in 8-warp blocks whose sums are spread over the warps (gemm16_mv_level bit 2). */
+template <bool BF16>
+static void mv_rows_spread(const smk_gemm16_params &q, const smk_mv_route &r, dim3 grid, int64_t slices, float *part,
+                           float *red, cudaStream_t s)
+{
+#define SMK_MV_SPREAD_CASE(TM) case TM: mv_rows_kernel<TM, BF16, SMK_MV_FUSED_NW, true><<<grid, 32 * SMK_MV_FUSED_NW, 0, s>>>(q, r.kc, slices, part, red); break;
+    switch (r.tm) {
+    SMK_MV_SPREAD_CASE(1) SMK_MV_SPREAD_CASE(2) SMK_MV_SPREAD_CASE(3) SMK_MV_SPREAD_CASE(4)
+    SMK_MV_SPREAD_CASE(5) SMK_MV_SPREAD_CASE(6) SMK_MV_SPREAD_CASE(7)
+    default: mv_rows_kernel<8, BF16, SMK_MV_FUSED_NW, true><<<grid, 32 * SMK_MV_FUSED_NW, 0, s>>>(q, r.kc, slices, part, red); break;
+    }
+#undef SMK_MV_SPREAD_CASE
+}
+
 template <bool BF16>
 static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
@@ -113,6 +127,10 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
     if (r.kind == SMK_MV_ROWS && r.nw > 4) { /* the block sums its slices: partials (G > 1) first, then the scratch */
         float *part = r.splits > 1 ? ws : NULL, *red = ws + (r.splits > 1 ? r.splits * q.M * q.N : 0);
         const int64_t slices = r.splits * SMK_MV_FUSED_NW;
+        if (r.spread) {
+            mv_rows_spread<BF16>(q, r, grid, slices, part, red, s);
+            return;
+        }
 #define SMK_MV_FUSED_CASE(TM) case TM: mv_rows_kernel<TM, BF16, SMK_MV_FUSED_NW><<<grid, 32 * SMK_MV_FUSED_NW, 0, s>>>(q, r.kc, slices, part, red); break;
         switch (r.tm) {
         SMK_MV_FUSED_CASE(1) SMK_MV_FUSED_CASE(2) SMK_MV_FUSED_CASE(3) SMK_MV_FUSED_CASE(4)

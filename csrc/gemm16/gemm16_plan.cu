@@ -318,10 +318,15 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
     plan->blocks = r.grid[0] * r.grid[1] * r.grid[2];
     plan->threads = 32 * r.nw;
     plan->smem_bytes = 0;
+    const char *sum = r.spread ? ", spread sum" : " summed in the block"; /* config: 96 bytes */
     if (r.kind == SMK_MV_ROWS && r.nw > 4)
         snprintf(plan->config, sizeof plan->config,
-                 "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices of %d warps summed in the block; "
-                 "no shared memory", r.tm, (long long)r.splits, r.nw);
+                 "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices of %d warps%s; "
+                 "no shared memory", r.tm, (long long)r.splits, r.nw, sum);
+    else if (r.kind == SMK_MV_SKINNY && r.nw > 4)
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound SKINNY %d n-tiles, %lld rows per block, %lld K slices of %d warps%s; "
+                 "no shared memory", r.npad, (long long)r.rpw, (long long)r.splits, r.nw, sum);
     else if (r.kind == SMK_MV_ROWS)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices; no shared memory", r.tm,

@@ -140,14 +140,17 @@ __device__ __forceinline__ void sk_store(const smk_gemm16_params &p, const float
  * group's mma (4 rows x 2 chunks = 128 bytes per lane in flight, 4 KB per warp).  3 blocks per SM (168
  * registers), 2 for NT = 4 (185 registers; at 3 it spilled 24 bytes).
  */
-template <int NT, bool BF16, bool BV>
-__global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(smk_gemm16_params p, int64_t kc, float *ws)
+template <int NT, bool BF16, bool BV, int NW = 4>
+__global__ void __launch_bounds__(32 * NW, NW > 4 ? 1 : NT >= 4 ? 2 : 3)
+    mv_skinny_kernel(smk_gemm16_params p, int64_t kc, float *ws, float *red = nullptr)
 {
-    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    const int64_t m0 = ((int64_t)blockIdx.x * 4 + (threadIdx.x >> 5)) * SMK_MV_SKINNY_ROWS;
-    if (m0 >= p.M)
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, warp = threadIdx.x >> 5;
+    /* NW == 4: the block's warps take 4 row groups of one K slice; NW == 8: one row group, 8 K slices */
+    const int64_t m0 = (NW > 4 ? (int64_t)blockIdx.x : (int64_t)blockIdx.x * 4 + warp) * SMK_MV_SKINNY_ROWS;
+    if (m0 >= p.M) /* NW == 8: uniform over the block, so every warp that stays reaches the barrier */
         return;
-    const int64_t slice = blockIdx.y, k0 = slice * kc, k1 = min(p.K, k0 + kc);
+    const int64_t slice = NW > 4 ? (int64_t)blockIdx.y * NW + warp : (int64_t)blockIdx.y;
+    const int64_t k0 = slice * kc, k1 = min(p.K, k0 + kc);
     const unsigned short *A = (const unsigned short *)p.A;
     SkRow rows[kSkR][2];
 #pragma unroll
@@ -210,7 +213,23 @@ __global__ void __launch_bounds__(kMvThreads, NT >= 4 ? 2 : 3) mv_skinny_kernel(
             for (int j = 0; j < NT; j++)
                 bc[s][j][0] = bn[s][j][0], bc[s][j][1] = bn[s][j][1];
     }
-    sk_store<NT, BF16>(p, acc, m0, g, t, slice, ws);
+    if constexpr (NW > 4) { /* gemm16_mv_level bit 2: the block's slices summed, spread over its warps */
+        float f[8 * NT];
+#pragma unroll
+        for (int e = 0; e < 8 * NT; e++)
+            f[e] = acc[e / (4 * NT)][(e / 4) % NT][e % 4];
+        mv_block_sum_spread<8 * NT, NW>(f, red, lane, [&](int e, float v) {
+            const int64_t row = m0 + 16 * (e / (4 * NT)) + g + 4 * (e & 2), col = 8 * ((e / 4) % NT) + 2 * t + (e & 1);
+            if (row >= p.M || col >= p.N)
+                return;
+            if (ws)
+                ws[((int64_t)blockIdx.y * p.M + row) * p.N + col] = v;
+            else
+                mv_out(p, BF16, row, col, v);
+        });
+    } else {
+        sk_store<NT, BF16>(p, acc, m0, g, t, slice, ws);
+    }
 }
 
 /* ---- SKINNY_M (M <= 32, B the stream: D^T = B^T A^T) ---------------------------------------------
@@ -339,11 +358,31 @@ void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float
         aw ? skinny_m_launch<false, true>(q, r, ws, s) : skinny_m_launch<false, false>(q, r, ws, s);
 }
 
+/* SKINNY in 8-warp blocks (r.nw > 4, matvec.h smk_mv_skinny_fused): partials (G > 1) first in ws, then the
+ * blocks' scratch. */
+template <bool BF16>
+static void skinny_fused_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], 1);
+    float *w = r.splits > 1 ? ws : NULL, *red = ws + (r.splits > 1 ? r.splits * q.M * q.N : 0);
+    constexpr int T = 32 * SMK_MV_FUSED_NW;
+    switch (r.npad) {
+    case 1: mv_skinny_kernel<1, BF16, false, SMK_MV_FUSED_NW><<<grid, T, 0, s>>>(q, r.kc, w, red); break;
+    case 2: mv_skinny_kernel<2, BF16, false, SMK_MV_FUSED_NW><<<grid, T, 0, s>>>(q, r.kc, w, red); break;
+    case 3: mv_skinny_kernel<3, BF16, false, SMK_MV_FUSED_NW><<<grid, T, 0, s>>>(q, r.kc, w, red); break;
+    default: mv_skinny_kernel<4, BF16, false, SMK_MV_FUSED_NW><<<grid, T, 0, s>>>(q, r.kc, w, red); break;
+    }
+}
+
 template <bool BF16, bool BV>
 static void skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
 {
     const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], 1);
     float *w = r.splits > 1 ? ws : NULL;
+    if (r.nw > 4) {
+        skinny_fused_launch<BF16>(q, r, ws, s);
+        return;
+    }
     switch (r.npad) {
     case 1: mv_skinny_kernel<1, BF16, BV><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;
     case 2: mv_skinny_kernel<2, BF16, BV><<<grid, kMvThreads, 0, s>>>(q, r.kc, w); break;

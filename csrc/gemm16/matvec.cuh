@@ -388,7 +388,7 @@ __device__ __forceinline__ void mv_rows_fma(const uint4 (&x)[UK], const int (&sh
  * current are used (2 x UK x 512 bytes in flight per warp); A's TM x 32 k group is one 2-byte load
  * per lane and row, issued a group ahead, a[i] broadcast by __shfl_sync from lane k % 32.
  */
-template <int TM, bool BF16, int NW = 4>
+template <int TM, bool BF16, int NW = 4, bool SP = false>
 __global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, int64_t kc, int64_t splits, float *ws,
                                                           float *red = nullptr)
 {
@@ -435,6 +435,22 @@ __global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, i
                 ar[i] = an[i];
     }
     int64_t slot = slice; /* the ws slice this warp's sums go to */
+    if constexpr (SP) { /* level bit 2: every warp stores its share of the block's sums */
+        float f[TM * 8];
+#pragma unroll
+        for (int e = 0; e < TM * 8; e++)
+            f[e] = acc[e / 8][e % 8];
+        mv_block_sum_spread<TM * 8, NW>(f, red, lane, [&](int e, float v) {
+            const int64_t m = m0 + e / 8, n = cl + e % 8;
+            if (lane == 31 || e / 8 >= mrows || n >= p.N)
+                return;
+            if (ws)
+                ws[((int64_t)blockIdx.y * p.M + m) * p.N + n] = v;
+            else
+                mv_out(p, BF16, m, n, v);
+        });
+        return;
+    }
     if constexpr (NW > 4) {
         if (!mv_block_sum<TM, NW>(acc, red, lane))
             return;
@@ -457,30 +473,6 @@ __global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, i
                 mv_out(p, BF16, m, n, acc[i][e]);
         }
     }
-}
-
-/* The NPAD sums of a row, reduced over the warp by a reduce-scatter: each step halves the values a
- * lane keeps (the upper half where lane bit o is set) and adds the partner's; then the last value's
- * xor butterfly.  Returns the sum of column `col`, complete in lanes with lane % (32 / NPAD) == 0. */
-template <int NPAD>
-__device__ __forceinline__ float mv_rscatter(float (&s)[NPAD], int lane, int &col)
-{
-    col = 0;
-#pragma unroll
-    for (int half = NPAD / 2, o = 16; half >= 1; half /= 2, o /= 2) {
-        const bool up = (lane & o) != 0;
-#pragma unroll
-        for (int t = 0; t < half; t++) {
-            const float send = up ? s[t] : s[t + half], keep = up ? s[t + half] : s[t];
-            s[t] = keep + __shfl_xor_sync(0xffffffffu, send, o);
-        }
-        col += up ? half : 0;
-    }
-    float v = s[0];
-#pragma unroll
-    for (int o = 16 / NPAD; o >= 1; o /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
 }
 
 /*

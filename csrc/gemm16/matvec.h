@@ -65,7 +65,10 @@ int smk_gemm16_set_mv_skinny(int level);
 /* Levels of the memory-bound path's newer mechanisms (knobs(gemm16_mv_level=...)): bits, 3 (the default: both) or 0 none;
  * 1 ROWS as smk_mv_rows_fused (8-warp blocks summing their K slices in-kernel: one launch where that is
  * enough, else 8x fewer fp32 partials for the reduce); 2 TINYK's block width by N (smk_mv_tinyk: CPL
- * columns per lane from N, not always 8).  0 .. 3, -1 for anything else. */
+ * columns per lane from N, not always 8); 4 the small-call latency rules (session 40, smk_mv_route_of):
+ * COLS's shapes with K <= kmax to the MMA kernel, SKINNY on a small A in 8-warp blocks that sum their K
+ * slices in-kernel (smk_mv_skinny_fused), and the 8-warp blocks' sums spread over their warps (one L2
+ * round after the barrier, not 7).  0 .. 7, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 
@@ -83,7 +86,9 @@ typedef struct {
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
     uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0, + red_bytes */
     int nw;            /* ROWS: warps per block (4; 8: the block sums its 8 K slices, mv_block_sum) */
-    uint64_t red_bytes; /* nw > 4: the in-block sums' scratch, blocks x (nw - 1) x tm x 8 x 32 x 4 */
+    uint64_t red_bytes; /* nw > 4: the in-block sums' scratch, blocks x (nw - 1) x tm x 8 x 32 x 4 (spread:
+                           blocks x nw x values per lane x 32 x 4) */
+    int spread;        /* nw > 4: 1 the block's sums spread over its warps (level bit 2, mv_block_sum_spread) */
 } smk_mv_route;
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
@@ -252,6 +257,42 @@ static inline int smk_mv_skinny_m(int64_t M, int64_t N, int64_t K, smk_mv_route 
     return M > 32 || r->grid[0] > 0x7fffffffLL ? -1 : 0;
 }
 
+/* SKINNY in 8-warp blocks (gemm16_mv_level bit 2, value 4; grid: x row groups of 32, y groups G of 8 K slices):
+ * the block's warps walk 8 K slices of the same 32 rows and sum them in-kernel (mv_block_sum_spread), so
+ * G == 1 is one launch.  Why (session 40, seed-125 draws, H100): on a small A the 4-warp SKINNY walks a
+ * warp's whole K slice in series, one 32-k group per global round trip (2466x2x218 bf16: 78 warps x 7
+ * rounds, 9.2 us against cuBLAS's 3.5), or splits K into a second launch (1218x6x302: 8.4 + 1.9 us
+ * against 4.4).  Rule, in rounds (a round: one 32-k group per warp): G as smk_mv_rows_fused picks it
+ * (one wave of SMK_MV_FUSED_BLOCKS blocks, each slice at least one group; G == 1 unless its rounds
+ * exceed G's by more than SMK_MV_LAUNCH_ROUNDS).  Taken where A is at most SMK_MV_SMALL_BYTES (the
+ * call is latency, not bytes; the blocks' scratch, 32 N_pad x 8 x 4 bytes per block, stays in L2).
+ * 0 or -1. */
+#define SMK_MV_SMALL_BYTES ((int64_t)8 << 20)
+static inline int64_t smk_mv_skinny_fused_rounds(int64_t K, int64_t g)
+{
+    return smk_mv_cdiv(K, SMK_MV_FUSED_NW * g * 32);
+}
+static inline int smk_mv_skinny_fused(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    r->kind = SMK_MV_SKINNY;
+    r->npad = (int)smk_mv_cdiv(N, 8);
+    r->rpw = SMK_MV_SKINNY_ROWS;
+    r->nw = SMK_MV_FUSED_NW;
+    r->spread = 1;
+    const int64_t rg = smk_mv_cdiv(M, SMK_MV_SKINNY_ROWS), gmax = smk_mv_cdiv(K, SMK_MV_FUSED_NW * 32);
+    int64_t g = smk_mv_cdiv(SMK_MV_FUSED_BLOCKS, rg);
+    if (g > gmax) g = gmax;
+    if (g > SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW) g = SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW;
+    if (g < 1) g = 1;
+    if (g > 1 && smk_mv_skinny_fused_rounds(K, 1) <= smk_mv_skinny_fused_rounds(K, g) + SMK_MV_LAUNCH_ROUNDS)
+        g = 1;
+    r->kc = smk_mv_cdiv(smk_mv_cdiv(K, SMK_MV_FUSED_NW * g), 32) * 32;
+    r->splits = smk_mv_cdiv(smk_mv_cdiv(K, r->kc), SMK_MV_FUSED_NW);
+    r->grid[0] = rg, r->grid[1] = r->splits, r->grid[2] = 1;
+    r->red_bytes = (uint64_t)rg * (uint64_t)r->splits * SMK_MV_FUSED_NW * 8u * (uint64_t)r->npad * 128u;
+    return N > 32 || rg > 0x7fffffffLL || r->splits > 65535 ? -1 : 0;
+}
+
 /* Whether gemm16_mv_skinny = level (bits) gives M x N x K to SKINNY (M > 8, K > 16, N <= 32: bit 0
  * for 9 <= N <= 32, where the 64-wide tiles padded N to 64 and split K; bit 1 for N <= 8, COLS's) or to
  * SKINNY_M (bit 2: 9 <= M <= 32, N > 32, K > 16, the tiles' too).  Asked after ROWS and the MMA kernel
@@ -291,6 +332,14 @@ static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
     return N % 2 == 0 && mn >= ((int64_t)1 << 21);
 }
 
+/* SKINNY under gemm16_mv_level: bit 2 and A at most SMK_MV_SMALL_BYTES the 8-warp blocks, else 4. */
+static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level, smk_mv_route *r)
+{
+    if ((level & 4) && M * K * 2 <= SMK_MV_SMALL_BYTES)
+        return smk_mv_skinny_fused(M, N, K, r);
+    return smk_mv_skinny(M, N, K, r);
+}
+
 /* The route of a variant-0 M x N x K call (after the BLAS normalisation: K == 0 means A and B are not
  * read) under `mode` and `kmax`: 1 and *r filled when the memory-bound path takes it, else 0.
  * Automatic: (skinny bit 1: N <= 8, M > 8, K > 16 SKINNY) N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA
@@ -311,11 +360,13 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     else if (mode == 4 && K <= SMK_MV_KMAX_CAP)
         rc = smk_mv_mma(M, N, K, r);
     else if (mode == 5 && N <= 32)
-        rc = smk_mv_skinny(M, N, K, r);
+        rc = smk_mv_skinny_level(M, N, K, level, r);
     else if (mode == 6 && M <= 32)
         rc = smk_mv_skinny_m(M, N, K, r);
     else if (N <= 8 && smk_mv_skinny_takes(M, N, K, skinny))
-        rc = smk_mv_skinny(M, N, K, r);
+        rc = smk_mv_skinny_level(M, N, K, level, r);
+    else if (N <= 8 && M >= N && (level & 4) && M > 8 && K <= kmax)
+        rc = smk_mv_mma(M, N, K, r); /* COLS's 248-k segments would hold <= kmax / 8 loading lanes */
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
     else if (M <= 8)
@@ -323,7 +374,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     else if (smk_mv_mma_takes(M, N, K, kmax))
         rc = smk_mv_mma(M, N, K, r);
     else if (smk_mv_skinny_takes(M, N, K, skinny))
-        rc = smk_mv_skinny(M, N, K, r);
+        rc = smk_mv_skinny_level(M, N, K, level, r);
     else if (smk_mv_skinny_m_takes(M, N, K, skinny))
         rc = smk_mv_skinny_m(M, N, K, r);
     else if (K <= 16)
@@ -337,6 +388,10 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     r->parts = r->splits > 1 ? smk_mv_pow2(smk_mv_cdiv(r->splits, 8), 32) : 1;
     if (r->nw == 0)
         r->nw = 4;
+    if (r->kind == SMK_MV_ROWS && r->nw > 4 && (level & 4)) { /* the sums spread: every warp writes its values */
+        r->spread = 1;
+        r->red_bytes = r->red_bytes / (SMK_MV_FUSED_NW - 1) * SMK_MV_FUSED_NW;
+    }
     r->ws_bytes = (r->splits > 1 ? (uint64_t)r->splits * (uint64_t)M * (uint64_t)N * 4u : 0) + r->red_bytes;
     return 1;
 }
