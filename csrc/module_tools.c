@@ -274,7 +274,11 @@ PyDoc_STRVAR(set_knob_doc,
 "'splitk_fixup' (0, the default: split-K's partial tiles summed by a separate reduction kernel; 1: by the\n"
 "last-arriving block of each tile inside the SGEMM tile kernel (sgemm/fixup.cuh) or the tensor-core GEMM's\n"
 "mma.sync kernel (gemm16/fixup.cuh) where smk_sgemm_fixup_gate / smk_gemm16_fixup_gate say its serial chain\n"
-"is short; 2: on every such split launch whose tiles fit the counters, for tests).");
+"is short; 2: on every such split launch whose tiles fit the counters, for tests; 3: on sm_90, split\n"
+"launches of 2..8 slices as thread-block clusters whose blocks sum the tile together, the separate\n"
+"kernel elsewhere),\n"
+"'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
+"fence each; 0: a fence in every thread, session 39's protocol).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -300,8 +304,10 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_new_paths(v);
     else if (strcmp(name, "pdl") == 0 && (v == 0 || v == 1))
         smk_rt_set_pdl(v);
-    else if (strcmp(name, "splitk_fixup") == 0 && v >= 0 && v <= 2)
+    else if (strcmp(name, "splitk_fixup") == 0 && v >= 0 && v <= 3)
         smk_sgemm_set_fixup(v);
+    else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
+        smk_splitk_set_fence(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 4)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
@@ -351,9 +357,10 @@ static PyObject *py_sgemm_choose(PyObject *module, PyObject *args)
 PyDoc_STRVAR(sgemm_fixup_gate_doc,
 "_sgemm_fixup_gate(M, N, S, config, knob, /)\n--\n\n"
 "1 where an SGEMM split launch of tile config number `config` over S K slices of an M x N output reduces\n"
-"in the tile kernel (fused fixup) at splitk_fixup level `knob`, 0 where the separate reduction runs\n"
-"(smk_sgemm_fixup_gate, a pure function: no GPU needed).");
-/* Both fixup gates take (M, N, S, config or variant, knob) and answer 0 / 1 (csrc/api/splitk.h). */
+"in the tile kernel's last block (fused fixup) at splitk_fixup level `knob`, 2 where the tile's blocks run\n"
+"as one cluster and reduce it together (level 3; the launcher also wants sm_90), 0 where the separate\n"
+"reduction runs (smk_sgemm_fixup_gate, a pure function: no GPU needed).");
+/* Both fixup gates take (M, N, S, config or variant, knob) and answer 0 / 1 / 2 (csrc/api/splitk.h). */
 static PyObject *fixup_gate_call(PyObject *args, const char *format, int (*gate)(int64_t, int64_t, int, int, int))
 {
     long long M = 0, N = 0;
@@ -371,7 +378,9 @@ static PyObject *py_sgemm_fixup_gate(PyObject *module, PyObject *args)
 PyDoc_STRVAR(gemm16_fixup_gate_doc,
 "_gemm16_fixup_gate(M, N, S, variant, knob, /)\n--\n\n"
 "1 where a tensor-core GEMM split launch of variant `variant` (1..) over S K slices of an M x N output\n"
-"reduces in the mma.sync kernel (fused fixup) at splitk_fixup level `knob`, else 0 (pure: no GPU needed).");
+"reduces in the mma.sync kernel's last block (fused fixup) at splitk_fixup level `knob`, 2 where the\n"
+"tile's blocks run as one cluster and reduce it together (level 3; the launcher also wants sm_90), else 0\n"
+"(pure: no GPU needed).");
 static PyObject *py_gemm16_fixup_gate(PyObject *module, PyObject *args)
 {
     return fixup_gate_call(args, "LLiii:_gemm16_fixup_gate", smk_gemm16_fixup_gate);

@@ -117,7 +117,8 @@ KNOBS = {
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "pdl": 0,
-    "splitk_fixup": 0,  # 0..2: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels where the gates say (1), always (2)
+    "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
+    "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)
 }
 _NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
@@ -197,7 +198,8 @@ def sgemm_choose(M, N, K, sms=None):
 def sgemm_fixup_gate(M, N, S, config, knob=1):
     """True where an SGEMM split launch of tile config `config` (a name or number) over S K slices of an
     M x N output reduces inside the tile kernel at splitk_fixup level `knob` (sgemm/launch.cu's gate; pure,
-    no GPU); False where the separate reduction kernel runs."""
+    no GPU: at level 3, the tile's cluster, the launcher also wants sm_90); False where the separate
+    reduction kernel runs."""
     if isinstance(config, str):
         config = bench_configs("sgemm").index(config)
     return bool(_C._sgemm_fixup_gate(M, N, S, config, knob))

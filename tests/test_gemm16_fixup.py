@@ -1,7 +1,8 @@
 """Split-K's fused reduction in the tensor-core GEMM's mma.sync kernel (csrc/gemm16/fixup.cuh, knob
 splitk_fixup: 0 gemm16_reduce.cu's separate kernel, 1 fused where gemm16_launch.cu's gate says, 2 fused on
-every split launch whose tiles fit the counters).  The last block of a tile sums with the reduction
-kernel's per-element order and stores through its reduce_store, so knob 2 equals knob 0 bit for bit.
+every split launch whose tiles fit the counters, 3 on sm_90 the S <= 8 blocks of a tile as one cluster
+that sums it together).  The last block of a tile, or the cluster, sums with the reduction kernel's
+per-element order and stores through its reduce_store, so knobs 2 and 3 equal knob 0 bit for bit.
 CPU: the gate against its model on drawn shapes.  GPU: the chooser's split shapes, fp16 / bf16, every
 layout, alpha / beta / C, float32 out, out=, C aliasing D, unaligned device views, NaN-poisoned outputs,
 20 repeated calls and two streams at once."""
@@ -53,10 +54,10 @@ def test_the_gate_on_the_choosers_splits(lib, sms):
             continue
         seen += 1
         bm, bn = geometry(lib, ch.variant)
-        g = [_C._gemm16_fixup_gate(M, N, ch.splits, ch.variant, k) for k in (0, 1, 2)]
+        g = [_C._gemm16_fixup_gate(M, N, ch.splits, ch.variant, k) for k in (0, 1, 2, 3)]
         tiles = math.ceil(M / bm) * math.ceil(N / bn)
-        assert g == [0, int(tiles <= COUNTERS and model(M, N, ch.splits, bm, bn)), int(tiles <= COUNTERS)], \
-            (M, N, K, ch.variant, ch.splits)
+        assert g == [0, int(tiles <= COUNTERS and model(M, N, ch.splits, bm, bn)), int(tiles <= COUNTERS),
+                     2 if ch.splits <= 8 else 0], (M, N, K, ch.variant, ch.splits)  # 3: the tile's cluster
     assert seen > 50
     assert _C._gemm16_fixup_gate(100, 100, 4, 0, 2) == 0  # no such variant: 0 is resolved before the gate
     assert _C._gemm16_fixup_gate(100, 100, 0, 3, 2) == 0
@@ -67,10 +68,18 @@ SPLIT_SHAPES = [(256, 256, 16384), (74, 6, 13105), (381, 29, 5523), (16, 520, 40
 
 
 def both(set_knobs, call):
+    """call() under splitk_fixup 0 and 2; the fused arm also under splitk_fence 0 (a fence per thread),
+    whose bytes must equal the default protocol's (one fence per block)."""
     out = []
     for v in (0, 2):
-        set_knobs(splitk_fixup=v)
+        set_knobs(splitk_fixup=v, splitk_fence=1)
         out.append(call())
+    set_knobs(splitk_fixup=2, splitk_fence=0)
+    d = call()
+    np.testing.assert_array_equal(np.asarray(d).view(np.uint8), np.asarray(out[1]).view(np.uint8))
+    set_knobs(splitk_fixup=3, splitk_fence=1)  # clusters where S <= 8 (sm_90), else knob 0's kernels
+    d = call()
+    np.testing.assert_array_equal(np.asarray(d).view(np.uint8), np.asarray(out[0]).view(np.uint8))
     return out
 
 
@@ -104,7 +113,7 @@ def test_unaligned_views_out_and_c_aliasing_d(poison, torch, set_knobs, how, dty
     (a_big, a_cut), (b_big, b_cut), (c_big, c_cut) = _views(shape, dtype, how, rng)
     da, db, dc = a_cut(_to_torch(a_big, torch)), b_cut(_to_torch(b_big, torch)), c_cut(_to_torch(c_big, torch))
     res = []
-    for v in (0, 2):
+    for v in (0, 2, 3):
         set_knobs(splitk_fixup=v)
         d = smemkit.gemm(da, db, dc, alpha=-1.0, beta=0.5)
         out = torch.full(tuple(d.shape), float("nan"), dtype=d.dtype, device="cuda")
@@ -112,8 +121,9 @@ def test_unaligned_views_out_and_c_aliasing_d(poison, torch, set_knobs, how, dty
         cd = dc.contiguous()
         smemkit.gemm(da, db, cd, alpha=-1.0, beta=0.5, out=cd)  # C is D
         res.append([_from_torch(x, np.dtype(dtype)) for x in (d, out, cd)])
-    for x0, x2 in zip(*res):
+    for x0, x2, x3 in zip(*res):
         np.testing.assert_array_equal(x0.view(np.uint16), x2.view(np.uint16))
+        np.testing.assert_array_equal(x0.view(np.uint16), x3.view(np.uint16))
     np.testing.assert_array_equal(res[1][0].view(np.uint16), res[1][1].view(np.uint16))
     np.testing.assert_array_equal(res[1][0].view(np.uint16), res[1][2].view(np.uint16))
 

@@ -1,7 +1,9 @@
 """Split-K's fused reduction in the SGEMM tile kernel (csrc/sgemm/fixup.cuh; knob splitk_fixup: 0 the
 separate reduction kernel, 1 fused where csrc/sgemm/launch.cu's gate says, 2 fused on every tile split
-launch whose tiles fit the counters).  The last block of a tile sums the S partials with the separate
-reduction's own per-element order (reduce.cuh reduce_batch), so knob 2 must equal knob 0 bit for bit.
+launch whose tiles fit the counters, 3 on sm_90 the S <= 8 blocks of a tile as one thread-block cluster
+that sums it together).  The last block of a tile, or the cluster's blocks, sum the S partials with the
+separate reduction's own per-element order (reduce.cuh reduce_batch), so knobs 2 and 3 must equal knob 0
+bit for bit.
 CPU: the gate's properties on thousands of drawn shapes.  GPU: every layout, every tile config, forced
 splits, alpha / beta / C, NaN-poisoned outputs, odd-pitch views, 20 repeated calls (the counters reset
 themselves), two streams at once, and launches with more tiles than the counters (separate reduction)."""
@@ -66,20 +68,39 @@ def test_the_gate_on_examples():
     assert not gate(0, 5, 3, "64x64x8", 2) and not gate(5, 5, 0, "64x64x8", 2)
 
 
-def test_the_knob_takes_0_to_2():
-    for v in (0, 1, 2):
+def test_the_cluster_gate():
+    """Level 3: a cluster for 2..8 slices of any tile row (no counters, any tile count), never below."""
+    for name in DIMS:
+        for S in range(1, 20):
+            for M, N in ((1, 1), (5000, 7000), (64 * 4097, 64)):
+                assert _C._sgemm_fixup_gate(M, N, S, CONFIGS.index(name), 3) == (2 if 2 <= S <= 8 else 0)
+    assert _C._sgemm_fixup_gate(100, 100, 4, CONFIGS.index("skinny-m"), 3) == 0
+
+
+def test_the_knob_takes_0_to_3():
+    for v in (0, 1, 2, 3):
         with _testing.knobs(splitk_fixup=v):
             assert _testing.current()["splitk_fixup"] == v
     with pytest.raises(ValueError):
-        _C._set_knob("splitk_fixup", 3)
+        _C._set_knob("splitk_fixup", 4)
+    for v in (0, 1):
+        with _testing.knobs(splitk_fence=v):
+            assert _testing.current()["splitk_fence"] == v
+    with pytest.raises(ValueError):
+        _C._set_knob("splitk_fence", 2)
 
 
 def both(set_knobs, call, **knobs):
-    """call() under splitk_fixup 0 and 2 (the other knobs as given): the two results."""
+    """call() under splitk_fixup 0 and 2 (the other knobs as given): the two results; the fused arm also
+    under splitk_fence 0 (a fence per thread), whose bits must equal the default protocol's."""
     out = []
     for v in (0, 2):
-        set_knobs(splitk_fixup=v, **knobs)
+        set_knobs(splitk_fixup=v, splitk_fence=1, **knobs)
         out.append(call())
+    set_knobs(splitk_fixup=2, splitk_fence=0, **knobs)
+    np.testing.assert_array_equal(call().view(np.uint32), out[1].view(np.uint32))
+    set_knobs(splitk_fixup=3, splitk_fence=1, **knobs)  # clusters where S <= 8 (sm_90), else knob 0's kernels
+    np.testing.assert_array_equal(call().view(np.uint32), out[0].view(np.uint32))
     return out
 
 
@@ -133,13 +154,14 @@ def test_odd_pitch_views_into_out(layout, config, torch, poison, set_knobs):
     g = torch.Generator(device="cuda").manual_seed(5)
     a, b, c = (odd_pitch_view(torch, g, r, n) for r, n in ((M, K), (K, N), (M, N)))
     res = []
-    for v in (0, 2):
+    for v in (0, 2, 3):
         set_knobs(splitk_fixup=v, sgemm_config=config, sgemm_splits=5)
         out = torch.full((M, N), float("nan"), device="cuda")  # out= must be C-contiguous (the rules refuse views)
         smemkit.sgemm(a, b, c, alpha=0.5, beta=-1.5, layout=layout, out=out)
         torch.cuda.synchronize()
         res.append(np.ascontiguousarray(out.cpu().numpy()))
     np.testing.assert_array_equal(res[0].view(np.uint32), res[1].view(np.uint32))
+    np.testing.assert_array_equal(res[0].view(np.uint32), res[2].view(np.uint32))
     check(res[1], a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.5, -1.5)
 
 

@@ -33,6 +33,8 @@ struct G16Fixup {
     int64_t ldd, ldc;
     float alpha, beta;
     int S, G, out_f32; /* slices, reduce_groups_per_warp(S), fp32 output */
+    int fence;         /* common/splitk_fixup.cuh's protocol (knob splitk_fence) */
+    int cluster;       /* 1: the tile's S blocks are one cluster and sum it together (cluster_tile) */
 };
 struct LaunchHow {
     int fastu, splits;

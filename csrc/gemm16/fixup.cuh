@@ -56,7 +56,10 @@ __device__ __forceinline__ void g16_fixup_tile(const G16Fixup &fx, const float *
         else
             reduce_store<BF16 ? 1 : 0>(fx.D, fx.C, fx.ldd, fx.ldc, alpha, beta, m, n, s, valid);
     };
-    fixup_tile<THREADS, BM, BN>(fx.counters, fx.S, fx.G, W, ldw, stride, M, N, bm, bn, store);
+    if (fx.cluster)
+        cluster_tile<THREADS, BM, BN>(fx.S, fx.G, W, ldw, stride, M, N, bm, bn, store);
+    else
+        fixup_tile<THREADS, BM, BN>(fx.counters, fx.fence, fx.S, fx.G, W, ldw, stride, M, N, bm, bn, store);
 }
 
 } /* namespace g16 */

@@ -98,7 +98,8 @@ static int launch_pre28(smk_gemm16_params q, int sid, bool vec, int sms, cudaStr
 }
 
 /* The fused reduction's gate (knob splitk_fixup; common/splitk_fixup.cuh fixup_gate_model) for a split
- * launch of `variant` over S slices of an M x N output: 1 where the last block of each tile reduces. */
+ * launch of `variant` over S slices of an M x N output: 1 where the last block of each tile reduces, 2
+ * where the tile's blocks run as one cluster and reduce it together (the launcher wants sm_90). */
 static int fixup_gate(int64_t M, int64_t N, int S, int variant, int knob)
 {
     switch (variant) {
@@ -112,7 +113,8 @@ static int fixup_gate(int64_t M, int64_t N, int S, int variant, int knob)
 /* Split-K: ch.splits fp32 partial tiles into a stream-ordered workspace on `stream`, then the
  * reduction (gemm16_reduce.cu) into D; the workspace freed on `stream` behind them.  Where the gate
  * says, the mma.sync kernel's last block per tile reduces instead (fixup.cuh), counting on the stream's
- * counters (counters.h; none there: the separate reduction). */
+ * counters (counters.h; none there: the separate reduction), or (knob 3, sm_90) the tile's blocks as one
+ * cluster. */
 static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk_gemm16_choice &ch,
                         cudaStream_t stream)
 {
@@ -129,12 +131,15 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     w.beta = 0.f;
     w.out_f32 = 1;
     LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0, {}}; /* fp32 partials: the register epilogue */
-    unsigned *counters = fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()) ? smk_rt_counters(stream) : NULL;
-    if (counters)
+    int fix = fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), sms = 0, major = 0;
+    if (fix == 2 && (smk::device_facts(&sms, &major) != 0 || major < 9))
+        fix = 0; /* clusters: sm_90 and later */
+    unsigned *counters = fix == 1 ? smk_rt_counters(stream) : NULL;
+    if (counters || fix == 2)
         how.fx = {counters, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta, ch.splits, reduce_groups_per_warp(ch.splits),
-                  q.out_f32 ? 1 : 0};
+                  q.out_f32 ? 1 : 0, smk_splitk_fence(), fix == 2};
     int e = launch_variant(ch.variant, w, sid, vec, how, stream);
-    if (e == (int)cudaSuccess && !counters)
+    if (e == (int)cudaSuccess && !counters && fix != 2)
         e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, stream);
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
     return e;

@@ -25,15 +25,33 @@ int launch_fix(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t st
     const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX>>(S::BYTES);
     if (e)
         return e;
-    kern<<<dim3((unsigned)blocks, (unsigned)how.splits), C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks, how.epi, how.fx);
+    const dim3 grid((unsigned)blocks, (unsigned)how.splits);
+    if (FIX && how.fx.cluster) { /* the S slices of a tile as one cluster (common/splitk_fixup.cuh) */
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = (unsigned)how.splits;
+        attr[0].val.clusterDim.z = 1;
+        cudaLaunchConfig_t lc = {};
+        lc.gridDim = grid;
+        lc.blockDim = dim3(C::THREADS);
+        lc.dynamicSmemBytes = S::BYTES;
+        lc.stream = stream;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        const cudaError_t le = cudaLaunchKernelEx(&lc, kern, q, how.fastu, how.ks, how.epi, how.fx);
+        return le != cudaSuccess ? (int)le : (int)cudaGetLastError();
+    }
+    kern<<<grid, C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks, how.epi, how.fx);
     return (int)cudaGetLastError();
 }
 
-/* The kernel with split-K's fused reduction where how.fx.counters is set (kernel.cuh FIX), else without. */
+/* The kernel with split-K's fused reduction where how.fx.counters or .cluster is set (kernel.cuh FIX),
+ * else without. */
 template <class C, int LAYOUT, int SID, bool BF16, bool VEC>
 int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream)
 {
-    return how.fx.counters ? launch_fix<C, LAYOUT, SID, BF16, VEC, true>(q, how, stream)
+    return how.fx.counters || how.fx.cluster ? launch_fix<C, LAYOUT, SID, BF16, VEC, true>(q, how, stream)
                            : launch_fix<C, LAYOUT, SID, BF16, VEC, false>(q, how, stream);
 }
 

@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
         epilogue_rows<C, LAYOUT, BF16>(p, acc, bm, bn, warp, lane, sbase);
     else
         epilogue<C, BF16>(p, acc, bm, bn, warp, lane);
-    if constexpr (FIX) /* a split launch that finishes itself (fx.counters set): fixup.cuh */
+    if constexpr (FIX) /* a split launch that finishes itself (fx.counters or fx.cluster set): fixup.cuh */
         g16_fixup_tile<C::THREADS, C::BM, C::BN, BF16>(fx, (const float *)p0.D, p0.ldd, ks.stride, p0.M, p0.N, bm, bn);
 }
 

@@ -16,8 +16,8 @@
 
 namespace smk {
 
-/* What the tile kernel needs to finish a split launch itself.  counters == NULL: no fixup (an unsplit
- * launch, or split partials for the separate reduction). */
+/* What the tile kernel needs to finish a split launch itself.  counters == NULL and cluster == 0: no
+ * fixup (an unsplit launch, or split partials for the separate reduction). */
 struct SgemmFixup {
     unsigned *counters; /* one per tile (blockIdx.x), zero at launch */
     float *D;           /* the call's output, leading dimension ldd */
@@ -26,6 +26,8 @@ struct SgemmFixup {
     float alpha, beta;
     int S, G; /* slices, and reduce_groups_per_warp(S) */
     int vec;  /* D (and C when read) 16-byte aligned, ldd (ldc) % 4 == 0: sgemm_vec of the call */
+    int fence; /* common/splitk_fixup.cuh's protocol (knob splitk_fence) */
+    int cluster; /* 1: the tile's S blocks are one cluster and sum it together (cluster_tile); counters unused */
 };
 
 /* A tile kernel launch that finishes its split itself where fx.counters != NULL (tile.cuh; instantiated by
@@ -34,7 +36,8 @@ template <class Cfg, int LAYOUT, bool VEC>
 int tile_launch_fix(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, const SgemmFixup &fx,
                     cudaStream_t stream);
 
-/* The tail of tile (bm, bn) of a split launch (common/splitk_fixup.cuh fixup_tile), W the workspace. */
+/* The tail of tile (bm, bn) of a split launch (common/splitk_fixup.cuh fixup_tile, or cluster_tile in
+ * cluster mode), W the workspace. */
 template <int THREADS, int BM, int BN>
 __device__ __forceinline__ void sgemm_fixup_tile(const SgemmFixup &fx, const float *W, int64_t ldw,
                                                  int64_t stride, int M, int N, int bm, int bn)
@@ -46,7 +49,10 @@ __device__ __forceinline__ void sgemm_fixup_tile(const SgemmFixup &fx, const flo
         if (fx.vec) store4<true>(d, c, s, alpha, beta, valid);
         else store4<false>(d, c, s, alpha, beta, valid);
     };
-    fixup_tile<THREADS, BM, BN>(fx.counters, fx.S, fx.G, W, ldw, stride, M, N, bm, bn, store);
+    if (fx.cluster)
+        cluster_tile<THREADS, BM, BN>(fx.S, fx.G, W, ldw, stride, M, N, bm, bn, store);
+    else
+        fixup_tile<THREADS, BM, BN>(fx.counters, fx.fence, fx.S, fx.G, W, ldw, stride, M, N, bm, bn, store);
 }
 
 } /* namespace smk */

@@ -37,8 +37,13 @@ int sgemm_new_paths() { return g_new_paths; }
 
 /* smk_sgemm_set_fixup (knob splitk_fixup): 0 (the default) split-K's separate reduction kernel; 1 the
  * tile kernel's fused fixup (fixup.cuh) where smk_sgemm_fixup_gate says; 2 on every tile split launch
- * whose tiles fit the counters (tests). */
+ * whose tiles fit the counters (tests); 3 the tile's S <= 8 blocks as one cluster summing it together
+ * (sm_90; common/splitk_fixup.cuh cluster_tile), the separate reduction elsewhere. */
 static volatile int g_fixup = 0;
+
+/* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):
+ * 1 (the default) one fence per block after a barrier, 0 a fence per thread (session 39's). */
+static volatile int g_fence = 1;
 
 typedef int (*cfg_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
 
@@ -196,8 +201,9 @@ static bool out_vec(const smk_sgemm_params &q)
 /* Split-K: S partial tiles into a stream-ordered fp32 workspace on `stream`, then the reduction
  * applies alpha and beta into D; the workspace is freed on `stream` behind them (no synchronisation).
  * Where the gate says, the tile kernel's last block per tile reduces instead (fixup.cuh), counting on
- * the stream's counters (runtime.c smk_rt_counters; none there: the separate reduction). */
-static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, bool pdl,
+ * the stream's counters (runtime.c smk_rt_counters; none there: the separate reduction), or (knob 3,
+ * sm90) the tile's S blocks as one cluster sum it together. */
+static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int sms, bool pdl, bool sm90,
                         cudaStream_t stream)
 {
     const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
@@ -211,11 +217,13 @@ static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, i
     w.alpha = 1.f;
     w.beta = 0.f;
     const SgemmSlice slice = {(int)ch.k_chunk, stride};
-    unsigned *counters = fixup_gate(q.M, q.N, ch.splits, ch.config, g_fixup) ? smk_rt_counters(stream) : NULL;
+    int how = fixup_gate(q.M, q.N, ch.splits, ch.config, g_fixup);
+    if (how == 2 && !sm90) how = 0; /* clusters: sm_90 and later */
+    unsigned *counters = how == 1 ? smk_rt_counters(stream) : NULL;
     int e;
-    if (counters) {
+    if (counters || how == 2) {
         const SgemmFixup fx = {counters, q.D,      q.C, q.ldd, q.ldc, q.alpha, q.beta, ch.splits,
-                               reduce_groups_per_warp(ch.splits), (int)out_vec(q)};
+                               reduce_groups_per_warp(ch.splits), (int)out_vec(q), g_fence, how == 2};
         e = kLaunchFix[ch.config](w, sgemm_vec(w), slice, ch.splits, fx, stream);
     } else {
         e = kLaunch[ch.config](w, sgemm_vec(w), slice, ch.splits, stream);
@@ -265,7 +273,7 @@ static int pad_operand(smk_sgemm_params *q, int i, int sms, void **tmp, cudaStre
  * runs on them with float4 loads, through the split path's aligned workspace and reduction when D or C
  * is off 16 bytes (or the choice splits K); the temporaries are freed on `stream` behind the kernels. */
 static int launch_padded(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int mask, int sms, bool pdl,
-                         cudaStream_t stream)
+                         bool sm90, cudaStream_t stream)
 {
     smk_sgemm_params p = q;
     void *tmp[2] = {NULL, NULL};
@@ -274,7 +282,7 @@ static int launch_padded(const smk_sgemm_params &q, const smk_sgemm_choice &ch, 
     if (e == (int)cudaSuccess && (mask & SGEMM_PAD_B)) e = pad_operand(&p, 1, sms, &tmp[1], stream);
     if (e == (int)cudaSuccess) {
         if (mask & SGEMM_PAD_D) {
-            e = launch_split(p, ch, sms, pdl, stream);
+            e = launch_split(p, ch, sms, pdl, sm90, stream);
         } else {
             const SgemmSlice whole = {(int)p.K, 0};
             e = kLaunch[ch.config](p, sgemm_vec(p), whole, 1, stream);
@@ -312,16 +320,18 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
     const int pad = !vec && smk::sgemm_new_paths() ? smk::pad_mask(q, ch, sms) : 0;
     const bool pdl = major >= 9 && smk_rt_pdl(); /* off by default: runtime.h says why */
-    if (pad) return smk::launch_padded(q, ch, pad, sms, pdl, stream);
-    if (ch.splits > 1) return smk::launch_split(q, ch, sms, pdl, stream);
+    if (pad) return smk::launch_padded(q, ch, pad, sms, pdl, major >= 9, stream);
+    if (ch.splits > 1) return smk::launch_split(q, ch, sms, pdl, major >= 9, stream);
     const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
     return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
 }
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
-extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 2 ? 2 : level; }
+extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 3 ? 3 : level; }
 extern "C" int smk_splitk_fixup(void) { return smk::g_fixup; }
+extern "C" void smk_splitk_set_fence(int mode) { smk::g_fence = mode ? 1 : 0; }
+extern "C" int smk_splitk_fence(void) { return smk::g_fence; }
 
 /* 1 where a split launch of config over S slices of M x N would finish in the tile kernel at knob
  * level `knob` (the gate, pure: no device); 0 where the separate reduction runs. */

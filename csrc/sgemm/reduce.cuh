@@ -78,9 +78,12 @@ __device__ __forceinline__ void reduce_batch(const float *__restrict__ W, int64_
 }
 
 /* reduce_batch on R batches at once, for a kernel whose warps have few batches to walk one after another
- * (the tile kernel's fused fixup): lane tx holds groups (m[r], n[r]), r < R, of R batches, and the loads of
- * all R are in flight together.  Each group's sum is reduce_batch's: the same slices per lane, added in the
- * same ascending z from 0.f, the same tree; only the batches' loads interleave. */
+ * (the tile kernel's fused fixup): lane tx holds groups (m[r], n[r]), r < R, of R batches.  Each group's
+ * sum is reduce_batch's: the same slices per lane, added in the same ascending z from 0.f, the same tree.
+ * The loads of two z steps of all R batches are issued before the first add (a warp issues in order:
+ * an add right after its load would hold the next load back a whole L2 round trip; session 40's ncu of
+ * the fused fixup found 8 such round trips in series per batch round).  A partial group (a row's last,
+ * nv < 4) adds its missing components as +0.f to a sum that stays +0.f: the bits of reduce_batch. */
 template <int R, class Store>
 __device__ __forceinline__ void reduce_batches(const float *__restrict__ W, int64_t slice_stride, int64_t ldw, int S,
                                                int G, int64_t N, const bool (&ok)[R], const int64_t (&m)[R],
@@ -96,21 +99,34 @@ __device__ __forceinline__ void reduce_batches(const float *__restrict__ W, int6
         w[r] = W + m[r] * ldw + n[r];
         nv[r] = !ok[r] ? 0 : (N - n[r] >= 4 ? 4 : (int)(N - n[r]));
     }
-#pragma unroll 2
-    for (int z = ty; z < S; z += L) {
+    for (int z0 = ty; z0 < S; z0 += 2 * L) {
+        float4 v[2][R];
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const float *wz = w[r] + z * slice_stride;
-            if (nv[r] == 4) {
-                const float4 v = __ldcg(reinterpret_cast<const float4 *>(wz));
-                s[r].x += v.x;
-                s[r].y += v.y;
-                s[r].z += v.z;
-                s[r].w += v.w;
-            } else if (nv[r] > 0) { /* a row's last group when N % 4 != 0: never the pad */
-                s[r].x += __ldcg(wz);
-                if (nv[r] > 1) s[r].y += __ldcg(wz + 1);
-                if (nv[r] > 2) s[r].z += __ldcg(wz + 2);
+        for (int u = 0; u < 2; ++u) {
+            const int z = z0 + u * L;
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const float *wz = w[r] + (int64_t)z * slice_stride;
+                v[u][r] = make_float4(0.f, 0.f, 0.f, 0.f);
+                if (z < S && nv[r] == 4) {
+                    v[u][r] = __ldcg(reinterpret_cast<const float4 *>(wz));
+                } else if (z < S && nv[r] > 0) { /* a row's last group when N % 4 != 0: never the pad */
+                    v[u][r].x = __ldcg(wz);
+                    if (nv[r] > 1) v[u][r].y = __ldcg(wz + 1);
+                    if (nv[r] > 2) v[u][r].z = __ldcg(wz + 2);
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                if (z0 + u * L < S && nv[r] > 0) {
+                    s[r].x += v[u][r].x;
+                    s[r].y += v[u][r].y;
+                    s[r].z += v[u][r].z;
+                    s[r].w += v[u][r].w;
+                }
             }
         }
     }

@@ -361,7 +361,7 @@ __device__ __forceinline__ void sgemm_tile_epilogue(
  *          loads / stores wherever all 4 elements are in range, predicated scalars elsewhere.
  * p        validated by smk_sgemm_launch; p.M, p.N, p.K < 2^31; p.K == 0 when alpha == 0.
  * slice    the K range of blockIdx.y and where its tile goes (SgemmSlice; one slice: the plain GEMM).
- * FIX, fx a split launch that finishes itself (fixup.cuh; p.D is the workspace, fx.counters set): its own
+ * FIX, fx a split launch that finishes itself (fixup.cuh; p.D is the workspace, fx.counters or fx.cluster set): its own
  *          instantiation, so the others keep their registers (the fixup's code moved 128x64x8's allocation).
  * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
  */
@@ -427,7 +427,24 @@ int tile_launch_fix(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
     if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
     const size_t smem = sgemm_smem_bytes<Cfg, LAYOUT>();
     const dim3 grid((unsigned)blocks, (unsigned)splits);
-    if (fx.counters) {
+    if (fx.cluster) { /* the S slices of a tile as one cluster (common/splitk_fixup.cuh cluster_tile) */
+        const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, true>>(smem);
+        if (e != 0) return e;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = (unsigned)splits;
+        attr[0].val.clusterDim.z = 1;
+        cudaLaunchConfig_t lc = {};
+        lc.gridDim = grid;
+        lc.blockDim = dim3(Cfg::THREADS);
+        lc.dynamicSmemBytes = smem;
+        lc.stream = stream;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        const cudaError_t le = cudaLaunchKernelEx(&lc, sgemm_kernel<Cfg, LAYOUT, VEC, true>, q, slice, fx);
+        if (le != cudaSuccess) return (int)le;
+    } else if (fx.counters) {
         const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, true>>(smem);
         if (e != 0) return e;
         sgemm_kernel<Cfg, LAYOUT, VEC, true><<<grid, Cfg::THREADS, smem, stream>>>(q, slice, fx);
