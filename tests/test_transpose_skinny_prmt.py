@@ -23,9 +23,20 @@ def config(shape, dtype, layout="pad"):
     return smemkit.explain("transpose", shape, layout, dtype).config
 
 
-def fbytes(layout, s, lt, esz):
+def narrow_f(s, esz, runs_in=True):
+    """skinny_prmt_narrow_f: case A's narrow element-store class (S <= 64 not a power of two, S * esz off words)
+    keeps F in one row of 2^12 words."""
+    return bool(runs_in and s <= 64 and s * esz % 4 and s & (s - 1))
+
+
+def flc(s, esz, runs_in=False):
+    """log2 words of an F row (skinny_prmt_fgeometry): skinny_vec's, or 12 for the narrow class."""
+    return 12 if narrow_f(s, esz, runs_in) else 5 + max(0, (4 * s).bit_length() - 1 - 7)
+
+
+def fbytes(layout, s, lt, esz, runs_in=False):
     """skinny_prmt_fbytes: F's words (the tile, one word of misalignment, one for the funnel) in F's map."""
-    lc = 5 + max(0, (4 * s).bit_length() - 1 - 7)
+    lc = flc(s, esz, runs_in)
     words = ((s << lt) * esz + 3) // 4 + 2
     rows = -(-words // (1 << lc))
     return rows * ((1 << lc) + (layout == "pad")) * 4
@@ -266,7 +277,7 @@ def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng, rec=None):
     lw = lt + (esz == 2) - 2
     T, W, SE, SB = 1 << lt, 1 << lw, S * esz, -(-S // E)
     ow = SE % 4 == 0 and ob % 4 == 0
-    f0 = fbytes(layout, S, lt, esz)
+    f0, lc = fbytes(layout, S, lt, esz, True), flc(S, esz, True)
     size = f0 + 4 * rrows(S, lw, 1) * (W + (layout == "pad"))
     word = lambda sm, o: int.from_bytes(sm[o:o + 4], "little")
     rs = lambda s, j: rslot(layout, f0, lw, s if j < W else S + (S & 1) + s // W, j if j < W else s % W, esz)
@@ -307,18 +318,18 @@ def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng, rec=None):
                         x = mis + ((pb * E + c) * S + sb * E) * esz
                         col = b"".join(w[r][c * esz:(c + 1) * esz] for r in range(E))
                         if ow:
-                            o = slot(layout, x, S, esz)
+                            o = slot(layout, x, S, esz, lc)
                             assert o + 4 <= f0
                             note("skinny-prmt flat store", o)
                             sm[o:o + 4] = col
                             continue
                         for e in live:  # element stores
-                            o = slot(layout, x + e * esz, S, esz)
+                            o = slot(layout, x + e * esz, S, esz, lc)
                             assert o + esz <= f0
                             note("skinny-prmt flat store", o)
                             sm[o:o + esz] = col[e * esz:(e + 1) * esz]
             for x in range(0, fend, 4):  # phase 3
-                o = slot(layout, x, S, esz)
+                o = slot(layout, x, S, esz, lc)
                 note("skinny-prmt flat load", o)
                 if ow or (x >= mis and x + 4 <= fend):
                     mem[fa + x:fa + x + 4] = sm[o:o + 4]

@@ -24,10 +24,10 @@ def lt_of(rows, cols, esz):
     return LOG2_BYTES - ls - (esz.bit_length() - 1)
 
 
-def slot(layout, x, s, esz):
+def slot(layout, x, s, esz, lc=None):
     """skinny_vec_slot: buffer byte x -> shared byte (words 2^lc to a row through layout.h, 2^lc = 32, or the
-    lanes' step 4*S bytes in words when that is longer)."""
-    lc = 5 + max(0, (4 * s).bit_length() - 1 - 7)
+    lanes' step 4*S bytes in words when that is longer; lc given: skinny_prmt_fgeometry's narrow row)."""
+    lc = 5 + max(0, (4 * s).bit_length() - 1 - 7) if lc is None else lc
     w = x >> 2
     r, c = w >> lc, w & ((1 << lc) - 1)
     o = r * ((1 << lc) + 1) + c if layout == "pad" else (w ^ (r & 31)) if layout == "swizzle" else w
@@ -70,8 +70,9 @@ def test_knob_modes(set_knobs):
     set_knobs(transpose_skinny=2)
     assert config(shape, "float16").startswith("skinny-vec 2048x3 ")
     smemkit._C._set_knob("transpose_skinny", 4)  # the wide class (tests/test_transpose_skinny_wide.py)
+    smemkit._C._set_knob("transpose_skinny", 5)  # the narrow case A (tests/test_transpose_skinny_narrow.py)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 5)
+        smemkit._C._set_knob("transpose_skinny", 6)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

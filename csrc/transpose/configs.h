@@ -17,7 +17,8 @@
  *                global access an aligned word whatever the pitch (launch_skinny picks it, skinny_vec_fits)
  *   skinny_prmt.cuh the same with whole-word shared accesses and a register transpose (rows > cols, and
  *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits;
- *                4: also short sides 65..256, skinny_wide_fits)
+ *                4: also short sides 65..256, skinny_wide_fits; 5: 3 and every rows <= cols,
+ *                skinny_narrow_a_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -103,7 +104,8 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
+ * skinny mode, the knob transpose_skinny: 5 as 3 and skinny_prmt.cuh for case A of every S <= 64
+ * (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
  * short side S is at most skinny_cap and whose input columns are contiguous (in_cs == 1, or a single
@@ -237,15 +239,40 @@ constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256;
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    return mode >= 4 && esz <= 2 && s >= kPrmtMinWide && s <= kPrmtMaxShort && in_cs == 1 &&
+    return mode == 4 && esz <= 2 && s >= kPrmtMinWide && s <= kPrmtMaxShort && in_cs == 1 &&
            (rows <= cols || in_rs == cols);
+}
+
+/* Mode 5 (knob transpose_skinny = 5, session 40): mode 3, and case A (rows <= cols) of every skinny_vec_fits
+ * matrix on skinny_prmt_a_kernel: rows * esz off words (and, at the launcher, word-multiple rows on an output
+ * base off a word) on <.., false>.  Those ran on skinny_vec.cuh in mode 3, its 1.5 warp instructions a byte
+ * (one LDS.8 / STS.8 and its address per element): seed 126's worst class, 62x31x294359 uint8 at 0.20 of a
+ * copy, 34x276261 uint8 0.37, 39x7x24744 fp16 0.44.  In case A a block's output (all S rows, T columns) is one
+ * contiguous run of T * S elements whatever S is, so <.., false>'s global stores are whole words but for the
+ * run's two end words, and its loads are whole words of the S input runs; only its shared stores of phase 2
+ * are per element.  The kernel and its tile are mode 4's (skinny_vec_lt's 16 KB tile of S' x T), F's map
+ * one row for these S (skinny_prmt.cuh's skinny_prmt_fgeometry: skinny_vec's 32-word rows cost pad 24
+ * wavefronts a store at S = 31); 25-41 KB of shared memory for S = 2..63, 64.6 KB for S = 1 (R's run, parity
+ * and tail rows, 16 KB each: the launcher opts in, 3 blocks an SM).  Pure in the shape, strides, element size
+ * and mode. */
+inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return mode == 5 && rows <= cols && skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+}
+
+/* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):
+ * mode 4's wide class and mode 5's narrow one. */
+inline bool skinny_prmt_any_a(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return skinny_wide_fits(rows, cols, in_rs, in_cs, esz, mode) ||
+           skinny_narrow_a_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
 inline bool skinny_prmt_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const bool narrow = mode >= 3 && (rows > cols || rows * esz % 4 == 0) &&
                         skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
-    return narrow || skinny_wide_fits(rows, cols, in_rs, in_cs, esz, mode);
+    return narrow || skinny_prmt_any_a(rows, cols, in_rs, in_cs, esz, mode);
 }
 
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits (or, mode 4,

@@ -60,7 +60,8 @@ volatile int g_odd_path = 1;
  * uint8 0.489 -> 0.575; 63 0.793 -> 0.815, min 0.290 -> 0.346: docs/TRANSPOSE_NOTES.md); 2 the word-wise
  * skinny kernel alone there; 1 skinny.cuh alone (short sides up to 32, 16 for 16 bytes); 0 the tiled
  * kernel always; 4 as 3 and skinny_prmt.cuh for the short sides 65..256 of configs.h's skinny_wide_fits
- * (session 38, to be measured: the lead's A/B decides the default). */
+ * (session 38: slower on the device, opt-in); 5 as 3 and skinny_prmt_a_kernel for every rows <= cols of
+ * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B). */
 volatile int g_skinny_mode = 3;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
@@ -162,7 +163,7 @@ cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cuda
 }
 
 /* The word-wise skinny kernels with a register transpose (skinny_prmt.cuh, case B and case A): skinny_vec's
- * tiles and grid, at most 40.7 KB of shared memory (no opt-in). */
+ * tiles and grid, at most 40.7 KB of shared memory but for mode 5's S = 1 (64.6 KB: opted in). */
 template <int L, int ESZ>
 cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
@@ -181,8 +182,12 @@ cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cud
     const int bytes = skinny_prmt_bytes(L, a.s, lt, ESZ, a.runs_in);
     if (a.runs_in && (a.s * ESZ % 4 == 0 && (uintptr_t)p->out % 4 == 0)) // every output row on a word
         skinny_prmt_a_kernel<L, ESZ, true><<<grid, kVecThreads, bytes, stream>>>(a);
-    else if (a.runs_in) // mode 4's wide class only (launch_skinny)
+    else if (a.runs_in) { // mode 4's wide class and mode 5's narrow one only (launch_skinny)
+        const int oe = smk::smem_optin<skinny_prmt_a_kernel<L, ESZ, false>>(bytes); // S = 1: 64.6 KB (mode 5)
+        if (oe != 0)
+            return (cudaError_t)oe;
         skinny_prmt_a_kernel<L, ESZ, false><<<grid, kVecThreads, bytes, stream>>>(a);
+    }
     else
         skinny_prmt_kernel<L, ESZ><<<grid, kVecThreads, bytes, stream>>>(a);
     return cudaGetLastError();
@@ -198,7 +203,7 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
         if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
             (p->rows > p->cols || (uintptr_t)p->out % 4 == 0 || // case A: output rows on words, or
-             skinny_wide_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode))) // mode 4's any
+             skinny_prmt_any_a(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode))) // mode 4's / 5's any
             return launch_skinny_prmt<L, ESZ>(p, batch, stream);
         if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_vec<L, ESZ>(p, batch, stream);

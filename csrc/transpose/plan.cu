@@ -329,7 +329,7 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
     constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
     const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SB = (S + E - 1) / E, SE = S * ESZ, nb = n * ESZ;
     const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw, ESZ);
-    const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
+    const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ, 0);
     long long a[2 * E][32];
     for (int wp = 0; wp < WARPS; wp++) {
         for (int k = 0; k <= kVecSteps; k++) {
@@ -376,17 +376,18 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
 /* One block of skinny_prmt.cuh's case A (PrmtBlockA) of n columns, the input C-contiguous on an aligned
  * base (input run s at byte s * rp mod 4, the output on a word), per warp in the kernel's order: phase 1 the
  * R word stores of the run words holding a run byte (the tails in row S), phase 2 per unit step the 2E R
- * loads (word pb and pb + 1 of each run < S) and the E F word stores (S * esz off words, mode 4's
- * PrmtBlockA<.., false>: the E * E element stores of elements < S; every block's mis is 0, T * S * esz being
- * a multiple of 4), phase 3 the F word loads. */
+ * loads (word pb and pb + 1 of each run < S) and the E F word stores (S * esz off words, mode 4's and mode
+ * 5's PrmtBlockA<.., false>: the E * E element stores of elements < S; every block's mis is 0, T * S * esz
+ * being a multiple of 4: the first matrix of a batch, whose later matrices may start off a word), phase 3
+ * the F word loads. */
 template <int ESZ>
 void skinny_prmt_a_block(int layout, int S, int lt, int64_t rp, int n, std::vector<long long> *acc)
 {
     const bool ow = S * ESZ % 4 == 0; // skinny_prmt_a_kernel<.., true>: output rows on words
     constexpr int E = 4 / ESZ, WARPS = kVecThreads / 32;
     const int lw = skinny_prmt_lw(lt, ESZ), W = 1 << lw, SE = S * ESZ, nb = n * ESZ;
-    const smk_tile ft = skinny_vec_geometry(layout, S, ESZ), rt = skinny_prmt_rgeometry(layout, lw, ESZ);
-    const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ);
+    const smk_tile ft = skinny_prmt_fgeometry(layout, S, ESZ, 1), rt = skinny_prmt_rgeometry(layout, lw, ESZ);
+    const int f0 = skinny_prmt_fbytes(layout, S, lt, ESZ, 1);
     auto rs = [&](int s, int j) { // word W of run s: its tail, in the rows after S (PrmtBlockA::rword)
         return (long long)skinny_prmt_rslot(rt, f0, j < W ? s : S + (S & 1) + s / W, j < W ? j : s % W);
     };

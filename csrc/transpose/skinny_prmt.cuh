@@ -4,7 +4,9 @@
  * whole-word shared accesses and a register transpose, so that no instruction moves a single element in
  * the interior (issue 26; knob transpose_skinny = 3, configs.h's skinny_prmt_fits): case B (rows > cols,
  * input rows packed: skinny_prmt_kernel) and case A (rows <= cols with rows * esz a multiple of 4 and the
- * output on a word: skinny_prmt_a_kernel, PrmtBlockA below); the rest stays on skinny_vec.cuh.
+ * output on a word: skinny_prmt_a_kernel, PrmtBlockA below); the rest stays on skinny_vec.cuh, but for knob
+ * transpose_skinny = 5 (configs.h's skinny_narrow_a_fits), which sends the rest of case A to
+ * skinny_prmt_a_kernel<.., false> as well (its S = 1 tile: 64.6 KB of shared memory, opted in).
  *
  * Why.  skinny_vec.cuh's run phase gathers every output element with its own LDS.8 / LDS.16 and its own
  * layout address and bound checks: ncu on 578113x36 uint8 counts 1.56 warp instructions per byte (the tiled
@@ -32,7 +34,8 @@
  *                run's first and last chunk element by element
  *
  * Shared memory, through layout.h's maps only (the three layouts are the same kernel but for the map):
- *   F  skinny_vec.cuh's geometry (skinny_vec_geometry / skinny_vec_slot), one word more for the funnel's
+ *   F  skinny_vec.cuh's geometry (skinny_vec_geometry / skinny_vec_slot; mode 5's narrow case A: one row,
+ *      skinny_prmt_fgeometry below), one word more for the funnel's
  *      second word.  Phase 1 walks consecutive words (conflict-free in every layout); phase 2's lanes take
  *      consecutive pb, so their rows are E input rows = 4*S bytes = S words apart: skinny_vec's run-phase
  *      step, whose bank arithmetic the geometry is chosen for (naive: S = 2^k * odd is 2^k-way, 32-way from
@@ -89,10 +92,34 @@ SMK_HD smk_tile skinny_prmt_rgeometry(int layout, int lw, int esz)
     return lw == 4 ? smk_tile{layout, lw, 0, 2, 5, 0, esz == 1 ? 2 : 1} : smk_tile{layout, lw, 0, 2, 0, 0, 0};
 }
 
-/* Buffer F in bytes: the flat words (bytes [0, mis + T*S*esz), mis < 4) and one more, in F's geometry. */
-SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz)
+/* F's map for case A's narrow element-store class (knob transpose_skinny = 5: S <= 64 not a power of two, S *
+ * esz off words, so PrmtBlockA<.., false>): one row of 2^12 words, which holds the whole of F (at most
+ * 4096 - 4096 / S' + 2 words for such S).  Why: phase 2's lanes are S words apart, so naive's map is
+ * conflict-free for odd S and 2-way for S = 2 mod 4, and rows inside a warp's span are what break that:
+ * skinny_vec's 32-word rows made pad 2-way for most S and 24-way for S = 31 (bank (S*i + S*i / 32) mod 32 =
+ * 31 for every lane), swizzle 2-15-way (S = 11, 31, 33 worst) -- the worst draw of seed 126, 62x31x294359
+ * uint8 (layout pad), spent 24 wavefronts a shared store in skinny_vec's scatter.  In one row pad and swizzle
+ * reduce to naive's map (pad's one word is past the row; swizzle XORs with row 0), the three layouts the same
+ * kernel but for that map.  Powers of two (S = 1, 2 bytes, 1 half) fill F to 4098 words: they keep
+ * skinny_vec's geometry, where their lanes 1 / 2 words apart stay within a row. */
+constexpr int kPrmtNarrowLog2Row = 12;
+
+SMK_HD bool skinny_prmt_narrow_f(int runs_in, int s, int esz)
 {
-    const smk_tile tl = skinny_vec_geometry(layout, s, esz);
+    return runs_in && s <= kVecMaxShort && s * esz % 4 != 0 && (s & (s - 1)) != 0;
+}
+
+/* F's geometry: skinny_vec's, or the narrow class's single row. */
+SMK_HD smk_tile skinny_prmt_fgeometry(int layout, int s, int esz, int runs_in)
+{
+    return skinny_prmt_narrow_f(runs_in, s, esz) ? smk_tile{layout, kPrmtNarrowLog2Row, 0, 2}
+                                                 : skinny_vec_geometry(layout, s, esz);
+}
+
+/* Buffer F in bytes: the flat words (bytes [0, mis + T*S*esz), mis < 4) and one more, in F's geometry. */
+SMK_HD int skinny_prmt_fbytes(int layout, int s, int lt, int esz, int runs_in)
+{
+    const smk_tile tl = skinny_prmt_fgeometry(layout, s, esz, runs_in);
     const int words = ((s << lt) * esz + 3) / 4 + 2, row = 1 << tl.log2_cols;
     return smk_tile_elems(tl, (words + row - 1) / row) * 4;
 }
@@ -106,7 +133,7 @@ SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz, int runs_in)
     const int lw = skinny_prmt_lw(lt, esz), rows = s + (runs_in ? (s & 1) + ((s + (1 << lw) - 1) >> lw) : 0);
     const smk_tile rt = skinny_prmt_rgeometry(layout, lw, esz);
     // lw = 4: swizzle's row pairs whole (an odd last row's words move within its 32-word pair)
-    return skinny_prmt_fbytes(layout, s, lt, esz) + smk_tile_elems(rt, rows + (lw == 4 ? rows & 1 : 0)) * 4;
+    return skinny_prmt_fbytes(layout, s, lt, esz, runs_in) + smk_tile_elems(rt, rows + (lw == 4 ? rows & 1 : 0)) * 4;
 }
 
 /* Shared byte of R word (s, j): F's bytes first. */
@@ -367,9 +394,9 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_a_kernel(const Ski
     k.nb = n * ESZ;
     k.fend = k.mis + n * k.S * ESZ;
     k.lw = skinny_prmt_lw(a.lt, ESZ);
-    k.ft = skinny_vec_geometry(L, k.S, ESZ);
+    k.ft = skinny_prmt_fgeometry(L, k.S, ESZ, !OW); // OW: skinny_vec's (S * esz on words), mode 3's code as before
     k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
-    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
+    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ, !OW);
     k.template runs_in<0, kVecSteps / 2>(); // two halves: all 17 loads at once spill at 64 registers
     k.template runs_in<kVecSteps / 2, kVecSteps + 1>();
     __syncthreads();
@@ -401,7 +428,7 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_kernel(const Skinn
     k.lw = skinny_prmt_lw(a.lt, ESZ);
     k.ft = skinny_vec_geometry(L, k.S, ESZ);
     k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
-    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ);
+    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ, 0);
     k.flat_in();
     __syncthreads();
     if (((k.mis | k.S * ESZ) & 3) == 0) // block-uniform: every input row starts on a word
