@@ -249,7 +249,7 @@ PyDoc_STRVAR(set_knob_doc,
 "blocks) for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape; 2: SKINNY for N <= 8\n"
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
-"'gemm16_mv_level' (bits, 3 the default; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
+"'gemm16_mv_level' (bits, 7 the default since session 40; 3 session 39's; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
 "one launch where that is enough (matvec.h smk_mv_rows_fused); 2: TINYK's block width by N; 4: the small-call\n"
 "latency rules: N <= 8, K <= kmax to the MMA kernel, SKINNY on a small A in 8-warp blocks that sum K in-kernel\n"
 "(smk_mv_skinny_fused), the 8-warp blocks' sums spread over their warps; 7: all),\n"

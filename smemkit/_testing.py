@@ -45,10 +45,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
-    gemm16_mv_level     bits, 3 (default since session 39's A/B): both; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+    gemm16_mv_level     bits, 7 (default since session 40's A/Bs): all three; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
-                        40, opt-in as 7): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
+                        40): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
                         (not COLS), SKINNY on A <= 8 MiB in 8-warp blocks summing K in-kernel
                         (smk_mv_skinny_fused: one launch), and the 8-warp blocks' sums spread over
                         their warps (one L2 round after the barrier)
@@ -113,7 +113,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 3,
+    "gemm16_mv_level": 7,
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone

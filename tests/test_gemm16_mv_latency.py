@@ -46,7 +46,7 @@ def test_level_values():
     for ok in range(8):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 3  # the default stays until the lead's A/B
+    assert _testing.current()["gemm16_mv_level"] == 7  # the default since session 40's A/Bs (GEMM16_NOTES)
     for bad in (-1, 8):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

@@ -56,7 +56,7 @@ def explain(shape, **knobs):
 
 
 def test_level_knob_values():
-    assert _testing.current()["gemm16_mv_level"] == 3  # the default since session 39 (GEMM16_NOTES)
+    assert _testing.current()["gemm16_mv_level"] == 7  # the default since session 40 (GEMM16_NOTES)
     for bad in (-1, 8):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

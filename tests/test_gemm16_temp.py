@@ -113,6 +113,9 @@ def test_shape_query_counts_the_skinny_workspace(lib):
         kind, splits = mirror(M, N, K, skinny=7)
         assert kind.startswith("SKINNY")
         want = splits * M * N * 4 if splits > 1 else 0
-        with _testing.knobs(gemm16_mv_skinny=7):
+        with _testing.knobs(gemm16_mv_skinny=7, gemm16_mv_level=3):  # the mirror's 4-warp SKINNY
             for al in itertools.product([0, 1], [0, 1]):
                 assert lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, *al, 132) == want, (M, N, K)
+        with _testing.knobs(gemm16_mv_skinny=7, gemm16_mv_level=7):  # A <= 8 MiB: 8-warp blocks with a scratch
+            got = lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 1, 1, 132)
+            assert got > 0 if kind == "SKINNY" and M * K * 2 <= 8 << 20 else got == want, (M, N, K, got)
