@@ -119,3 +119,21 @@ def test_shape_query_counts_the_skinny_workspace(lib):
         with _testing.knobs(gemm16_mv_skinny=7, gemm16_mv_level=7):  # A <= 8 MiB: 8-warp blocks with a scratch
             got = lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, 1, 1, 132)
             assert got > 0 if kind == "SKINNY" and M * K * 2 <= 8 << 20 else got == want, (M, N, K, got)
+
+
+def test_shape_query_follows_the_level15_rule(lib):
+    """gemm16_mv_level 15 (matvec.h smk_mv_skinny_fused_pays): where the rule keeps a small A off the 8-warp
+    SKINNY, the workspace is the 4-warp SKINNY's (level 3's: partials only, none at one slice), else level
+    7's (the 8-warp blocks' scratch); both queries agree."""
+    from test_gemm16_mv_rule import LOSERS, WINNERS, pays
+    for M, N, K in LOSERS + WINNERS + [(9000, 3, 256), (4225, 2, 200), (4224, 2, 200)]:
+        q = {}
+        for level in (3, 7, 15):
+            with _testing.knobs(gemm16_mv_level=level):
+                q[level] = lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, K % 8 == 0, N % 8 == 0, 132)
+                p = Gemm16Params(A=1 << 20, B=1 << 22, D=1 << 24, M=M, N=N, K=K, lda=K, ldb=N, ldc=N, ldd=N,
+                                 alpha=1.0, beta=0.0, layout=SMK_SWIZZLE, variant=0)
+                assert lib.smk_gemm16_temp_bytes(ctypes.byref(p), 132) == q[level], (M, N, K, level)
+        assert q[7] > 0 and q[15] == (q[7] if pays(M, N, K) else q[3]), (M, N, K, q)
+        if not pays(M, N, K):
+            assert q[3] == (M * N * 4 * 2 if K >= 256 else 0), (M, N, K, q)  # K // 128 slices of 128

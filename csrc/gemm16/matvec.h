@@ -62,13 +62,15 @@ int smk_gemm16_set_mv_v16(int on);
 extern volatile int smk_gemm16_mv_skinny;
 int smk_gemm16_set_mv_skinny(int level);
 
-/* Levels of the memory-bound path's newer mechanisms (knobs(gemm16_mv_level=...)): bits, 3 (the default: both) or 0 none;
+/* Levels of the memory-bound path's newer mechanisms (knobs(gemm16_mv_level=...)): bits, 7 the default, 0 none;
  * 1 ROWS as smk_mv_rows_fused (8-warp blocks summing their K slices in-kernel: one launch where that is
  * enough, else 8x fewer fp32 partials for the reduce); 2 TINYK's block width by N (smk_mv_tinyk: CPL
  * columns per lane from N, not always 8); 4 the small-call latency rules (session 40, smk_mv_route_of):
  * COLS's shapes with K <= kmax to the MMA kernel, SKINNY on a small A in 8-warp blocks that sum their K
  * slices in-kernel (smk_mv_skinny_fused), and the 8-warp blocks' sums spread over their warps (one L2
- * round after the barrier, not 7).  0 .. 7, -1 for anything else. */
+ * round after the barrier, not 7); 8 (with 4; alone it changes nothing) the 8-warp SKINNY only where
+ * smk_mv_skinny_fused_pays, else the 4-warp SKINNY as at level 3 (15 = 7 + it).  7 the default; 0 .. 15,
+ * -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 
@@ -332,10 +334,29 @@ static inline int smk_mv_mma_takes(int64_t M, int64_t N, int64_t K, int kmax)
     return N % 2 == 0 && mn >= ((int64_t)1 << 21);
 }
 
-/* SKINNY under gemm16_mv_level: bit 2 and A at most SMK_MV_SMALL_BYTES the 8-warp blocks, else 4. */
+/* Whether the 8-warp SKINNY pays on M x N x K (gemm16_mv_level bit 3, value 8, read with bit 2): every warp
+ * of the block has a K slice (K > 8 x 32: a short K leaves ceil(K / 32) of the 8 warps busy, the rest
+ * holding the SM's slots through the block's barrier and scratch round), or the 4-warp grid would leave
+ * most SMs idle (ceil(M / 128) 4-warp blocks <= a quarter of SMK_MV_FUSED_BLOCKS: M <= 4224).  Why
+ * (session 40, level 3 -> 7 on seeds 151 / 153, H100, ratio to cuBLAS, GEMM16_NOTES "Level 7 measured"):
+ * the one-launch SKINNY lost on a tall A with a short K, where the 4-warp SKINNY already had 50-120 blocks
+ * and at most two 32-k rounds per warp: 10120x6x49 bf16 0.88 -> 0.46, 9448x4x91 0.92 -> 0.58, 9279x5x84
+ * 0.63 -> 0.41, 15198x7x134 0.80 -> 0.57, 6521x5x35 1.40 -> 1.03; the short-K winners had a small M
+ * (3325x5x113 0.76 -> 1.46, 4152x8x131 0.69 -> 1.63: 27 and 33 4-warp blocks) or K > 256 (3159x5x293,
+ * 1005x3x356, 42x8x31994, 127x7x2860, 231x6x2458, 100x7x4957), all of which the rule keeps.  N does not
+ * enter (the warps' work per k is N-independent at N <= 32).  Unmeasured as a rule: fitted on those two
+ * seeds' draws; the lead's held-out A/B (level 15 against 7) decides. */
+static inline int smk_mv_skinny_fused_pays(int64_t M, int64_t N, int64_t K)
+{
+    (void)N;
+    return K > SMK_MV_FUSED_NW * 32 || smk_mv_cdiv(M, 4 * SMK_MV_SKINNY_ROWS) <= SMK_MV_FUSED_BLOCKS / 4;
+}
+
+/* SKINNY under gemm16_mv_level: bit 2 and A at most SMK_MV_SMALL_BYTES the 8-warp blocks (with bit 3:
+ * only where smk_mv_skinny_fused_pays), else 4. */
 static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level, smk_mv_route *r)
 {
-    if ((level & 4) && M * K * 2 <= SMK_MV_SMALL_BYTES)
+    if ((level & 4) && M * K * 2 <= SMK_MV_SMALL_BYTES && (!(level & 8) || smk_mv_skinny_fused_pays(M, N, K)))
         return smk_mv_skinny_fused(M, N, K, r);
     return smk_mv_skinny(M, N, K, r);
 }
