@@ -12,6 +12,7 @@
 #include "api/gemm16.h"
 #include "api/wgmma.h"
 #include "api/sgemm.h"
+#include "api/sgemm_epi.h"
 #include "api/splitk.h"
 #include "api/transpose.h"
 #include "gemm16/matvec.h"
@@ -280,6 +281,10 @@ PyDoc_STRVAR(set_knob_doc,
 "is short; 2: on every such split launch whose tiles fit the counters, for tests; 3: on sm_90, split\n"
 "launches of 2..8 slices as thread-block clusters whose blocks sum the tile together, the separate\n"
 "kernel elsewhere),\n"
+"'sgemm_epi' (the SGEMM tile kernel's epilogue: 0, the default, from registers; 1 staged through shared\n"
+"memory and stored as whole rows (sgemm/epilogue_staged.cuh) where smk_sgemm_epi_gate says: K <= 64 per\n"
+"block, M N >= 2^19, output rows not all on 128-byte lines; 2 staged on every tile launch (tests); 3 staged\n"
+"where K <= 256 and M N >= 2^19, any rows (probes)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
@@ -309,6 +314,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_rt_set_pdl(v);
     else if (strcmp(name, "splitk_fixup") == 0 && v >= 0 && v <= 3)
         smk_sgemm_set_fixup(v);
+    else if (strcmp(name, "sgemm_epi") == 0 && v >= 0 && v <= 3)
+        smk_sgemm_set_epi(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 5)
@@ -376,6 +383,20 @@ static PyObject *fixup_gate_call(PyObject *args, const char *format, int (*gate)
 static PyObject *py_sgemm_fixup_gate(PyObject *module, PyObject *args)
 {
     return fixup_gate_call(args, "LLiii:_sgemm_fixup_gate", smk_sgemm_fixup_gate);
+}
+
+PyDoc_STRVAR(sgemm_epi_gate_doc,
+"_sgemm_epi_gate(M, N, K, rows, config, knob, /)\n--\n\n"
+"1 where an SGEMM tile launch of config number `config` over an M x N output, K deep per block, whose output\n"
+"rows are `rows` (2 all on 128-byte lines, 1 on 16 bytes, 0 neither) stores through shared memory at\n"
+"sgemm_epi level `knob` (smk_sgemm_epi_gate, a pure function: no GPU needed).");
+static PyObject *py_sgemm_epi_gate(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0, K = 0;
+    int rows = 0, config = 0, knob = 0;
+    if (!PyArg_ParseTuple(args, "LLLiii:_sgemm_epi_gate", &M, &N, &K, &rows, &config, &knob))
+        return NULL;
+    return PyLong_FromLong(smk_sgemm_epi_gate(M, N, K, rows, config, knob));
 }
 
 PyDoc_STRVAR(gemm16_fixup_gate_doc,
@@ -508,6 +529,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_sgemm_choose", py_sgemm_choose, METH_VARARGS, sgemm_choose_doc},
     {"_sgemm_fixup_gate", py_sgemm_fixup_gate, METH_VARARGS, sgemm_fixup_gate_doc},
     {"_gemm16_fixup_gate", py_gemm16_fixup_gate, METH_VARARGS, gemm16_fixup_gate_doc},
+    {"_sgemm_epi_gate", py_sgemm_epi_gate, METH_VARARGS, sgemm_epi_gate_doc},
     {"_sgemm_pad_choice", py_sgemm_pad_choice, METH_VARARGS, sgemm_pad_choice_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},

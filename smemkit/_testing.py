@@ -77,6 +77,11 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
                         unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
                         and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
+    sgemm_epi           the SGEMM tile kernel's epilogue: 0 (default) from registers; 1 staged through a layout.h
+                        tile of the block's output and stored as whole rows (csrc/sgemm/epilogue_staged.cuh)
+                        where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
+                        128-byte lines); 2 staged on every tile launch (tests); 3 where K <= 256 and
+                        M N >= 2^19, any rows (probes)
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -91,7 +96,8 @@ import numbers
 from . import _C, _wgmma_plan
 from .bench import bench_configs
 
-__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "sgemm_fixup_gate",
+__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "sgemm_epi_gate",
+           "sgemm_fixup_gate",
            "staging_info",
            "wgmma_launches", "wgmma_mode"]
 
@@ -100,7 +106,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi,
-# sgemm/launch.cu g_new_paths and g_fixup, runtime.c g_pdl)
+# sgemm/launch.cu g_new_paths, g_fixup and g_epi, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -121,6 +127,7 @@ KNOBS = {
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
+    "sgemm_epi": 0,  # 0..3: the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)
@@ -208,6 +215,16 @@ def sgemm_fixup_gate(M, N, S, config, knob=1):
     if isinstance(config, str):
         config = bench_configs("sgemm").index(config)
     return bool(_C._sgemm_fixup_gate(M, N, S, config, knob))
+
+
+def sgemm_epi_gate(M, N, K, rows, config, knob=1):
+    """True where an SGEMM tile launch of config `config` (a name or number) over an M x N output, K deep per
+    block, whose output rows are `rows` (2: D's, and C's when read, all on 128-byte lines; 1: on 16 bytes with
+    ld % 4 == 0; 0: neither) stores through shared memory (sgemm/epilogue_staged.cuh) at sgemm_epi level `knob`
+    (sgemm/launch.cu's gate; pure, no GPU)."""
+    if isinstance(config, str):
+        config = bench_configs("sgemm").index(config)
+    return bool(_C._sgemm_epi_gate(M, N, K, rows, config, knob))
 
 
 def wgmma_launches():

@@ -88,6 +88,13 @@ NEW += [("gemm", s, "float16", 0) for s in [(256, 256, 16384), (381, 29, 5523), 
                                             (2917, 5082, 18), (1000, 2000, 1000)]]
 NEW += [("gemm", (9066, 2, 470), "bfloat16", 0)]
 CASES += NEW[-9:]
+# issue 27's short-K class (the tile kernel's epilogue; knob sgemm_epi: run with --knob sgemm_epi=1 to count the
+# staged epilogue, whose row loads double on rows off 16 bytes): dense CUDA operands ("torch", as explain() assumes
+# and a user's call has them: D's pitch N; host arrays get 16-byte pitches), N % 4 == 2, 0 (off 128), 1; and
+# 128-byte rows (N % 32 == 0: the register epilogue at level 1)
+NEW += [("sgemm", s, "float32", 0, "torch") for s in [(1599, 4826, 21), (6071, 2788, 23), (3698, 317, 40),
+                                                     (1024, 2048, 24)]]
+CASES += NEW[-4:]
 
 
 def mark():
@@ -135,6 +142,10 @@ def main(manifest, ops, cases=None):
                     m, n, k = shape
                     a = rng.standard_normal((m, k)).astype(np.float32)
                     b = rng.standard_normal((k, n)).astype(np.float32)
+                    if case[4:] == ("torch",):  # dense device operands (pitches K and N)
+                        import torch
+                        a, b = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+                        torch.cuda.synchronize()  # host-to-device copies: no kernel the filter profiles
                     with knobs(sgemm_config=config):
                         smemkit.sgemm(a, b, layout=layout)
                 f.write(f"{op},{layout},{'x'.join(map(str, shape))},{dtype},{config}\n")

@@ -15,10 +15,12 @@
 #include "common/gemm_args.h"
 #include "common/launch.h"
 #include "api/sgemm.h"
+#include "api/sgemm_epi.h"
 #include "counters.h"
 #include "runtime.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/epi.h"
 #include "sgemm/fixup.cuh"
 #include "sgemm/launch.h"
 #include "sgemm/reduce.cuh"
@@ -40,6 +42,12 @@ int sgemm_new_paths() { return g_new_paths; }
  * whose tiles fit the counters (tests); 3 the tile's S <= 8 blocks as one cluster summing it together
  * (sm_90; common/splitk_fixup.cuh cluster_tile), the separate reduction elsewhere. */
 static volatile int g_fixup = 0;
+
+/* smk_sgemm_set_epi (knob sgemm_epi): the tile kernel's epilogue.  0 (the default) from registers
+ * (tile.cuh sgemm_tile_epilogue); 1 staged (epilogue_staged.cuh) where sgemm_epi_gate's level-1 rule says;
+ * 2 staged on every tile launch (tests, probes); 3 staged by the wider level-3 rule (probes). */
+static volatile int g_epi = 0;
+int sgemm_epi_level() { return g_epi; }
 
 /* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):
  * 1 (the default) one fence per block after a barrier, 0 a fence per thread (session 39's). */
@@ -122,6 +130,66 @@ const fix_launch_fn kLaunchFix[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SG
 #define SMK_SGEMM_DIMS_ROW(NAME, KIND, ARGS, COST) fix_dims<SMK_SGEMM_CFG(KIND, ARGS)>(),
 const FixDims kFixDims[kNumConfigs] = {{0, 0, 0}, SMK_SGEMM_CONFIGS(SMK_SGEMM_DIMS_ROW)};
 #undef SMK_SGEMM_DIMS_ROW
+
+/* The staged-epilogue launches of the TILE rows (tile.cuh tile_launch_epi); the other rows: nullptr. */
+typedef int (*epi_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, bool, cudaStream_t);
+template <class Cfg, int LAYOUT>
+int epi_layout(const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, bool ra, cudaStream_t st)
+{
+    return vec ? tile_launch_epi<Cfg, LAYOUT, true>(q, s, S, ra, st) : tile_launch_epi<Cfg, LAYOUT, false>(q, s, S, ra, st);
+}
+template <class Cfg>
+constexpr epi_launch_fn epi_entry()
+{
+    if constexpr (Cfg::KIND == SGEMM_TILE) {
+        return [](const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, bool ra, cudaStream_t st) -> int {
+            switch (q.layout) {
+            case SMK_NAIVE: return epi_layout<Cfg, SMK_NAIVE>(q, vec, s, S, ra, st);
+            case SMK_PAD: return epi_layout<Cfg, SMK_PAD>(q, vec, s, S, ra, st);
+            case SMK_SWIZZLE: return epi_layout<Cfg, SMK_SWIZZLE>(q, vec, s, S, ra, st);
+            default: return (int)cudaErrorInvalidValue;
+            }
+        };
+    } else {
+        return nullptr;
+    }
+}
+#define SMK_SGEMM_EPI_ROW(NAME, KIND, ARGS, COST) epi_entry<SMK_SGEMM_CFG(KIND, ARGS)>(),
+const epi_launch_fn kLaunchEpi[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_EPI_ROW)};
+#undef SMK_SGEMM_EPI_ROW
+
+/* The staged epilogue's gate, pure (launch.h). */
+int sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int config, int knob)
+{
+    if (knob <= 0 || config <= 0 || config >= kNumConfigs || kLaunchEpi[config] == nullptr || M <= 0 || N <= 0)
+        return 0;
+    if (knob == 2) return 1;
+    const bool big = M * N >= kEpiMinOutputs;
+    if (knob == 3) return big && K <= 256;
+    return big && K <= 64 && rows < 2;
+}
+
+/* The output rows' alignment for the gate: 2 D's rows (and C's when read) all on 128-byte lines, 1 on 16
+ * bytes (ld % 4 == 0), 0 otherwise. */
+static int out_rows(const smk_sgemm_params &q)
+{
+    auto rows = [](const void *ptr, int64_t ld) {
+        return ((uintptr_t)ptr & 127) == 0 && ld % 32 == 0 ? 2 : aligned16(ptr) && ld % 4 == 0 ? 1 : 0;
+    };
+    const int d = rows(q.D, q.ldd), c = q.beta != 0.f ? rows(q.C, q.ldc) : 2;
+    return d < c ? d : c;
+}
+
+/* One launch of config's kernel over q, kdepth deep per block: the staged epilogue where the gate says
+ * (re-aligned rows where out_rows says 0), else the kernel of the launch table. */
+static int launch_tile(const smk_sgemm_params &q, bool vec, int64_t kdepth, const SgemmSlice &slice, int config,
+                       int splits, cudaStream_t stream)
+{
+    const int rows = out_rows(q);
+    if (sgemm_epi_gate(q.M, q.N, kdepth, rows, config, g_epi))
+        return kLaunchEpi[config](q, vec, slice, splits, rows == 0, stream);
+    return kLaunch[config](q, vec, slice, splits, stream);
+}
 
 /* Every pointer the kernel touches 16-byte aligned and every leading dimension a multiple of 4. */
 static bool sgemm_vec(const smk_sgemm_params &q)
@@ -226,7 +294,7 @@ static int launch_split(const smk_sgemm_params &q, const smk_sgemm_choice &ch, i
                                reduce_groups_per_warp(ch.splits), (int)out_vec(q), g_fence, how == 2};
         e = kLaunchFix[ch.config](w, sgemm_vec(w), slice, ch.splits, fx, stream);
     } else {
-        e = kLaunch[ch.config](w, sgemm_vec(w), slice, ch.splits, stream);
+        e = launch_tile(w, sgemm_vec(w), ch.k_chunk, slice, ch.config, ch.splits, stream);
         if (e == cudaSuccess) e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, sms, pdl, stream);
     }
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
@@ -285,7 +353,7 @@ static int launch_padded(const smk_sgemm_params &q, const smk_sgemm_choice &ch, 
             e = launch_split(p, ch, sms, pdl, sm90, stream);
         } else {
             const SgemmSlice whole = {(int)p.K, 0};
-            e = kLaunch[ch.config](p, sgemm_vec(p), whole, 1, stream);
+            e = launch_tile(p, sgemm_vec(p), p.K, whole, ch.config, 1, stream);
         }
     }
     smk_rt_free_on(tmp[0], stream); /* stream-ordered, NULL is a no-op */
@@ -323,7 +391,16 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     if (pad) return smk::launch_padded(q, ch, pad, sms, pdl, major >= 9, stream);
     if (ch.splits > 1) return smk::launch_split(q, ch, sms, pdl, major >= 9, stream);
     const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
-    return smk::kLaunch[ch.config](q, vec, whole, 1, stream);
+    return smk::launch_tile(q, vec, q.K, whole, ch.config, 1, stream);
+}
+
+extern "C" void smk_sgemm_set_epi(int level) { smk::g_epi = level <= 0 ? 0 : level >= 3 ? 3 : level; }
+
+/* 1 where a tile launch of `config` over an M x N output, K deep per block, with output rows `rows` (2 all
+ * on 128-byte lines, 1 on 16 bytes, 0 neither) takes the staged epilogue at knob level `knob` (pure). */
+extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int config, int knob)
+{
+    return smk::sgemm_epi_gate(M, N, K, rows, config, knob);
 }
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }

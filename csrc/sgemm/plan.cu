@@ -10,8 +10,10 @@
 
 #include "layout.h"
 #include "api/sgemm.h"
+#include "api/splitk.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/epi.h"
 #include "sgemm/launch.h"
 #include "sgemm/maps.h"
 
@@ -111,6 +113,50 @@ static int tile_block_plan(int layout, smk_plan *plan)
     snprintf(plan->config, sizeof plan->config, "%dx%dx%d block tile, %d threads, %dx%d per thread",
              Cfg::BM, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::WMITER * Cfg::TM, Cfg::WNITER * Cfg::TN);
     return 0;
+}
+
+/* The staged epilogue's shared accesses (epilogue_staged.cuh), appended to the tile plan: once per block
+ * and K slice, the staging stores, the row loads and, where the rows are re-aligned (D or C off 16
+ * bytes), the second row load of the previous chunk.  Returns how many it appended. */
+template <class Cfg>
+static int tile_epi_plan(int layout, int realign, smk_plan *plan)
+{
+    using Map = SgemmEpiMap<Cfg>;
+    const smk_tile TC = Map::c_tile(layout);
+    const int warps = Cfg::THREADS / 32, n0 = plan->n, stage = Cfg::WMITER * Cfg::TM * Cfg::WNITER * (Cfg::TN / 4);
+    plan_access(&plan->acc[n0], "C-tile staging store (STS.128, the accumulators)", 16, 1, warps * stage);
+    plan_access(&plan->acc[n0 + 1], "C-tile row load (LDS.128, chunk k of a row)", 16, 0, warps * Map::C_ITERS);
+    if (realign)
+        plan_access(&plan->acc[n0 + 2], "C-tile row load of chunk k - 1 (LDS.128, rows off 16 bytes)", 16, 0,
+                    warps * Map::C_ITERS);
+    for (int tid = 0; tid < Cfg::THREADS && plan->acc[n0].addr; tid++) {
+        const int w = tid / 32, lane = tid % 32;
+        long long *st = plan->acc[n0].addr + (long long)w * stage * 32 + lane;
+        int i = 0;
+        for (int f = 0; f < Cfg::WMITER; f++)
+            for (int ii = 0; ii < Cfg::TM; ii++)
+                for (int jn = 0; jn < Cfg::WNITER; jn++)
+                    for (int j = 0; j < Cfg::TN; j += 4, i++) {
+                        int r = 0, c = 0;
+                        Map::c_stage(tid, f, ii, jn, j, &r, &c);
+                        st[i * 32] = 4LL * smk_tile_offset(TC, r, c);
+                    }
+        for (int it = 0; it < Map::C_ITERS; it++) {
+            int r = 0, k = 0;
+            Map::c_chunk(it, tid, &r, &k);
+            const long long at = ((long long)w * Map::C_ITERS + it) * 32 + lane;
+            plan->acc[n0 + 1].addr[at] = 4LL * smk_tile_offset(TC, r, 4 * k);
+            if (realign)
+                plan->acc[n0 + 2].addr[at] = 4LL * smk_tile_offset(TC, r, 4 * ((k + Map::C_CPR - 1) % Map::C_CPR));
+        }
+    }
+    plan->n = n0 + (realign ? 3 : 2);
+    const int smem = (int)(layout == SMK_PAD ? sgemm_epi_smem_bytes<Cfg, SMK_PAD>() : sgemm_epi_smem_bytes<Cfg, SMK_NAIVE>());
+    if (smem > plan->smem_bytes)
+        plan->smem_bytes = smem;
+    const size_t used = strlen(plan->config);
+    snprintf(plan->config + used, sizeof plan->config - used, ", staged epilogue%s", realign ? " (re-aligned rows)" : "");
+    return plan->n - n0;
 }
 
 /* One block of skinny-m per k-tile: the A-slice store and the broadcast A reads. */
@@ -235,9 +281,15 @@ static int matvec_block_plan(int layout, smk_plan *plan)
 struct SgemmPlanEntry {
     int (*plan)(int layout, smk_plan *plan);
     int store_after_last, once_accesses;
+    int (*epi)(int layout, int realign, smk_plan *plan); /* TILE rows: the staged epilogue's accesses */
 };
 #define SMK_SGEMM_PLAN_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_PLAN_ROW_(KIND, ARGS)
-#define SMK_SGEMM_PLAN_ROW_(KIND, ARGS) {SMK_SGEMM_PLAN_FN_##KIND ARGS, 1, SMK_SGEMM_PLAN_ONCE_##KIND},
+#define SMK_SGEMM_PLAN_ROW_(KIND, ARGS) {SMK_SGEMM_PLAN_FN_##KIND ARGS, 1, SMK_SGEMM_PLAN_ONCE_##KIND, SMK_SGEMM_PLAN_EPI_##KIND ARGS},
+#define SMK_SGEMM_PLAN_EPI_TILE(...) tile_epi_plan<SgemmCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_EPI_SKINNY_M(...) nullptr
+#define SMK_SGEMM_PLAN_EPI_SKINNY_N(...) nullptr
+#define SMK_SGEMM_PLAN_EPI_TINYK(...) nullptr
+#define SMK_SGEMM_PLAN_EPI_MATVEC(...) nullptr
 #define SMK_SGEMM_PLAN_FN_TILE(...) tile_block_plan<SgemmCfg<__VA_ARGS__>>
 #define SMK_SGEMM_PLAN_FN_SKINNY_M(...) skinny_m_block_plan<SkinnyMCfg<__VA_ARGS__>>
 #define SMK_SGEMM_PLAN_FN_SKINNY_N(...) skinny_n_block_plan<SkinnyNCfg<__VA_ARGS__>>
@@ -248,7 +300,21 @@ struct SgemmPlanEntry {
 #define SMK_SGEMM_PLAN_ONCE_TINYK 0
 #define SMK_SGEMM_PLAN_FN_MATVEC(...) matvec_block_plan<MatVecCfg<__VA_ARGS__>>
 #define SMK_SGEMM_PLAN_ONCE_MATVEC 2
-static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
+static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0, nullptr}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
+
+/* Whether the launch of ch stages its epilogue (launch.cu's choice on dense row-major operands from an
+ * aligned allocation: D's pitch N, or split partials in the workspace of pitch N rounded up to 4), and
+ * whether its rows are re-aligned.  A split the tile kernel finishes itself keeps the register epilogue
+ * (assumed: the stream has its counters). */
+static int plan_staged(int64_t M, int64_t N, int64_t K, const smk_sgemm_choice &ch, int *realign)
+{
+    const int64_t ld = ch.splits > 1 ? (N + 3) & ~(int64_t)3 : N;
+    const int rows = ld % 32 == 0 ? 2 : ld % 4 == 0 ? 1 : 0;
+    *realign = rows == 0;
+    if (ch.splits > 1 && smk_sgemm_fixup_gate(M, N, ch.splits, ch.config, smk_splitk_fixup()) != 0)
+        return 0;
+    return sgemm_epi_gate(M, N, ch.splits > 1 ? ch.k_chunk : K, rows, ch.config, sgemm_epi_level());
+}
 
 } /* namespace smk */
 
@@ -265,6 +331,10 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const int rc = pe.plan(layout, plan);
     if (rc != 0)
         return rc;
+    int realign = 0;
+    const int n_loop = plan->n; /* accesses past it: the staged epilogue's, once per block of the launch */
+    if (pe.epi && smk::plan_staged(M, N, K, ch, &realign))
+        pe.epi(layout, realign, plan);
     /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
      * The split-K reduction, separate (reduce.cuh) or fused into the tile kernel (fixup.cuh, knob splitk_fixup),
      * uses no shared memory, so this is the launch's whole shared traffic. */
@@ -277,8 +347,8 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const long long slices = K > 0 ? ch.splits : 0;
     for (int a = 0; a < plan->n; a++) {
         const smk_access &x = plan->acc[a];
-        plan->acc[a].repeats = a >= plan->n - pe.once_accesses
-                                   ? tiles * slices
+        plan->acc[a].repeats = a >= n_loop                     ? tiles * ch.splits
+                               : a >= n_loop - pe.once_accesses ? tiles * slices
                                    : tiles * (ktiles + (pe.store_after_last && x.is_store ? slices : 0));
     }
     const size_t used = strlen(plan->config);

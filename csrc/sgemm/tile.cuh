@@ -4,7 +4,8 @@
  *
  *   tile position (sgemm_tile_origin) -> global -> register -> shared loads (SgemmTileLoader) ->
  *   fragments and FMAs (SgemmThreadTile) in a two-stage main loop (SgemmTileStep) -> epilogue
- *   (sgemm_tile_epilogue)
+ *   (sgemm_tile_epilogue from registers, or, knob sgemm_epi, epilogue_staged.cuh's whole rows through
+ *   shared memory)
  *
  *   D = alpha * A @ B + beta * C      float32, row-major, leading dimensions in elements
  *
@@ -63,6 +64,7 @@
 #include "layout.h"
 #include "runtime.h"
 #include "sgemm/configs.h"
+#include "sgemm/epilogue_staged.cuh"
 #include "sgemm/fixup.cuh"
 #include "sgemm/launch.h"
 #include "sgemm/maps.h"
@@ -363,9 +365,13 @@ __device__ __forceinline__ void sgemm_tile_epilogue(
  * slice    the K range of blockIdx.y and where its tile goes (SgemmSlice; one slice: the plain GEMM).
  * FIX, fx a split launch that finishes itself (fixup.cuh; p.D is the workspace, fx.counters or fx.cluster set): its own
  *          instantiation, so the others keep their registers (the fixup's code moved 128x64x8's allocation).
- * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats.
+ * EPI      0 the register epilogue; the staged epilogue (epilogue_staged.cuh; knob sgemm_epi, launch.cu's gate)
+ *          on rows on 16 bytes (1) or re-aligned rows (2, !VEC only): their own instantiations (never with FIX),
+ *          so the register-epilogue kernels' SASS is unchanged.
+ * Dynamic shared memory: STAGES * (smk_tile_elems(As, BK) + smk_tile_elems(Bs, BK)) floats; EPI: at least the
+ * output tile (maps.h sgemm_epi_smem_bytes).
  */
-template <class Cfg, int LAYOUT, bool VEC, bool FIX>
+template <class Cfg, int LAYOUT, bool VEC, bool FIX, int EPI = 0>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     sgemm_kernel(const smk_sgemm_params p, const SgemmSlice slice, const SgemmFixup fx)
 {
@@ -411,8 +417,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     }
     SgemmTileStep<Cfg, LAYOUT, VEC> step{ld, tt, ktiles};
     sgemm_stage_loop(ktiles, step);
-    sgemm_tile_epilogue<Cfg, VEC>(p.D + blockIdx.y * slice.d_stride, p.ldd, p.C, p.ldc, p.alpha, p.beta, acc, M, N,
-                                  bm + a_col, bn + b_col);
+    if constexpr (EPI != 0)
+        sgemm_staged_epilogue<Cfg, LAYOUT, EPI == 2>(p.D + blockIdx.y * slice.d_stride, p.ldd, p.C, p.ldc, p.alpha, p.beta,
+                                                acc, smem, M, N, bm + a_col, bn + b_col);
+    else
+        sgemm_tile_epilogue<Cfg, VEC>(p.D + blockIdx.y * slice.d_stride, p.ldd, p.C, p.ldc, p.alpha, p.beta, acc, M,
+                                      N, bm + a_col, bn + b_col);
     if constexpr (FIX)
         sgemm_fixup_tile<Cfg::THREADS, Cfg::BM, Cfg::BN>(fx, p.D, p.ldd, slice.d_stride, M, N, bm, bn);
 }
@@ -463,6 +473,32 @@ int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
     return tile_launch_fix<Cfg, LAYOUT, VEC>(q, slice, splits, none, stream);
 }
 
+/* One launch of a staged-epilogue instantiation (knob sgemm_epi): as tile_launch_cfg, its dynamic shared
+ * memory sgemm_epi_smem_bytes.  EPI 1 (rows of D, and of C when read, on 16 bytes) or 2 (re-aligned rows).
+ * Split partials for the separate reduction go through it too. */
+template <class Cfg, int LAYOUT, bool VEC, int EPI>
+int tile_launch_staged(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream)
+{
+    const long long blocks = sgemm_grid_blocks(Cfg::TILE_M, Cfg::TILE_N, q.M, q.N);
+    if (blocks <= 0 || splits < 1 || splits > 65535) return (int)cudaErrorInvalidValue;
+    const size_t smem = sgemm_epi_smem_bytes<Cfg, LAYOUT>();
+    const int e = smem_optin<sgemm_kernel<Cfg, LAYOUT, VEC, false, EPI>>(smem);
+    if (e != 0) return e;
+    const SgemmFixup none = {};
+    sgemm_kernel<Cfg, LAYOUT, VEC, false, EPI><<<dim3((unsigned)blocks, (unsigned)splits), Cfg::THREADS, smem, stream>>>(
+        q, slice, none);
+    return (int)cudaGetLastError();
+}
+template <class Cfg, int LAYOUT, bool VEC>
+int tile_launch_epi(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, bool realign, cudaStream_t stream)
+{
+    if constexpr (VEC)
+        return tile_launch_staged<Cfg, LAYOUT, true, 1>(q, slice, splits, stream); /* VEC: rows on 16 bytes */
+    else
+        return realign ? tile_launch_staged<Cfg, LAYOUT, false, 2>(q, slice, splits, stream)
+                       : tile_launch_staged<Cfg, LAYOUT, false, 1>(q, slice, splits, stream);
+}
+
 /* Explicit instantiations of tile_launch_cfg for one layout, by row KIND of configs.h (the TILE rows;
  * the skinny rows are skinny.cu's). */
 #define SMK_SGEMM_TILE_INSTANCES_TILE(LAYOUT, ARGS)                                                        \
@@ -473,7 +509,11 @@ int tile_launch_cfg(const smk_sgemm_params &q, const SgemmSlice &slice, int spli
     template int tile_launch_fix<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, true>(                                   \
         const smk_sgemm_params &, const SgemmSlice &, int, const SgemmFixup &, cudaStream_t);              \
     template int tile_launch_fix<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, false>(                                  \
-        const smk_sgemm_params &, const SgemmSlice &, int, const SgemmFixup &, cudaStream_t);
+        const smk_sgemm_params &, const SgemmSlice &, int, const SgemmFixup &, cudaStream_t);              \
+    template int tile_launch_epi<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, true>(                                   \
+        const smk_sgemm_params &, const SgemmSlice &, int, bool, cudaStream_t);                            \
+    template int tile_launch_epi<SMK_SGEMM_CFG_TILE ARGS, LAYOUT, false>(                                  \
+        const smk_sgemm_params &, const SgemmSlice &, int, bool, cudaStream_t);
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_M(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_SKINNY_N(LAYOUT, ARGS)
 #define SMK_SGEMM_TILE_INSTANCES_TINYK(LAYOUT, ARGS)
