@@ -23,7 +23,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         2-byte elements, short sides up to 64, where it fits, else the word-wise skinny kernel
                         (csrc/transpose/skinny_vec.cuh); 2: the word-wise one alone there; 4: as 3 and
                         skinny_prmt for short sides 65..256 (session 38); 5: as 3 and skinny_prmt for
-                        every rows <= cols up to 64, rows * esz off words too (session 40); 1: the
+                        every rows <= cols up to 64, rows * esz off words too (session 40); 6: as 4
+                        for short sides 65..128 only (session 41); 1: the
                         element-wise skinny kernel alone (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
     transpose_mid       0 (default): the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as
                         whole words clipped to the matrix (csrc/transpose/configs.h mid_fits, global.cuh words)

@@ -18,7 +18,7 @@
  *   skinny_prmt.cuh the same with whole-word shared accesses and a register transpose (rows > cols, and
  *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits;
  *                4: also short sides 65..256, skinny_wide_fits; 5: 3 and every rows <= cols,
- *                skinny_narrow_a_fits)
+ *                skinny_narrow_a_fits; 6: 3 and short sides 65..128)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -104,8 +104,8 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 5 as 3 and skinny_prmt.cuh for case A of every S <= 64
- * (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
+ * skinny mode, the knob transpose_skinny: 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
  * short side S is at most skinny_cap and whose input columns are contiguous (in_cs == 1, or a single
@@ -234,13 +234,19 @@ inline bool mid_fits(int wi, int row, int64_t rows, int64_t cols, int mode)
  * case A takes any S (rows * esz off words: skinny_prmt_a_kernel<.., false>, element stores into F and
  * whole-word global stores but for each tile's two end words).  The rest of the class (case B with
  * padded or strided input rows) stays on the tiled kernel. */
-constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256;
+/* Mode 6 (session 41): mode 3 and the part of mode 4's class whose S' is 128 (S = 65..128: T = 128 bytes a
+ * run).  Why the cut there: session 38's held-out A/B of mode 4 (seeds 101 / 102) won below it (17x34274x65
+ * fp16 0.29 -> 0.67, 82242x86 fp16 0.30 -> 0.46, 360972x108 fp16 0.41 -> 0.64, 26x22792x80 uint8 0.44 ->
+ * 0.64) and lost above it (61426x164 uint8 0.41 -> 0.14, 2075557x134 fp16 0.48 -> 0.27): at S' = 256 a run is
+ * 64 bytes, so its two element-wise end chunks are 2 of 5 chunks a run and case A's element stores into F
+ * double per run byte. */
+constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 128;
 
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    return mode == 4 && esz <= 2 && s >= kPrmtMinWide && s <= kPrmtMaxShort && in_cs == 1 &&
-           (rows <= cols || in_rs == cols);
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode == 6 ? kPrmtMaxShortHalf : 0;
+    return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
 }
 
 /* Mode 5 (knob transpose_skinny = 5, session 40): mode 3, and case A (rows <= cols) of every skinny_vec_fits

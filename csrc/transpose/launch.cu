@@ -61,7 +61,8 @@ volatile int g_odd_path = 1;
  * skinny kernel alone there; 1 skinny.cuh alone (short sides up to 32, 16 for 16 bytes); 0 the tiled
  * kernel always; 4 as 3 and skinny_prmt.cuh for the short sides 65..256 of configs.h's skinny_wide_fits
  * (session 38: slower on the device, opt-in); 5 as 3 and skinny_prmt_a_kernel for every rows <= cols of
- * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B). */
+ * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
+ * sides 65..128 only (session 41's A/B). */
 volatile int g_skinny_mode = 3;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
