@@ -19,7 +19,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_splits        0: chosen per shape; else the K slices to force (1 .. 65535)
     transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
                         whole words; 0: element by element
-    transpose_skinny    3 (default): the register-transpose kernel (csrc/transpose/skinny_prmt.cuh) for 1- and
+    transpose_skinny    7 (default since session 41): as 3 and, for 2-byte elements with rows > cols and short
+                        sides 65..128, skinny_prmt too; 3: the register-transpose kernel (csrc/transpose/skinny_prmt.cuh) for 1- and
                         2-byte elements, short sides up to 64, where it fits, else the word-wise skinny kernel
                         (csrc/transpose/skinny_vec.cuh); 2: the word-wise one alone there; 4: as 3 and
                         skinny_prmt for short sides 65..256 (session 38); 5: as 3 and skinny_prmt for
@@ -46,7 +47,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
-    gemm16_mv_level     bits, 7 (default since session 40's A/Bs): all three; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+    gemm16_mv_level     bits, 15 (default since session 41's A/B): all four; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
                         40): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
@@ -78,7 +79,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
                         unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
                         and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
-    sgemm_epi           the SGEMM tile kernel's epilogue: 0 (default) from registers; 1 staged through a layout.h
+    sgemm_epi           the SGEMM tile kernel's epilogue: 0 from registers; 1 (default since session 41) staged through a layout.h
                         tile of the block's output and stored as whole rows (csrc/sgemm/epilogue_staged.cuh)
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
                         128-byte lines); 2 staged on every tile launch (tests); 3 where K <= 256 and
@@ -115,7 +116,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
-    "transpose_skinny": 3,
+    "transpose_skinny": 7,  # 0..7 (csrc/transpose/configs.h skinny_wide_fits): 7 since session 41
     "transpose_group": 8,
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 0,  # 1: edge words (csrc/transpose/configs.h mid_fits)
@@ -124,11 +125,11 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 7,  # 0..15 (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay
+    "gemm16_mv_level": 15,  # 0..15 (15 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
-    "sgemm_epi": 0,  # 0..3: the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
+    "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)

@@ -56,7 +56,7 @@ def explain(shape, **knobs):
 
 
 def test_level_knob_values():
-    assert _testing.current()["gemm16_mv_level"] == 7  # the default since session 40 (GEMM16_NOTES)
+    assert _testing.current()["gemm16_mv_level"] == 15  # the default since session 41 (GEMM16_NOTES)
     for bad in (-1, 16):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

@@ -76,7 +76,7 @@ def test_level_range():
     for ok in range(16):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 7  # bit 3 is not the default
+    assert _testing.current()["gemm16_mv_level"] == 15  # bit 3 is the default since session 41
     for bad in (-1, 16):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

@@ -76,7 +76,7 @@ def test_gate_counts_on_the_law_and_takes_the_worst_draws():
 
 
 def test_knob_range_and_default(set_knobs):
-    assert _testing.KNOBS["sgemm_epi"] == 0
+    assert _testing.KNOBS["sgemm_epi"] == 1
     for bad in (-1, 4):
         with pytest.raises(ValueError):
             set_knobs(sgemm_epi=bad)
@@ -133,7 +133,7 @@ def test_explain_split_partials_stage_on_the_workspace(layout, set_knobs):
 
 
 def test_explain_smem_grows_to_the_tile(set_knobs):
-    set_knobs(sgemm_config="64x128x8")
+    set_knobs(sgemm_config="64x128x8", sgemm_epi=0)
     p0 = _C._plan("sgemm", (6071, 2788, 23), "pad", 4, 132)
     set_knobs(sgemm_epi=1)
     p1 = _C._plan("sgemm", (6071, 2788, 23), "pad", 4, 132)

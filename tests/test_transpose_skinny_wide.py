@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from smemkit import _testing
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD, config, fbytes, replay, replay_a, rrows, rslot
 from test_transpose_skinny_vec import THREADS, lt_of
@@ -75,25 +76,28 @@ def test_wide_choice_on_draws(set_knobs):
     assert seen > 50
 
 
-def test_mode6_is_mode4_up_to_128(set_knobs):
-    """Mode 6 (session 41) is mode 4 where S <= 128 (S' = 128: 128-byte runs) and mode 3 everywhere else, on
-    thousands of draws of #26's law and on every S around the cuts."""
+def test_modes_6_and_7(set_knobs):
+    """Mode 6 (session 41) is mode 4 where S <= 128 (S' = 128: 128-byte runs) and mode 3 everywhere else; mode 7
+    (the default) is mode 6 for 2-byte elements with rows > cols and mode 3 everywhere else: on thousands of
+    draws of #26's law and on every S around the cuts."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
     from draws import transpose_draws
     cases = [(d.shape, d.dtype) for d in transpose_draws(1500, 1003)]
     cases += [(sh, dt) for s in (64, 65, 100, 127, 128, 129, 200, 256, 257) for dt in ("uint8", "float16", "float32")
               for sh in [(10**5, s), (s, 10**5 + 3), (5, 999, s)]]
-    moved = 0
+    moved = moved7 = 0
     for shape, dtype in cases:
         got = {}
-        for mode in (3, 4, 6):
+        for mode in (3, 4, 6, 7):
             set_knobs(transpose_skinny=mode)
             got[mode] = smemkit.explain("transpose", shape, "pad", dtype).config
-        S = min(shape[-2:])
-        want = got[4] if np.dtype(dtype).itemsize <= 2 and S <= 128 else got[3]
-        assert got[6] == want, (shape, dtype, got)
+        S, esz = min(shape[-2:]), np.dtype(dtype).itemsize
+        assert got[6] == (got[4] if esz <= 2 and S <= 128 else got[3]), (shape, dtype, got)
+        assert got[7] == (got[6] if esz == 2 and shape[-2] > shape[-1] else got[3]), (shape, dtype, got)
         moved += got[6] != got[3]
-    assert moved > 40
+        moved7 += got[7] != got[3]
+    assert moved > 40 and moved7 > 10
+    assert _testing.KNOBS["transpose_skinny"] == 7
 
 
 # ---- CPU: the plan ------------------------------------------------------------------------------------------
@@ -249,14 +253,17 @@ def test_wide_bit_exact(layout, dtype, shape, rng, poison, set_knobs):
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
 @pytest.mark.parametrize("shape", [(30011, 65), (97, 30011), (7, 4099, 128), (5, 129, 4001), (40001, 129)],
                          ids=lambda s: "x".join(map(str, s)))
-def test_mode6_bit_exact(dtype, shape, rng, poison, set_knobs):
-    """Mode 6 on both sides of its cut (S = 129 stays on the tiled kernel), every layout, NaN-poisoned output."""
-    set_knobs(transpose_skinny=6)
+@pytest.mark.parametrize("mode", [6, 7])
+def test_modes_6_7_bit_exact(mode, dtype, shape, rng, poison, set_knobs):
+    """Modes 6 and 7 on both sides of their cut (S = 129 stays on the tiled kernel, as do case A and uint8 at
+    mode 7), every layout, NaN-poisoned output."""
+    set_knobs(transpose_skinny=mode)
     a = random_bits(shape, np_dtype(dtype), rng)
     want = swapped(a) if a.ndim == 3 else a.T
+    takes = min(shape[-2:]) <= 128 and (mode == 6 or (dtype == "float16" and shape[-2] > shape[-1]))
     for layout in LAYOUTS:
         got = smemkit.matrix_transpose(a, layout=layout)
-        assert config(shape, dtype, layout).startswith("skinny-prmt ") == (min(shape[-2:]) <= 128)
+        assert config(shape, dtype, layout).startswith("skinny-prmt ") == takes
         assert_bits_equal(got, want)
 
 

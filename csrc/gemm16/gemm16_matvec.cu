@@ -33,7 +33,7 @@ int smk_gemm16_set_mv_skinny(int level)
     smk_gemm16_mv_skinny = level;
     return 0;
 }
-volatile int smk_gemm16_mv_level = 7; /* session 40's same-run A/Bs, seeds 151 / 153: GEMM16_NOTES */
+volatile int smk_gemm16_mv_level = 15; /* session 41's A/B (seed 163; 7: session 40's, seeds 151 / 153): GEMM16_NOTES */
 int smk_gemm16_set_mv_level(int level)
 {
     if (level < 0 || level > 15)

@@ -46,7 +46,7 @@ static volatile int g_fixup = 0;
 /* smk_sgemm_set_epi (knob sgemm_epi): the tile kernel's epilogue.  0 (the default) from registers
  * (tile.cuh sgemm_tile_epilogue); 1 staged (epilogue_staged.cuh) where sgemm_epi_gate's level-1 rule says;
  * 2 staged on every tile launch (tests, probes); 3 staged by the wider level-3 rule (probes). */
-static volatile int g_epi = 0;
+static volatile int g_epi = 1; /* session 41's A/B (seed 160): SGEMM_NOTES */
 int sgemm_epi_level() { return g_epi; }
 
 /* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):

@@ -18,7 +18,8 @@
  *   skinny_prmt.cuh the same with whole-word shared accesses and a register transpose (rows > cols, and
  *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits;
  *                4: also short sides 65..256, skinny_wide_fits; 5: 3 and every rows <= cols,
- *                skinny_narrow_a_fits; 6: 3 and short sides 65..128)
+ *                skinny_narrow_a_fits; 6: 3 and short sides 65..128; 7 (the default): 6 for 2-byte
+ *                elements with rows > cols only)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -104,7 +105,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
@@ -239,13 +240,21 @@ inline bool mid_fits(int wi, int row, int64_t rows, int64_t cols, int mode)
  * fp16 0.29 -> 0.67, 82242x86 fp16 0.30 -> 0.46, 360972x108 fp16 0.41 -> 0.64, 26x22792x80 uint8 0.44 ->
  * 0.64) and lost above it (61426x164 uint8 0.41 -> 0.14, 2075557x134 fp16 0.48 -> 0.27): at S' = 256 a run is
  * 64 bytes, so its two element-wise end chunks are 2 of 5 chunks a run and case A's element stores into F
- * double per run byte. */
+ * double per run byte.
+ * Mode 7 (session 41, the default): mode 6 for 2-byte elements in case B (rows > cols) alone.  Mode 6 on a
+ * fresh seed (161, H100, the acceptance's method) moved 14 draws: every 2-byte case B draw won x1.5-3.1
+ * (58x22664x70 fp16 0.30 -> 0.91, 307776x124 0.46 -> 0.97, 79656x97 0.34 -> 0.66), while case A (68x42223 fp16
+ * x0.89, 87x581436 uint8 x0.81, 16x118x87702 uint8 x0.77) and uint8 case B (10x780546x80 x0.88; session 38:
+ * 26x22792x80 x1.45) did not pay: case A's F stores and the 4x4-byte units cost what the tiled kernel's edge
+ * path does. */
 constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 128;
 
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode == 6 ? kPrmtMaxShortHalf : 0;
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode == 6 || mode == 7 ? kPrmtMaxShortHalf : 0;
+    if (mode == 7 && (esz != 2 || rows <= cols))
+        return false;
     return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
 }
 
