@@ -32,6 +32,12 @@ def old_skinny(set_knobs):
     set_knobs(transpose_skinny=1)
 
 
+def wide_default(shape, itemsize):
+    """transpose_skinny 7 (the default since session 41): 2-byte matrices with rows > cols and a short side of
+    65..128 go to skinny_prmt too (tests/test_transpose_skinny_wide.py)."""
+    return itemsize == 2 and shape[-2] > shape[-1] and 65 <= min(shape[-2:]) <= 128
+
+
 def is_skinny(shape, dtype):
     return smemkit.explain("transpose", shape, "pad", dtype).config.startswith("skinny")
 
@@ -55,7 +61,7 @@ def test_choice_on_random_shapes(dtype, itemsize):
         short = int(rng.integers(1, 80))
         long_ = int(rng.integers(1, 1 << int(rng.integers(1, 24))))
         shape = (short, long_) if rng.integers(2) else (long_, short)
-        assert is_skinny(shape, dtype) == (min(shape) <= cap(itemsize)), shape
+        assert is_skinny(shape, dtype) == (min(shape) <= cap(itemsize) or wide_default(shape, itemsize)), shape
 
 
 @pytest.mark.parametrize("dtype,itemsize", WIDTHS)
@@ -63,7 +69,10 @@ def test_choice_boundaries(dtype, itemsize):
     c = cap(itemsize)
     for shape in [(1, 1), (1, 10**6), (10**6, 1), (c, 10**5), (10**5, c), (c, c), (3, 2), (2237203, 3)]:
         assert is_skinny(shape, dtype), shape
-    for shape in [(c + 1, 10**5), (10**5, c + 1), (c + 1, c + 1), (8192, 8192), (1000, 1000)]:
+    for shape in [(c + 1, 10**5), (10**5, c + 1), (c + 1, c + 1), (8192, 8192), (1000, 1000), (10**5, 129)]:
+        if wide_default(shape, itemsize):
+            assert smemkit.explain("transpose", shape, "pad", dtype).config.startswith("skinny-prmt "), shape
+            continue
         assert not is_skinny(shape, dtype), shape
         assert "tile" in smemkit.explain("transpose", shape, "pad", dtype).config
 

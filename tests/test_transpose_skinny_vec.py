@@ -71,8 +71,10 @@ def test_knob_modes(set_knobs):
     assert config(shape, "float16").startswith("skinny-vec 2048x3 ")
     smemkit._C._set_knob("transpose_skinny", 4)  # the wide class (tests/test_transpose_skinny_wide.py)
     smemkit._C._set_knob("transpose_skinny", 5)  # the narrow case A (tests/test_transpose_skinny_narrow.py)
+    smemkit._C._set_knob("transpose_skinny", 6)  # mode 4 up to S = 128 (tests/test_transpose_skinny_wide.py)
+    smemkit._C._set_knob("transpose_skinny", 7)  # the default: 6 for 2-byte rows > cols
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 6)
+        smemkit._C._set_knob("transpose_skinny", 8)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------
