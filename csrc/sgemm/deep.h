@@ -1,0 +1,49 @@
+/* sgemm/deep.h -- the tile kernel's deep load pipeline (knob sgemm_deep; sgemm/tile_deep.cuh): which rows
+ * have it, its depth, its launch and its gate.  Host C++ (launch.cu, plan.cu, tile_deep.cu); its own header,
+ * so the translation units of the other kernels do not recompile for it. */
+#ifndef SMK_SGEMM_DEEP_H
+#define SMK_SGEMM_DEEP_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "api/sgemm.h"
+#include "sgemm/configs.h"
+#include "sgemm/launch.h"
+
+namespace smk {
+
+/* Shared stages of the deep kernel: S - 1 = 3 k-tiles of copies in flight (64x64x16: 3 x ~600 cycles of a
+ * warp's FMAs against a DRAM load's ~800-1000); 4 x 8 KB (swizzle) of a 64x64x16 block, 4 x 10 KB of
+ * 32x128x16: the rows' 4 blocks per SM still fit. */
+constexpr int kSgemmDeepStages = 4;
+
+/* The rows built with the deep pipeline: the TILE rows of BK = 16 (64x64x16, 32x128x16), which the chooser
+ * gives the small calls of issue 27's latency-bound class. */
+template <class Cfg>
+constexpr bool sgemm_has_deep()
+{
+    return Cfg::KIND == SGEMM_TILE && Cfg::BK == 16;
+}
+
+/* One launch of the deep kernel of a row with sgemm_has_deep (tile_deep.cu); cudaErrorInvalidValue for the
+ * others. */
+template <class Cfg, int LAYOUT, bool VEC>
+int tile_launch_deep(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
+
+/* Whether config (a row number) has the deep pipeline. */
+bool sgemm_deep_row(int config);
+
+/* The gate, pure: 1 where a tile launch of `config` over an M x N output, K deep per block, in `splits` K slices on
+ * `sms` SMs runs the deep kernel at knob level `knob`: 0 never; 1 where K > 16 (two k-tiles or more) and the grid
+ * (tiles x splits) is at most 2 blocks per SM; 2 as 1 with at most 4 blocks per SM (the rows' MINBLOCKS: every
+ * block resident at once); 3 every launch of a deep row (tests).  The staged epilogue (sgemm_epi) wins where its
+ * gate says, and a split the tile kernel finishes itself (splitk_fixup) keeps tile.cuh (launch.cu). */
+int sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob);
+
+/* Knob sgemm_deep's level now (launch.cu). */
+int sgemm_deep_level();
+
+} /* namespace smk */
+
+#endif /* SMK_SGEMM_DEEP_H */
