@@ -289,7 +289,8 @@ PyDoc_STRVAR(set_knob_doc,
 "'sgemm_deep' (the SGEMM tile kernel's load pipeline: 0, the default, two stages through registers (sgemm/tile.cuh);\n"
 "1 the BK = 16 rows' deep pipeline (sgemm/tile_deep.cuh: 4 shared stages filled by cp.async, 3 k-tiles of loads in\n"
 "flight) where smk_sgemm_deep_gate says: K > 16 per block and at most 2 blocks per SM; 2: at most 4 blocks per SM;\n"
-"3 on every launch of those rows (tests)),\n"
+"3: as 1, with 64x64x16's launches on the deep 32x64x16 half tile (sgemm/deep.h); 4: every launch of those rows\n"
+"(tests); 5: as 4, 64x64x16's on the half tile (tests)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
@@ -321,7 +322,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_fixup(v);
     else if (strcmp(name, "sgemm_epi") == 0 && v >= 0 && v <= 3)
         smk_sgemm_set_epi(v);
-    else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 3)
+    else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 5)
         smk_sgemm_set_deep(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
@@ -409,8 +410,8 @@ static PyObject *py_sgemm_epi_gate(PyObject *module, PyObject *args)
 PyDoc_STRVAR(sgemm_deep_gate_doc,
 "_sgemm_deep_gate(M, N, K, splits, config, sms, knob, /)\n--\n\n"
 "1 where an SGEMM tile launch of config number `config` over an M x N output, K deep per block, in `splits` K\n"
-"slices on `sms` SMs runs the deep cp.async pipeline (sgemm/tile_deep.cuh) at sgemm_deep level `knob`\n"
-"(smk_sgemm_deep_gate, a pure function: no GPU needed).");
+"slices on `sms` SMs runs the deep cp.async pipeline (sgemm/tile_deep.cuh) of its own tile at sgemm_deep level\n"
+"`knob`, 2 of the 32x64x16 half tile, 0 neither (smk_sgemm_deep_gate, a pure function: no GPU needed).");
 static PyObject *py_sgemm_deep_gate(PyObject *module, PyObject *args)
 {
     long long M = 0, N = 0, K = 0;

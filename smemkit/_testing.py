@@ -85,7 +85,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_deep          the SGEMM tile kernel's load pipeline: 0 (default) two stages through registers
                         (csrc/sgemm/tile.cuh); 1 the BK = 16 rows' deep pipeline (csrc/sgemm/tile_deep.cuh: 4
                         shared stages filled by cp.async) where sgemm_deep_gate says (K > 16, at most 2 blocks
-                        per SM); 2 at most 4 blocks per SM; 3 on every launch of those rows (tests)
+                        per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
+                        32x64x16 half tile (csrc/sgemm/deep.h); 4 every launch of those rows, 5 as 4 with
+                        64x64x16's on the half tile (tests)
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -132,7 +134,7 @@ KNOBS = {
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 0,  # 0..3: the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
-    "sgemm_deep": 0,  # 0..3: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, always (3) (sgemm/deep.h sgemm_deep_gate)
+    "sgemm_deep": 0,  # 0..5: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5) (sgemm/deep.h sgemm_deep_gate)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)
@@ -233,12 +235,12 @@ def sgemm_epi_gate(M, N, K, rows, config, knob=1):
 
 
 def sgemm_deep_gate(M, N, K, config, splits=1, sms=132, knob=1):
-    """True where an SGEMM tile launch of config `config` (a name or number) over an M x N output, K deep per
-    block, in `splits` K slices on `sms` SMs runs the deep cp.async pipeline (sgemm/tile_deep.cuh) at sgemm_deep
-    level `knob` (sgemm/launch.cu's gate; pure, no GPU)."""
+    """How an SGEMM tile launch of config `config` (a name or number) over an M x N output, K deep per block, in
+    `splits` K slices on `sms` SMs runs at sgemm_deep level `knob` (sgemm/launch.cu's gate; pure, no GPU): 0
+    tile.cuh, 1 the deep cp.async pipeline (sgemm/tile_deep.cuh) of its own tile, 2 of the 32x64x16 half tile."""
     if isinstance(config, str):
         config = bench_configs("sgemm").index(config)
-    return bool(_C._sgemm_deep_gate(M, N, K, splits, config, sms, knob))
+    return _C._sgemm_deep_gate(M, N, K, splits, config, sms, knob)
 
 
 def wgmma_launches():

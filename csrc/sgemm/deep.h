@@ -26,19 +26,34 @@ constexpr bool sgemm_has_deep()
     return Cfg::KIND == SGEMM_TILE && Cfg::BK == 16;
 }
 
+/* The half tile of 64x64x16 (not a row of the table; deep pipeline only): 32x64x16, 128 threads of 4x4 outputs
+ * (warp tile 16x32, one sub-tile; 64x64x16's lanes and 4x4 thread tile, so tile.cuh's bank arithmetic holds).
+ * Twice the blocks of 64x64x16 and half a warp's FMA chain: for grids that leave SMs with <= 2 blocks of 64x64,
+ * where one warp per scheduler's own chain (8x4 outputs x K FFMAs + its loads) is the launch's time. */
+using SgemmHalfCfg = SgemmCfg<32, 64, 16, 16, 32, 1, 4, 4, 128, 4>;
+/* The table row (name) whose launches the half tile may take. */
+#define SMK_SGEMM_HALF_OF "64x64x16"
+
 /* One launch of the deep kernel of a row with sgemm_has_deep (tile_deep.cu); cudaErrorInvalidValue for the
  * others. */
 template <class Cfg, int LAYOUT, bool VEC>
 int tile_launch_deep(const smk_sgemm_params &q, const SgemmSlice &slice, int splits, cudaStream_t stream);
 
-/* Whether config (a row number) has the deep pipeline. */
+/* Whether config (a row number) has the deep pipeline; whether its launches may take the half tile. */
 bool sgemm_deep_row(int config);
+bool sgemm_half_row(int config);
 
-/* The gate, pure: 1 where a tile launch of `config` over an M x N output, K deep per block, in `splits` K slices on
- * `sms` SMs runs the deep kernel at knob level `knob`: 0 never; 1 where K > 16 (two k-tiles or more) and the grid
- * (tiles x splits) is at most 2 blocks per SM; 2 as 1 with at most 4 blocks per SM (the rows' MINBLOCKS: every
- * block resident at once); 3 every launch of a deep row (tests).  The staged epilogue (sgemm_epi) wins where its
- * gate says, and a split the tile kernel finishes itself (splitk_fixup) keeps tile.cuh (launch.cu). */
+/* sgemm_deep_gate's answers. */
+enum { SGEMM_DEEP_NO = 0, SGEMM_DEEP_SAME = 1, SGEMM_DEEP_HALF = 2 };
+
+/* The gate, pure: how a tile launch of `config` over an M x N output, K deep per block, in `splits` K slices on
+ * `sms` SMs runs at knob level `knob`: SGEMM_DEEP_SAME the deep kernel of config's tile, SGEMM_DEEP_HALF the deep
+ * kernel of SgemmHalfCfg (config SMK_SGEMM_HALF_OF only), SGEMM_DEEP_NO tile.cuh.  Levels: 0 never; 1 the same tile
+ * where K > 16 (two k-tiles or more) and the grid (tiles x splits) is at most 2 blocks per SM; 2 as 1 with at most
+ * 4 blocks per SM (the rows' MINBLOCKS: every block resident at once); 3 as 1, with SMK_SGEMM_HALF_OF's launches on
+ * the half tile (at most 4 of its blocks per SM); 4 every launch of a deep row, same tile (tests); 5 as 4, with
+ * SMK_SGEMM_HALF_OF's on the half tile (tests).  The staged epilogue (sgemm_epi) wins where its gate says, and a
+ * split the tile kernel finishes itself (splitk_fixup) keeps tile.cuh (launch.cu). */
 int sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob);
 
 /* Knob sgemm_deep's level now (launch.cu). */

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/gemm_args.h"
 #include "common/launch.h"
@@ -52,7 +53,8 @@ static volatile int g_epi = 0;
 int sgemm_epi_level() { return g_epi; }
 
 /* smk_sgemm_set_deep (knob sgemm_deep): the tile kernel's load pipeline.  0 (the default) tile.cuh's two-stage
- * register pipeline; 1..3 the deep cp.async pipeline (tile_deep.cuh) where sgemm_deep_gate says (deep.h). */
+ * register pipeline; 1..5 the deep cp.async pipeline (tile_deep.cuh), of the launch's tile or (3, 5) of the half
+ * tile, where sgemm_deep_gate says (deep.h). */
 static volatile int g_deep = 0;
 int sgemm_deep_level() { return g_deep; }
 
@@ -192,15 +194,32 @@ constexpr deep_launch_fn deep_entry()
 const deep_launch_fn kLaunchDeep[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_DEEP_ROW)};
 #undef SMK_SGEMM_DEEP_ROW
 
+/* The half tile's launch (deep.h SgemmHalfCfg), in place of config SMK_SGEMM_HALF_OF's. */
+static int launch_half(const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, cudaStream_t st)
+{
+    switch (q.layout) {
+    case SMK_NAIVE: return deep_layout<SgemmHalfCfg, SMK_NAIVE>(q, vec, s, S, st);
+    case SMK_PAD: return deep_layout<SgemmHalfCfg, SMK_PAD>(q, vec, s, S, st);
+    case SMK_SWIZZLE: return deep_layout<SgemmHalfCfg, SMK_SWIZZLE>(q, vec, s, S, st);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
 bool sgemm_deep_row(int config) { return config > 0 && config < kNumConfigs && kLaunchDeep[config] != nullptr; }
+bool sgemm_half_row(int config)
+{
+    return config > 0 && config < kNumConfigs && strcmp(smk_sgemm_config_name(config), SMK_SGEMM_HALF_OF) == 0;
+}
 
 /* The deep pipeline's gate, pure (deep.h).  K: the depth per block; one k-tile has nothing to overlap. */
 int sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob)
 {
-    if (knob <= 0 || !sgemm_deep_row(config) || M <= 0 || N <= 0 || K <= 0 || splits < 1 || sms < 1) return 0;
-    if (knob >= 3) return 1;
+    if (knob <= 0 || !sgemm_deep_row(config) || M <= 0 || N <= 0 || K <= 0 || splits < 1 || sms < 1)
+        return SGEMM_DEEP_NO;
+    const int how = (knob == 3 || knob == 5) && sgemm_half_row(config) ? SGEMM_DEEP_HALF : SGEMM_DEEP_SAME;
+    if (knob >= 4) return how;
     const long long blocks = sgemm_grid_blocks(kFixDims[config].bm, kFixDims[config].bn, M, N) * splits;
-    return K > 16 && blocks > 0 && blocks <= (long long)(knob == 1 ? 2 : 4) * sms;
+    return K > 16 && blocks > 0 && blocks <= (long long)(knob == 2 ? 4 : 2) * sms ? how : SGEMM_DEEP_NO;
 }
 
 /* The staged epilogue's gate, pure (launch.h). */
@@ -238,8 +257,9 @@ static int launch_tile(const smk_sgemm_params &q, bool vec, int64_t kdepth, cons
         int sms = 0, major = 0; /* cached per device (common/launch.h) */
         const int e = device_facts(&sms, &major);
         if (e != 0) return e;
-        if (sgemm_deep_gate(q.M, q.N, kdepth, splits, config, sms, g_deep))
-            return kLaunchDeep[config](q, vec, slice, splits, stream);
+        const int how = sgemm_deep_gate(q.M, q.N, kdepth, splits, config, sms, g_deep);
+        if (how == SGEMM_DEEP_HALF) return launch_half(q, vec, slice, splits, stream);
+        if (how == SGEMM_DEEP_SAME) return kLaunchDeep[config](q, vec, slice, splits, stream);
     }
     return kLaunch[config](q, vec, slice, splits, stream);
 }
@@ -458,7 +478,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
-extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 3 ? 3 : level; }
+extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 5 ? 5 : level; }
 extern "C" int smk_sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob)
 {
     return smk::sgemm_deep_gate(M, N, K, splits, config, sms, knob);

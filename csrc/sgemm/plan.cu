@@ -145,8 +145,7 @@ static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
         }
     plan->smem_bytes = plan->smem_bytes / Cfg::STAGES * kSgemmDeepStages;
     const size_t used = strlen(plan->config);
-    snprintf(plan->config + used, sizeof plan->config - used, ", deep pipeline (%d cp.async stages, %d k-tiles in flight)",
-             kSgemmDeepStages, kSgemmDeepStages - 1);
+    snprintf(plan->config + used, sizeof plan->config - used, ", deep: %d cp.async stages", kSgemmDeepStages);
     return 0;
 }
 
@@ -359,13 +358,13 @@ static int plan_staged(int64_t M, int64_t N, int64_t K, const smk_sgemm_choice &
     return sgemm_epi_gate(M, N, ch.splits > 1 ? ch.k_chunk : K, rows, ch.config, sgemm_epi_level());
 }
 
-/* Whether the launch of ch runs the deep pipeline (launch.cu launch_tile: not where it stages its epilogue, nor
- * on a split the tile kernel finishes itself). */
-static bool plan_deep(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch)
+/* How the launch of ch runs the deep pipeline (deep.h SGEMM_DEEP_*; launch.cu launch_tile: not where it stages
+ * its epilogue, nor on a split the tile kernel finishes itself). */
+static int plan_deep(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch)
 {
     if (ch.splits > 1 && smk_sgemm_fixup_gate(M, N, ch.splits, ch.config, smk_splitk_fixup()) != 0)
-        return false;
-    return sgemm_deep_gate(M, N, ch.splits > 1 ? ch.k_chunk : K, ch.splits, ch.config, sms, sgemm_deep_level()) != 0;
+        return SGEMM_DEEP_NO;
+    return sgemm_deep_gate(M, N, ch.splits > 1 ? ch.k_chunk : K, ch.splits, ch.config, sms, sgemm_deep_level());
 }
 
 } /* namespace smk */
@@ -380,21 +379,27 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     smk::sgemm_resolve(M, N, K, sms, config, splits, &ch, smk::sgemm_new_paths()); /* as the launch */
     const smk::SgemmConfigEntry &c = smk::kConfigs[ch.config];
     const smk::SgemmPlanEntry &pe = smk::kPlans[ch.config];
-    const int rc = pe.plan(layout, plan);
+    int realign = 0;
+    const bool staged = pe.epi && smk::plan_staged(M, N, K, ch, &realign);
+    const int deep = staged || !pe.deep ? smk::SGEMM_DEEP_NO : smk::plan_deep(M, N, K, sms, ch);
+    const bool half = deep == smk::SGEMM_DEEP_HALF;
+    const int rc = half ? smk::tile_block_plan<smk::SgemmHalfCfg>(layout, plan) : pe.plan(layout, plan);
     if (rc != 0)
         return rc;
-    int realign = 0;
     const int n_loop = plan->n; /* accesses past it: the staged epilogue's, once per block of the launch */
-    const bool staged = pe.epi && smk::plan_staged(M, N, K, ch, &realign);
     if (staged)
         pe.epi(layout, realign, plan);
-    const bool deep = !staged && pe.deep && smk::plan_deep(M, N, K, sms, ch);
-    if (deep)
-        pe.deep(layout, N % 4 == 0 && K % 4 == 0, plan); /* dense rows from an aligned allocation, as plan_staged */
+    const int vec_b = N % 4 == 0 && K % 4 == 0; /* dense rows from an aligned allocation, as plan_staged */
+    if (half)
+        smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, plan);
+    else if (deep)
+        pe.deep(layout, vec_b, plan);
     /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
      * The split-K reduction, separate (reduce.cuh) or fused into the tile kernel (fixup.cuh, knob splitk_fixup),
      * uses no shared memory, so this is the launch's whole shared traffic. */
-    const long long tiles = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
+    const long long tiles = (M == 0 || N == 0) ? 0
+                            : half             ? smk::sgemm_grid_blocks(smk::SgemmHalfCfg::BM, smk::SgemmHalfCfg::BN, M, N)
+                                               : c.blocks(M, N);
     const long long full = (long long)(ch.splits - 1), last_k = K - full * ch.k_chunk;
     const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;
     plan->blocks = tiles * ch.splits;
@@ -405,7 +410,7 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
         const smk_access &x = plan->acc[a];
         plan->acc[a].repeats = a >= n_loop                     ? tiles * ch.splits
                                : a >= n_loop - pe.once_accesses ? tiles * slices
-                                   : tiles * (ktiles + (pe.store_after_last && !deep && x.is_store ? slices : 0));
+                                   : tiles * (ktiles + (pe.store_after_last && deep == smk::SGEMM_DEEP_NO && x.is_store ? slices : 0));
     }
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
