@@ -34,6 +34,49 @@ using SgemmHalfCfg = SgemmCfg<32, 64, 16, 16, 32, 1, 4, 4, 128, 4>;
 /* The table row (name) whose launches the half tile may take. */
 #define SMK_SGEMM_HALF_OF "64x64x16"
 
+/* The deep kernel's element copies (tile_deep.cuh), also replayed by explain() (plan.cu).
+ * A (stored transposed, As[k][m]): copy i of thread tid; a warp copies 4 rows x 8 consecutive k (chunk c =
+ * (i * THREADS + tid) / 32: rows 4 * (c % (BM / 4)) + lane / 8, k 8 * (c / (BM / 4)) + lane % 8), so one
+ * instruction reads 4 rows' 32-byte pieces (4-5 lines of L1) where tile.cuh's float4 map (16 rows x 2 float4
+ * per warp), copied element by element, reads 16 lines.  Its shared writes: 8 k x 4 m; pad (bank 4k + m)
+ * conflict-free, swizzle (bank m, or m ^ 16 for k bit 2) 4-way, naive (bank m) 8-way.
+ * B, rows off 16 bytes (!VEC): copy i of thread tid is column tid % BN of row tid / BN + i * THREADS / BN: a
+ * warp's 32 consecutive columns of one row (1-2 lines of L1, 32 banks). */
+template <class Cfg>
+struct SgemmDeepMap {
+    static constexpr int A_ELEMS = Cfg::BM * Cfg::BK / Cfg::THREADS;  /* A copies per thread per k-tile */
+    static constexpr int A_ROWS = 8 * Cfg::BM / Cfg::THREADS;          /* distinct rows among them */
+    static constexpr int B_RS = Cfg::THREADS / Cfg::BN, B_ELEMS = Cfg::BK / B_RS; /* !VEC B: rows apart, copies */
+    static_assert(Cfg::THREADS % 32 == 0 && Cfg::BM % 4 == 0 && Cfg::BK % 8 == 0, "4 x 8 chunks per warp");
+    static_assert(A_ROWS >= 1 && A_ELEMS == A_ROWS * (Cfg::BK / 8), "copy i is row i % A_ROWS, k-half i / A_ROWS");
+    static_assert(Cfg::THREADS % Cfg::BN == 0 && Cfg::BK % B_RS == 0, "B element copies: whole rows per pass");
+    SMK_HD static void a_copy(int i, int tid, int *row, int *k)
+    {
+        const int c = (i * Cfg::THREADS + tid) >> 5, l = tid & 31;
+        *row = (c % (Cfg::BM / 4)) * 4 + (l >> 3); /* [0, BM) */
+        *k = (c / (Cfg::BM / 4)) * 8 + (l & 7);    /* [0, BK) */
+    }
+    SMK_HD static void b_copy(int i, int tid, int *row, int *col)
+    {
+        *row = tid / Cfg::BN + i * B_RS; /* [0, BK) */
+        *col = tid % Cfg::BN;            /* [0, BN) */
+    }
+};
+
+/* offset(k0 + e, m) == offset(k0, 0) + offset(e, m) for k0 = 0 mod 8, e < 8: a copy's k-half is an immediate
+ * (naive / pad: a constant pitch; swizzle: the XOR reads bit 2 of k, which k0 does not change). */
+template <class Cfg, int LAYOUT>
+constexpr bool sgemm_deep_rows_ok()
+{
+    constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM);
+    for (int k0 = 0; k0 < Cfg::BK; k0 += 8)
+        for (int e = 0; e < 8; ++e)
+            for (int m = 0; m < Cfg::BM; ++m)
+                if (smk_tile_offset(TA, k0 + e, m) != smk_tile_offset(TA, k0, 0) + smk_tile_offset(TA, e, m))
+                    return false;
+    return true;
+}
+
 /* One launch of the deep kernel of a row with sgemm_has_deep (tile_deep.cu); cudaErrorInvalidValue for the
  * others. */
 template <class Cfg, int LAYOUT, bool VEC>

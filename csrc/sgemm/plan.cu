@@ -116,33 +116,38 @@ static int tile_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
-/* The deep pipeline (tile_deep.cuh) over the tile plan: its stores are cp.async copies, A's four 4-byte copies
- * per float4 at tile.cuh's store addresses, B's one 16-byte copy per float4 at its STS.128 address (vec_b: B's
- * rows on 16 bytes) or 4-byte copies of one element each, a warp's 32 consecutive columns of one row (thread t:
- * column t % BN of rows t / BN + i * THREADS / BN); each costed by the bank model's STS rule of its width (its
- * cp.async rule is for 16-byte rows with their global sources: a plan here has none); kSgemmDeepStages stages
- * of shared memory.  The fragment loads are the tile plan's.  The launch stores k-tiles groups, not k-tiles + 1
- * (smk_sgemm_plan). */
+/* The deep pipeline (tile_deep.cuh) over the tile plan: its stores are cp.async copies (deep.h SgemmDeepMap):
+ * A's of one element each, a warp's 4 rows x 8 k; B's one 16-byte copy per float4 at tile.cuh's STS.128
+ * address (vec_b: B's rows on 16 bytes), or of one element each, a warp's 32 consecutive columns of one row;
+ * each costed by the bank model's STS rule of its width (its cp.async rule is for 16-byte rows with their
+ * global sources: a plan here has none); kSgemmDeepStages stages of shared memory.  The fragment loads are the
+ * tile plan's.  The launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
 template <class Cfg>
 static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
 {
+    using Map = SgemmDeepMap<Cfg>;
     const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
-    constexpr int RS = Cfg::THREADS / Cfg::BN; /* !vec_b: rows between a thread's element copies */
     const int a_elems = smk_tile_elems(TA, Cfg::BK), warps = Cfg::THREADS / 32;
-    const int per_warp = vec_b ? Cfg::B_LOADS : Cfg::BK / RS;
-    plan->acc[0].name = "A-tile copy (transposed, 4 x cp.async 4 B per float4, costed as STS.32)";
-    smk_access *b = &plan->acc[1];
-    b->name = vec_b ? "B-tile copy (cp.async 16 B, zero-fill, costed as STS.128)"
-                    : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row, costed as STS.32)";
-    b->width = vec_b ? 16 : 4;
-    b->n_instr = warps * per_warp;
-    for (int tid = 0; tid < Cfg::THREADS && b->addr; tid++)
-        for (int i = 0; i < per_warp; i++) {
-            int row = tid / Cfg::BN + i * RS, col = tid % Cfg::BN;
-            if (vec_b)
-                SgemmMap<Cfg>::b_load(i, tid, &row, &col);
-            b->addr[((long long)(tid / 32) * per_warp + i) * 32 + tid % 32] = 4LL * (a_elems + smk_tile_offset(TB, row, col));
-        }
+    const int per_warp[2] = {Map::A_ELEMS, vec_b ? Cfg::B_LOADS : Map::B_ELEMS};
+    plan_access(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp, as STS.32)", 4,
+                1, warps * per_warp[0]);
+    plan_access(&plan->acc[1],
+                vec_b ? "B-tile copy (cp.async 16 B, zero-fill, costed as STS.128)"
+                      : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row, as STS.32)",
+                vec_b ? 16 : 4, 1, warps * per_warp[1]);
+    for (int tid = 0; tid < Cfg::THREADS && plan->acc[0].addr && plan->acc[1].addr; tid++)
+        for (int a = 0; a < 2; a++)
+            for (int i = 0; i < per_warp[a]; i++) {
+                int row = 0, col = 0;
+                if (a == 0)
+                    Map::a_copy(i, tid, &col, &row); /* As[k][m]: row k, column m */
+                else if (vec_b)
+                    SgemmMap<Cfg>::b_load(i, tid, &row, &col);
+                else
+                    Map::b_copy(i, tid, &row, &col);
+                const long long off = a == 0 ? smk_tile_offset(TA, row, col) : a_elems + smk_tile_offset(TB, row, col);
+                plan->acc[a].addr[((long long)(tid / 32) * per_warp[a] + i) * 32 + tid % 32] = 4LL * off;
+            }
     plan->smem_bytes = plan->smem_bytes / Cfg::STAGES * kSgemmDeepStages;
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", deep: %d cp.async stages", kSgemmDeepStages);

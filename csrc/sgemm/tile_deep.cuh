@@ -12,18 +12,17 @@
  * copies land in shared memory without registers, the depth costs shared memory (S x 8 KB for 64x64x16:
  * 4 blocks per SM still fit) and no registers (the register pipeline's 16 float4 go away).
  *
- * Loads.  Every copy that can be partial zero-fills: A's (transposed in shared memory, as tile.cuh stores
- * it) four 4-byte cp.async per float4 at the addresses of tile.cuh's four STS, each with src-size 4 or 0 (k
- * past the slice); B's one 16-byte cp.async per float4 (VEC) at tile.cuh's STS.128 address, src-size 4 x
- * the columns in range.  B off 16 bytes (!VEC) goes element by element, and not by tile.cuh's float4 map:
- * thread t copies column t % BN of rows t / BN + i * THREADS / BN, so a warp's copy is 32 consecutive
- * floats of one row on both sides (4 sectors of global memory where the float4 map's four scalar copies
- * touch 16 each; 32 banks where its 16-byte-strided lanes hit 8, a 4-way conflict).  So no copy reads a
- * byte past the matrix (B's float4 that straddles N reads its columns in range and zero-fills the rest: no
- * load_edge / fast_len split as tile.cuh's needs), and a copy of src-size 0 points at the operand's first
- * element.  Rows of A past M and (VEC) float4 of B wholly past N read the in-range stand-ins tile.cuh
- * reads; !VEC columns past N are zero-filled (all feed only outputs never stored).  Zero-filled k past the
- * slice add fmaf(0, 0, acc) = acc: the stored outputs are tile.cuh's bit for bit (tests/test_sgemm_deep.py).
+ * Loads.  Every copy is one element (4 bytes, .ca) or, for B on 16-byte rows (VEC), one float4 (16 bytes,
+ * .cg) at tile.cuh's STS.128 address with src-size 4 x its columns in range; every copy that can be partial
+ * zero-fills (src-size 0: k past the slice, columns past N), so no copy reads a byte past the matrix (B's float4
+ * that straddles N reads its columns in range: no load_edge / fast_len split as tile.cuh's needs), and a copy
+ * of src-size 0 points at the operand's first element.  The element copies do not follow tile.cuh's float4 map
+ * (deep.h SgemmDeepMap): A (transposed into As[k][m] as tile.cuh stores it) by warp chunks of 4 rows x 8 k,
+ * 4-5 lines of L1 per instruction where tile.cuh's map costs 16 (the L1 work that made 164x275x157's
+ * L1/TEX throughput 55% against cuBLAS's 20% in session 41's ncu); !VEC B by a warp's 32 consecutive columns
+ * of one row.  Rows of A past M and (VEC) float4 of B wholly past N read the in-range stand-ins tile.cuh
+ * reads (they feed only outputs never stored).  Zero-filled k past the slice add fmaf(0, 0, acc) = acc: the
+ * stored outputs are tile.cuh's bit for bit (tests/test_sgemm_deep.py).
  *
  * Main loop (one barrier per k-tile; group g = k-tile g, every iteration commits one group, empty past
  * the last k-tile, so wait_group<S-2> at the end of k-tile kt means k-tile kt+1 has landed for this
@@ -35,9 +34,11 @@
  * As tile.cuh's loop, the last k-tile loads row 0 of a stage nobody uses (explain() counts it).  The stage
  * index is a runtime value (kt % S): one IMAD per k-tile, the fragment offsets stay immediates.
  *
- * Bank arithmetic: every shared address is tile.cuh's (the cp.async writes land where its STS wrote, the
- * fragment loads are SgemmThreadTile's), so tile.cuh's arithmetic holds: pad and swizzle conflict-free,
- * naive 2-way on A's transposed store.  The layout changes only smk_tile_offset.
+ * Bank arithmetic: the fragment loads are SgemmThreadTile's (tile.cuh: conflict-free in every layout); VEC
+ * B's 16-byte copies land at tile.cuh's STS.128 addresses (conflict-free); !VEC B's copies are 32 consecutive
+ * floats of one tile row (32 banks, every layout); A's copies are 8 k x 4 m per warp (deep.h SgemmDeepMap:
+ * pad conflict-free, swizzle 4-way, naive 8-way: the price of reading 4 rows, not 16, per instruction).  The
+ * layout changes only smk_tile_offset.
  */
 #ifndef SMK_SGEMM_TILE_DEEP_CUH
 #define SMK_SGEMM_TILE_DEEP_CUH
@@ -61,34 +62,37 @@ inline size_t sgemm_deep_smem_bytes()
     return sgemm_smem_bytes<Cfg, LAYOUT>() / Cfg::STAGES * S;
 }
 
-/* One thread's copies of a k-tile.  a_src / b_src: this thread's first element of each float4 for the
- * next k-tile to issue (advanced by one k-tile per issue); a_dst / b_dst: its shared byte offsets in stage
- * 0 (the stage's offset is added per issue).  !VEC: B's element copies from be_src (row be_row, column
- * be_col of the tile; copy i is B_RS * i rows further), be_ok whether that column is inside N. */
+/* One thread's copies of a k-tile (deep.h SgemmDeepMap).  a_src[r]: the r-th of its A rows (stand-in row
+ * M - 1 past M, as tile.cuh), at its k of the next k-tile to issue; a_dst[r]: its shared byte offset in stage 0,
+ * k-half 0.  VEC B: b_src / b_dst / b_row / b_nv per float4 of tile.cuh's map (16-byte copies); !VEC B:
+ * be_src (row be_row, column be_col; copy i is B_RS * i rows further), be_ok whether that column is in N.
+ * Sources advance by one k-tile per issue; the stage's offset is added per issue. */
 template <class Cfg, int LAYOUT, bool VEC>
 struct SgemmDeepLoader {
-    static constexpr int A_LOADS = Cfg::A_LOADS, B_LOADS = Cfg::B_LOADS, BK = Cfg::BK;
-    static constexpr int B_RS = Cfg::THREADS / Cfg::BN, B_ELEMS = BK / B_RS; /* !VEC: rows apart, copies */
-    static_assert(Cfg::THREADS % Cfg::BN == 0 && BK % B_RS == 0, "element copies: whole rows per pass");
-    const float *a_src[A_LOADS], *b_src[B_LOADS], *be_src;
-    unsigned a_dst[A_LOADS], b_dst[B_LOADS], b_base;
-    int a_kc[A_LOADS], b_row[B_LOADS], b_nv[B_LOADS], be_row, be_col;
+    using Map = SgemmDeepMap<Cfg>;
+    static constexpr int A_ELEMS = Map::A_ELEMS, A_ROWS = Map::A_ROWS, B_LOADS = Cfg::B_LOADS, BK = Cfg::BK;
+    static constexpr int B_RS = Map::B_RS, B_ELEMS = Map::B_ELEMS;
+    static_assert(sgemm_deep_rows_ok<Cfg, LAYOUT>(), "a copy's k-half: offset(k0 + e, m) = offset(k0, 0) + offset(e, m)");
+    const float *a_src[A_ROWS], *b_src[B_LOADS], *be_src;
+    unsigned a_dst[A_ROWS], b_dst[B_LOADS], b_base;
+    int a_k, b_row[B_LOADS], b_nv[B_LOADS], be_row, be_col;
     bool be_ok;
 
-    __device__ __forceinline__ void init(const smk_sgemm_params &p, unsigned smem, int a_elems, int M, int N, int bm,
-                                         int bn, int kbeg, int tid)
+    __device__ __forceinline__ void init(const smk_sgemm_params &p, unsigned smem, int M, int N, int bm, int bn,
+                                         int kbeg, int tid)
     {
         constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
 #pragma unroll
-        for (int j = 0; j < A_LOADS; ++j) {
+        for (int r = 0; r < A_ROWS; ++r) {
             int row = 0;
-            SgemmMap<Cfg>::a_load(j, tid, &row, &a_kc[j]);
-            const int m = min(bm + row, M - 1); /* the stand-in row past M, as tile.cuh */
-            a_src[j] = p.A + (int64_t)m * p.lda + kbeg + a_kc[j];
-            a_dst[j] = smem + 4u * (unsigned)smk_tile_offset(TA, a_kc[j], row);
+            Map::a_copy(r, tid, &row, &a_k); /* copies r and r + A_ROWS * h: the same row, k + 8h */
+            const int m = min(bm + row, M - 1);
+            a_src[r] = p.A + (int64_t)m * p.lda + kbeg + a_k;
+            a_dst[r] = smem + 4u * (unsigned)smk_tile_offset(TA, a_k, row);
         }
         b_base = smem + 4u * (unsigned)smk_tile_elems(TA, BK);
-        be_row = tid / Cfg::BN, be_col = tid % Cfg::BN, be_ok = bn + be_col < N;
+        Map::b_copy(0, tid, &be_row, &be_col);
+        be_ok = bn + be_col < N;
         be_src = p.B + (int64_t)(kbeg + be_row) * p.ldb + min(bn + be_col, N - 1);
 #pragma unroll
         for (int j = 0; j < B_LOADS; ++j) {
@@ -97,22 +101,20 @@ struct SgemmDeepLoader {
             const int n = bn + cl, nv = clamp04(N - n);
             b_nv[j] = nv > 0 ? nv : (N >= 4 ? 4 : 0); /* past N: the row's last whole float4, as tile.cuh */
             b_src[j] = p.B + (int64_t)(kbeg + b_row[j]) * p.ldb + (nv > 0 ? n : (N >= 4 ? (N - 4) & ~3 : 0));
-            b_dst[j] = smem + 4u * (unsigned)(smk_tile_elems(TA, BK) + smk_tile_offset(TB, b_row[j], cl));
+            b_dst[j] = b_base + 4u * (unsigned)smk_tile_offset(TB, b_row[j], cl);
         }
     }
 
-    /* The copies of the k-tile at k0 (from the slice's start) into the stage at byte offset st_bytes;
-     * sources advance by one k-tile.  a_row_bytes: 4 x the A tile's row-0 offsets of rows 1..3 come from
-     * smk_tile_offset(TA, e, 0) (sgemm_a_rows_ok, as tile.cuh's store). */
+    /* The copies of the k-tile at k0 (from the slice's start) into the stage at byte offset st_bytes. */
     __device__ __forceinline__ void issue(const smk_sgemm_params &p, int k0, int klen, unsigned st_bytes)
     {
         constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
 #pragma unroll
-        for (int j = 0; j < A_LOADS; ++j)
+        for (int h = 0; h < BK / 8; ++h)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const bool in = k0 + a_kc[j] + e < klen;
-                cp_async4(a_dst[j] + st_bytes + 4u * (unsigned)smk_tile_offset(TA, e, 0), in ? a_src[j] + e : p.A,
+            for (int r = 0; r < A_ROWS; ++r) {
+                const bool in = k0 + 8 * h + a_k < klen;
+                cp_async4(a_dst[r] + st_bytes + 4u * (unsigned)smk_tile_offset(TA, 8 * h, 0), in ? a_src[r] + 8 * h : p.A,
                           in ? 4 : 0);
             }
         if constexpr (VEC) {
@@ -133,7 +135,7 @@ struct SgemmDeepLoader {
             be_src += (int64_t)BK * p.ldb;
         }
 #pragma unroll
-        for (int j = 0; j < A_LOADS; ++j) a_src[j] += BK;
+        for (int r = 0; r < A_ROWS; ++r) a_src[r] += BK;
     }
 };
 
@@ -165,7 +167,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     const int a_col = SgemmMap<Cfg>::a_col(tid), b_col = SgemmMap<Cfg>::b_col(tid);
 
     SgemmDeepLoader<Cfg, LAYOUT, VEC> ld;
-    ld.init(p, smem_u32(smem), a_elems, M, N, bm, bn, kbeg, tid);
+    ld.init(p, smem_u32(smem), M, N, bm, bn, kbeg, tid);
 
     float acc[FM][FN], af[2][FM], bf[2][FN];
     const SgemmThreadTile<Cfg, LAYOUT> tt{acc, af, bf, a_col, b_col, smem, stage_elems, a_elems};
