@@ -123,6 +123,33 @@ def test_explain_replays_the_deep_launch(layout, mnk, knob, set_knobs):
     assert acc["A-tile copy"].wavefronts == ways * acc["A-tile copy"].ideal
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(164, 275, 157), (164, 276, 156), (20, 700, 64)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("knob", [4, 5])
+def test_copies_fill_each_stage_once(layout, mnk, knob, set_knobs):
+    """Every element of a stage's A tile and B tile is written by exactly one copy of one thread per k-tile
+    (deep.h SgemmDeepMap and the VEC float4 map, as explain() replays them): no element left stale, none twice."""
+    set_knobs(sgemm_deep=knob)
+    M, N, K = mnk
+    name, _ = _testing.sgemm_choose(M, N, K, 132)
+    p = _C._plan("sgemm", mnk, layout, 4, 132, CONFIGS.index(name))
+    bm, bn, bk = (32, 64, 16) if knob == 5 and name == HALF_OF else tile_dims(name)
+    assert p["config"].startswith(f"{bm}x{bn}x{bk} ") and "deep" in p["config"]
+    (an, aw, _, _, aaddr, *_), (bn_, bw, _, _, baddr, *_) = p["accesses"][:2]
+    a = np.sort(aaddr.ravel() // 4)
+    assert aw == 4 and a.size == bm * bk and np.unique(a).size == a.size, an
+    b = baddr.ravel() // 4
+    b = np.sort((b[:, None] + np.arange(bw // 4)).ravel())
+    assert b.size == bn * bk and np.unique(b).size == b.size and b.min() > a.max(), bn_
+    if knob == 4:  # the same tile: the offsets tile.cuh's stores write (the fragment loads read them)
+        set_knobs(sgemm_deep=0)
+        t = _C._plan("sgemm", mnk, layout, 4, 132, CONFIGS.index(name))["accesses"]
+        ta = np.sort(t[0][4].ravel() // 4)
+        tb = np.sort((t[1][4].ravel()[:, None] // 4 + np.arange(4)).ravel())
+        np.testing.assert_array_equal(a, ta)
+        np.testing.assert_array_equal(b, tb)
+
+
 def test_explain_smem_is_four_stages(set_knobs):
     p0 = _C._plan("sgemm", (164, 275, 157), "pad", 4, 132, CONFIGS.index(HALF_OF))
     set_knobs(sgemm_deep=1)
