@@ -12,6 +12,7 @@
 #include "api/gemm16.h"
 #include "api/wgmma.h"
 #include "api/sgemm.h"
+#include "api/sgemm_deep.h"
 #include "api/sgemm_epi.h"
 #include "api/splitk.h"
 #include "api/transpose.h"
@@ -288,6 +289,11 @@ PyDoc_STRVAR(set_knob_doc,
 "memory and stored as whole rows (sgemm/epilogue_staged.cuh) where smk_sgemm_epi_gate says: K <= 64 per\n"
 "block, M N >= 2^19, output rows not all on 128-byte lines; 2 staged on every tile launch (tests); 3 staged\n"
 "where K <= 256 and M N >= 2^19, any rows (probes)),\n"
+"'sgemm_deep' (the SGEMM tile kernel's load pipeline: 0, the default, two stages through registers (sgemm/tile.cuh);\n"
+"1 the BK = 16 rows' deep pipeline (sgemm/tile_deep.cuh: 4 shared stages filled by cp.async, 3 k-tiles of loads in\n"
+"flight) where smk_sgemm_deep_gate says: K > 16 per block and at most 2 blocks per SM; 2: at most 4 blocks per SM;\n"
+"3: as 1, with 64x64x16's launches on the deep 32x64x16 half tile (sgemm/deep.h); 4: every launch of those rows\n"
+"(tests); 5: as 4, 64x64x16's on the half tile (tests)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
@@ -319,6 +325,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_fixup(v);
     else if (strcmp(name, "sgemm_epi") == 0 && v >= 0 && v <= 3)
         smk_sgemm_set_epi(v);
+    else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 5)
+        smk_sgemm_set_deep(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 7)
@@ -400,6 +408,20 @@ static PyObject *py_sgemm_epi_gate(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "LLLiii:_sgemm_epi_gate", &M, &N, &K, &rows, &config, &knob))
         return NULL;
     return PyLong_FromLong(smk_sgemm_epi_gate(M, N, K, rows, config, knob));
+}
+
+PyDoc_STRVAR(sgemm_deep_gate_doc,
+"_sgemm_deep_gate(M, N, K, splits, config, sms, knob, /)\n--\n\n"
+"1 where an SGEMM tile launch of config number `config` over an M x N output, K deep per block, in `splits` K\n"
+"slices on `sms` SMs runs the deep cp.async pipeline (sgemm/tile_deep.cuh) of its own tile at sgemm_deep level\n"
+"`knob`, 2 of the 32x64x16 half tile, 0 neither (smk_sgemm_deep_gate, a pure function: no GPU needed).");
+static PyObject *py_sgemm_deep_gate(PyObject *module, PyObject *args)
+{
+    long long M = 0, N = 0, K = 0;
+    int splits = 0, config = 0, sms = 0, knob = 0;
+    if (!PyArg_ParseTuple(args, "LLLiiii:_sgemm_deep_gate", &M, &N, &K, &splits, &config, &sms, &knob))
+        return NULL;
+    return PyLong_FromLong(smk_sgemm_deep_gate(M, N, K, splits, config, sms, knob));
 }
 
 PyDoc_STRVAR(gemm16_fixup_gate_doc,
@@ -533,6 +555,7 @@ PyMethodDef smk_tool_methods[] = {
     {"_sgemm_fixup_gate", py_sgemm_fixup_gate, METH_VARARGS, sgemm_fixup_gate_doc},
     {"_gemm16_fixup_gate", py_gemm16_fixup_gate, METH_VARARGS, gemm16_fixup_gate_doc},
     {"_sgemm_epi_gate", py_sgemm_epi_gate, METH_VARARGS, sgemm_epi_gate_doc},
+    {"_sgemm_deep_gate", py_sgemm_deep_gate, METH_VARARGS, sgemm_deep_gate_doc},
     {"_sgemm_pad_choice", py_sgemm_pad_choice, METH_VARARGS, sgemm_pad_choice_doc},
     {"device_count", py_device_count, METH_NOARGS, device_count_doc},
     {"device_name", py_device_name, METH_NOARGS, device_name_doc},

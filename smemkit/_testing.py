@@ -84,6 +84,12 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
                         128-byte lines); 2 staged on every tile launch (tests); 3 where K <= 256 and
                         M N >= 2^19, any rows (probes)
+    sgemm_deep          the SGEMM tile kernel's load pipeline: 0 (default) two stages through registers
+                        (csrc/sgemm/tile.cuh); 1 the BK = 16 rows' deep pipeline (csrc/sgemm/tile_deep.cuh: 4
+                        shared stages filled by cp.async) where sgemm_deep_gate says (K > 16, at most 2 blocks
+                        per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
+                        32x64x16 half tile (csrc/sgemm/deep.h); 4 every launch of those rows, 5 as 4 with
+                        64x64x16's on the half tile (tests)
 
 A value the C side refuses is its ValueError (the knobs set before it are put back first); an
 unknown knob, or a value that is not an int (bool) or a config name, is a TypeError naming the
@@ -98,7 +104,7 @@ import numbers
 from . import _C, _wgmma_plan
 from .bench import bench_configs
 
-__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "sgemm_epi_gate",
+__all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sgemm_choose", "sgemm_deep_gate", "sgemm_epi_gate",
            "sgemm_fixup_gate",
            "staging_info",
            "wgmma_launches", "wgmma_mode"]
@@ -108,7 +114,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi,
-# sgemm/launch.cu g_new_paths, g_fixup and g_epi, runtime.c g_pdl)
+# sgemm/launch.cu g_new_paths, g_fixup, g_epi and g_deep, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -130,6 +136,7 @@ KNOBS = {
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
+    "sgemm_deep": 0,  # 0..5: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5) (sgemm/deep.h sgemm_deep_gate)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)
@@ -227,6 +234,15 @@ def sgemm_epi_gate(M, N, K, rows, config, knob=1):
     if isinstance(config, str):
         config = bench_configs("sgemm").index(config)
     return bool(_C._sgemm_epi_gate(M, N, K, rows, config, knob))
+
+
+def sgemm_deep_gate(M, N, K, config, splits=1, sms=132, knob=1):
+    """How an SGEMM tile launch of config `config` (a name or number) over an M x N output, K deep per block, in
+    `splits` K slices on `sms` SMs runs at sgemm_deep level `knob` (sgemm/launch.cu's gate; pure, no GPU): 0
+    tile.cuh, 1 the deep cp.async pipeline (sgemm/tile_deep.cuh) of its own tile, 2 of the 32x64x16 half tile."""
+    if isinstance(config, str):
+        config = bench_configs("sgemm").index(config)
+    return _C._sgemm_deep_gate(M, N, K, splits, config, sms, knob)
 
 
 def wgmma_launches():

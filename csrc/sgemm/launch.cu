@@ -11,15 +11,18 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/gemm_args.h"
 #include "common/launch.h"
 #include "api/sgemm.h"
+#include "api/sgemm_deep.h"
 #include "api/sgemm_epi.h"
 #include "counters.h"
 #include "runtime.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/deep.h"
 #include "sgemm/epi.h"
 #include "sgemm/fixup.cuh"
 #include "sgemm/launch.h"
@@ -48,6 +51,12 @@ static volatile int g_fixup = 0;
  * 2 staged on every tile launch (tests, probes); 3 staged by the wider level-3 rule (probes). */
 static volatile int g_epi = 1; /* session 41's A/B (seed 160): SGEMM_NOTES */
 int sgemm_epi_level() { return g_epi; }
+
+/* smk_sgemm_set_deep (knob sgemm_deep): the tile kernel's load pipeline.  0 (the default) tile.cuh's two-stage
+ * register pipeline; 1..5 the deep cp.async pipeline (tile_deep.cuh), of the launch's tile or (3, 5) of the half
+ * tile, where sgemm_deep_gate says (deep.h). */
+static volatile int g_deep = 0;
+int sgemm_deep_level() { return g_deep; }
 
 /* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):
  * 1 (the default) one fence per block after a barrier, 0 a fence per thread (session 39's). */
@@ -158,6 +167,61 @@ constexpr epi_launch_fn epi_entry()
 const epi_launch_fn kLaunchEpi[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_EPI_ROW)};
 #undef SMK_SGEMM_EPI_ROW
 
+/* The deep-pipeline launches of the TILE rows with sgemm_has_deep (tile_deep.cu); the other rows: nullptr. */
+typedef int (*deep_launch_fn)(const smk_sgemm_params &, bool, const SgemmSlice &, int, cudaStream_t);
+template <class Cfg, int LAYOUT>
+int deep_layout(const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, cudaStream_t st)
+{
+    return vec ? tile_launch_deep<Cfg, LAYOUT, true>(q, s, S, st) : tile_launch_deep<Cfg, LAYOUT, false>(q, s, S, st);
+}
+template <class Cfg>
+constexpr deep_launch_fn deep_entry()
+{
+    if constexpr (sgemm_has_deep<Cfg>()) {
+        return [](const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, cudaStream_t st) -> int {
+            switch (q.layout) {
+            case SMK_NAIVE: return deep_layout<Cfg, SMK_NAIVE>(q, vec, s, S, st);
+            case SMK_PAD: return deep_layout<Cfg, SMK_PAD>(q, vec, s, S, st);
+            case SMK_SWIZZLE: return deep_layout<Cfg, SMK_SWIZZLE>(q, vec, s, S, st);
+            default: return (int)cudaErrorInvalidValue;
+            }
+        };
+    } else {
+        return nullptr;
+    }
+}
+#define SMK_SGEMM_DEEP_ROW(NAME, KIND, ARGS, COST) deep_entry<SMK_SGEMM_CFG(KIND, ARGS)>(),
+const deep_launch_fn kLaunchDeep[kNumConfigs] = {nullptr, SMK_SGEMM_CONFIGS(SMK_SGEMM_DEEP_ROW)};
+#undef SMK_SGEMM_DEEP_ROW
+
+/* The half tile's launch (deep.h SgemmHalfCfg), in place of config SMK_SGEMM_HALF_OF's. */
+static int launch_half(const smk_sgemm_params &q, bool vec, const SgemmSlice &s, int S, cudaStream_t st)
+{
+    switch (q.layout) {
+    case SMK_NAIVE: return deep_layout<SgemmHalfCfg, SMK_NAIVE>(q, vec, s, S, st);
+    case SMK_PAD: return deep_layout<SgemmHalfCfg, SMK_PAD>(q, vec, s, S, st);
+    case SMK_SWIZZLE: return deep_layout<SgemmHalfCfg, SMK_SWIZZLE>(q, vec, s, S, st);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+bool sgemm_deep_row(int config) { return config > 0 && config < kNumConfigs && kLaunchDeep[config] != nullptr; }
+bool sgemm_half_row(int config)
+{
+    return config > 0 && config < kNumConfigs && strcmp(smk_sgemm_config_name(config), SMK_SGEMM_HALF_OF) == 0;
+}
+
+/* The deep pipeline's gate, pure (deep.h).  K: the depth per block; one k-tile has nothing to overlap. */
+int sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob)
+{
+    if (knob <= 0 || !sgemm_deep_row(config) || M <= 0 || N <= 0 || K <= 0 || splits < 1 || sms < 1)
+        return SGEMM_DEEP_NO;
+    const int how = (knob == 3 || knob == 5) && sgemm_half_row(config) ? SGEMM_DEEP_HALF : SGEMM_DEEP_SAME;
+    if (knob >= 4) return how;
+    const long long blocks = sgemm_grid_blocks(kFixDims[config].bm, kFixDims[config].bn, M, N) * splits;
+    return K > 16 && blocks > 0 && blocks <= (long long)(knob == 2 ? 4 : 2) * sms ? how : SGEMM_DEEP_NO;
+}
+
 /* The staged epilogue's gate, pure (launch.h). */
 int sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int config, int knob)
 {
@@ -181,13 +245,22 @@ static int out_rows(const smk_sgemm_params &q)
 }
 
 /* One launch of config's kernel over q, kdepth deep per block: the staged epilogue where the gate says
- * (re-aligned rows where out_rows says 0), else the kernel of the launch table. */
+ * (re-aligned rows where out_rows says 0), else the deep pipeline where its gate says (knob sgemm_deep), else
+ * the kernel of the launch table. */
 static int launch_tile(const smk_sgemm_params &q, bool vec, int64_t kdepth, const SgemmSlice &slice, int config,
                        int splits, cudaStream_t stream)
 {
     const int rows = out_rows(q);
     if (sgemm_epi_gate(q.M, q.N, kdepth, rows, config, g_epi))
         return kLaunchEpi[config](q, vec, slice, splits, rows == 0, stream);
+    if (g_deep > 0) {
+        int sms = 0, major = 0; /* cached per device (common/launch.h) */
+        const int e = device_facts(&sms, &major);
+        if (e != 0) return e;
+        const int how = sgemm_deep_gate(q.M, q.N, kdepth, splits, config, sms, g_deep);
+        if (how == SGEMM_DEEP_HALF) return launch_half(q, vec, slice, splits, stream);
+        if (how == SGEMM_DEEP_SAME) return kLaunchDeep[config](q, vec, slice, splits, stream);
+    }
     return kLaunch[config](q, vec, slice, splits, stream);
 }
 
@@ -404,6 +477,12 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 }
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
+
+extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 5 ? 5 : level; }
+extern "C" int smk_sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob)
+{
+    return smk::sgemm_deep_gate(M, N, K, splits, config, sms, knob);
+}
 
 extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 3 ? 3 : level; }
 extern "C" int smk_splitk_fixup(void) { return smk::g_fixup; }

@@ -13,6 +13,7 @@
 #include "api/splitk.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
+#include "sgemm/deep.h"
 #include "sgemm/epi.h"
 #include "sgemm/launch.h"
 #include "sgemm/maps.h"
@@ -112,6 +113,44 @@ static int tile_block_plan(int layout, smk_plan *plan)
         plan->smem_bytes = (int)sgemm_smem_bytes<Cfg, SMK_PAD>();
     snprintf(plan->config, sizeof plan->config, "%dx%dx%d block tile, %d threads, %dx%d per thread",
              Cfg::BM, Cfg::BN, Cfg::BK, Cfg::THREADS, Cfg::WMITER * Cfg::TM, Cfg::WNITER * Cfg::TN);
+    return 0;
+}
+
+/* The deep pipeline (tile_deep.cuh) over the tile plan: its stores are cp.async copies (deep.h SgemmDeepMap):
+ * A's of one element each, a warp's 4 rows x 8 k; B's one 16-byte copy per float4 at tile.cuh's STS.128
+ * address (vec_b: B's rows on 16 bytes), or of one element each, a warp's 32 consecutive columns of one row;
+ * each costed by the bank model's STS rule of its width (its cp.async rule is for 16-byte rows with their
+ * global sources: a plan here has none); kSgemmDeepStages stages of shared memory.  The fragment loads are the
+ * tile plan's.  The launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
+template <class Cfg>
+static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
+{
+    using Map = SgemmDeepMap<Cfg>;
+    const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
+    const int a_elems = smk_tile_elems(TA, Cfg::BK), warps = Cfg::THREADS / 32;
+    const int per_warp[2] = {Map::A_ELEMS, vec_b ? Cfg::B_LOADS : Map::B_ELEMS};
+    plan_access(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp, as STS.32)", 4,
+                1, warps * per_warp[0]);
+    plan_access(&plan->acc[1],
+                vec_b ? "B-tile copy (cp.async 16 B, zero-fill, costed as STS.128)"
+                      : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row, as STS.32)",
+                vec_b ? 16 : 4, 1, warps * per_warp[1]);
+    for (int tid = 0; tid < Cfg::THREADS && plan->acc[0].addr && plan->acc[1].addr; tid++)
+        for (int a = 0; a < 2; a++)
+            for (int i = 0; i < per_warp[a]; i++) {
+                int row = 0, col = 0;
+                if (a == 0)
+                    Map::a_copy(i, tid, &col, &row); /* As[k][m]: row k, column m */
+                else if (vec_b)
+                    SgemmMap<Cfg>::b_load(i, tid, &row, &col);
+                else
+                    Map::b_copy(i, tid, &row, &col);
+                const long long off = a == 0 ? smk_tile_offset(TA, row, col) : a_elems + smk_tile_offset(TB, row, col);
+                plan->acc[a].addr[((long long)(tid / 32) * per_warp[a] + i) * 32 + tid % 32] = 4LL * off;
+            }
+    plan->smem_bytes = plan->smem_bytes / Cfg::STAGES * kSgemmDeepStages;
+    const size_t used = strlen(plan->config);
+    snprintf(plan->config + used, sizeof plan->config - used, ", deep: %d cp.async stages", kSgemmDeepStages);
     return 0;
 }
 
@@ -282,10 +321,18 @@ struct SgemmPlanEntry {
     int (*plan)(int layout, smk_plan *plan);
     int store_after_last, once_accesses;
     int (*epi)(int layout, int realign, smk_plan *plan); /* TILE rows: the staged epilogue's accesses */
+    int (*deep)(int layout, int vec_b, smk_plan *plan);  /* TILE rows: the deep pipeline over the plan */
 };
 #define SMK_SGEMM_PLAN_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_PLAN_ROW_(KIND, ARGS)
-#define SMK_SGEMM_PLAN_ROW_(KIND, ARGS) {SMK_SGEMM_PLAN_FN_##KIND ARGS, 1, SMK_SGEMM_PLAN_ONCE_##KIND, SMK_SGEMM_PLAN_EPI_##KIND ARGS},
+#define SMK_SGEMM_PLAN_ROW_(KIND, ARGS)                                                                     \
+    {SMK_SGEMM_PLAN_FN_##KIND ARGS, 1, SMK_SGEMM_PLAN_ONCE_##KIND, SMK_SGEMM_PLAN_EPI_##KIND ARGS,                \
+     SMK_SGEMM_PLAN_DEEP_##KIND ARGS},
 #define SMK_SGEMM_PLAN_EPI_TILE(...) tile_epi_plan<SgemmCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_DEEP_TILE(...) tile_deep_plan<SgemmCfg<__VA_ARGS__>>
+#define SMK_SGEMM_PLAN_DEEP_SKINNY_M(...) nullptr
+#define SMK_SGEMM_PLAN_DEEP_SKINNY_N(...) nullptr
+#define SMK_SGEMM_PLAN_DEEP_TINYK(...) nullptr
+#define SMK_SGEMM_PLAN_DEEP_MATVEC(...) nullptr
 #define SMK_SGEMM_PLAN_EPI_SKINNY_M(...) nullptr
 #define SMK_SGEMM_PLAN_EPI_SKINNY_N(...) nullptr
 #define SMK_SGEMM_PLAN_EPI_TINYK(...) nullptr
@@ -300,7 +347,7 @@ struct SgemmPlanEntry {
 #define SMK_SGEMM_PLAN_ONCE_TINYK 0
 #define SMK_SGEMM_PLAN_FN_MATVEC(...) matvec_block_plan<MatVecCfg<__VA_ARGS__>>
 #define SMK_SGEMM_PLAN_ONCE_MATVEC 2
-static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0, nullptr}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
+static const SgemmPlanEntry kPlans[kNumConfigs] = {{nullptr, 0, 0, nullptr, nullptr}, SMK_SGEMM_CONFIGS(SMK_SGEMM_PLAN_ROW)};
 
 /* Whether the launch of ch stages its epilogue (launch.cu's choice on dense row-major operands from an
  * aligned allocation: D's pitch N, or split partials in the workspace of pitch N rounded up to 4), and
@@ -316,6 +363,15 @@ static int plan_staged(int64_t M, int64_t N, int64_t K, const smk_sgemm_choice &
     return sgemm_epi_gate(M, N, ch.splits > 1 ? ch.k_chunk : K, rows, ch.config, sgemm_epi_level());
 }
 
+/* How the launch of ch runs the deep pipeline (deep.h SGEMM_DEEP_*; launch.cu launch_tile: not where it stages
+ * its epilogue, nor on a split the tile kernel finishes itself). */
+static int plan_deep(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch)
+{
+    if (ch.splits > 1 && smk_sgemm_fixup_gate(M, N, ch.splits, ch.config, smk_splitk_fixup()) != 0)
+        return SGEMM_DEEP_NO;
+    return sgemm_deep_gate(M, N, ch.splits > 1 ? ch.k_chunk : K, ch.splits, ch.config, sms, sgemm_deep_level());
+}
+
 } /* namespace smk */
 
 extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int sms, int config, int splits,
@@ -328,17 +384,27 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     smk::sgemm_resolve(M, N, K, sms, config, splits, &ch, smk::sgemm_new_paths()); /* as the launch */
     const smk::SgemmConfigEntry &c = smk::kConfigs[ch.config];
     const smk::SgemmPlanEntry &pe = smk::kPlans[ch.config];
-    const int rc = pe.plan(layout, plan);
+    int realign = 0;
+    const bool staged = pe.epi && smk::plan_staged(M, N, K, ch, &realign);
+    const int deep = staged || !pe.deep ? smk::SGEMM_DEEP_NO : smk::plan_deep(M, N, K, sms, ch);
+    const bool half = deep == smk::SGEMM_DEEP_HALF;
+    const int rc = half ? smk::tile_block_plan<smk::SgemmHalfCfg>(layout, plan) : pe.plan(layout, plan);
     if (rc != 0)
         return rc;
-    int realign = 0;
     const int n_loop = plan->n; /* accesses past it: the staged epilogue's, once per block of the launch */
-    if (pe.epi && smk::plan_staged(M, N, K, ch, &realign))
+    if (staged)
         pe.epi(layout, realign, plan);
+    const int vec_b = N % 4 == 0 && K % 4 == 0; /* dense rows from an aligned allocation, as plan_staged */
+    if (half)
+        smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, plan);
+    else if (deep)
+        pe.deep(layout, vec_b, plan);
     /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
      * The split-K reduction, separate (reduce.cuh) or fused into the tile kernel (fixup.cuh, knob splitk_fixup),
      * uses no shared memory, so this is the launch's whole shared traffic. */
-    const long long tiles = (M == 0 || N == 0) ? 0 : c.blocks(M, N);
+    const long long tiles = (M == 0 || N == 0) ? 0
+                            : half             ? smk::sgemm_grid_blocks(smk::SgemmHalfCfg::BM, smk::SgemmHalfCfg::BN, M, N)
+                                               : c.blocks(M, N);
     const long long full = (long long)(ch.splits - 1), last_k = K - full * ch.k_chunk;
     const long long ktiles = full * (ch.k_chunk / c.bk) + (last_k + c.bk - 1) / c.bk;
     plan->blocks = tiles * ch.splits;
@@ -349,7 +415,7 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
         const smk_access &x = plan->acc[a];
         plan->acc[a].repeats = a >= n_loop                     ? tiles * ch.splits
                                : a >= n_loop - pe.once_accesses ? tiles * slices
-                                   : tiles * (ktiles + (pe.store_after_last && x.is_store ? slices : 0));
+                                   : tiles * (ktiles + (pe.store_after_last && deep == smk::SGEMM_DEEP_NO && x.is_store ? slices : 0));
     }
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
