@@ -254,12 +254,12 @@ PyDoc_STRVAR(set_knob_doc,
 "blocks) for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape; 2: SKINNY for N <= 8\n"
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes),\n"
-"'gemm16_mv_level' (bits, 7 the default since session 40; 3 session 39's; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
+"'gemm16_mv_level' (bits, 15 the default since session 41; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
 "one launch where that is enough (matvec.h smk_mv_rows_fused); 2: TINYK's block width by N; 4: the small-call\n"
 "latency rules: N <= 8, K <= kmax to the MMA kernel, SKINNY on a small A in 8-warp blocks that sum K in-kernel\n"
 "(smk_mv_skinny_fused), the 8-warp blocks' sums spread over their warps; 7: all; 8 (with 4): the 8-warp\n"
 "SKINNY only where every warp has a K slice or the 4-warp grid leaves most SMs idle (smk_mv_skinny_fused_pays),\n"
-"else the 4-warp SKINNY as at 3; 15: all, unmeasured),\n"
+"else the 4-warp SKINNY as at 3; 15: all (the default: session 41's A/B)),\n"
 "'gemm16_kernel' (0 the mma.sync kernel; 1 the sm_90a TMA + wgmma kernel where it can run, else\n"
 "mma.sync; 2 auto: wgmma where smk_gemm16_kernel_for's grid rule takes the shape; 3, the default, auto\n"
 "with unaligned rows too: wgmma on padded copies of them where smk_wgmma_auto_padded says the copies pay;\n"
@@ -285,7 +285,7 @@ PyDoc_STRVAR(set_knob_doc,
 "is short; 2: on every such split launch whose tiles fit the counters, for tests; 3: on sm_90, split\n"
 "launches of 2..8 slices as thread-block clusters whose blocks sum the tile together, the separate\n"
 "kernel elsewhere),\n"
-"'sgemm_epi' (the SGEMM tile kernel's epilogue: 0, the default, from registers; 1 staged through shared\n"
+"'sgemm_epi' (the SGEMM tile kernel's epilogue: 0 from registers; 1, the default, staged through shared\n"
 "memory and stored as whole rows (sgemm/epilogue_staged.cuh) where smk_sgemm_epi_gate says: K <= 64 per\n"
 "block, M N >= 2^19, output rows not all on 128-byte lines; 2 staged on every tile launch (tests); 3 staged\n"
 "where K <= 256 and M N >= 2^19, any rows (probes)),\n"
@@ -293,7 +293,7 @@ PyDoc_STRVAR(set_knob_doc,
 "1 the BK = 16 rows' deep pipeline (sgemm/tile_deep.cuh: 4 shared stages filled by cp.async, 3 k-tiles of loads in\n"
 "flight) where smk_sgemm_deep_gate says: K > 16 per block and at most 2 blocks per SM; 2: at most 4 blocks per SM;\n"
 "3: as 1, with 64x64x16's launches on the deep 32x64x16 half tile (sgemm/deep.h); 4: every launch of those rows\n"
-"(tests); 5: as 4, 64x64x16's on the half tile (tests)),\n"
+"(tests); 5: as 4, 64x64x16's on the half tile (tests); 6: as 3 where N >= 32 (session 41)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
@@ -325,7 +325,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_fixup(v);
     else if (strcmp(name, "sgemm_epi") == 0 && v >= 0 && v <= 3)
         smk_sgemm_set_epi(v);
-    else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 5)
+    else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 6)
         smk_sgemm_set_deep(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);

@@ -136,7 +136,7 @@ KNOBS = {
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
-    "sgemm_deep": 0,  # 0..5: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5) (sgemm/deep.h sgemm_deep_gate)
+    "sgemm_deep": 0,  # 0..6: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)

@@ -43,9 +43,11 @@ def want(M, N, K, splits, config, sms, knob):
     """The documented rule (deep.h): 0 tile.cuh, 1 the deep kernel of the launch's tile, 2 of the half tile."""
     if knob == 0 or config not in DEEP or min(M, N, K) <= 0 or splits < 1:
         return 0
-    how = 2 if knob in (3, 5) and config == HALF_OF else 1
-    if knob >= 4:
+    how = 2 if knob in (3, 5, 6) and config == HALF_OF else 1
+    if knob in (4, 5):
         return how
+    if knob == 6 and N < 32:
+        return 0
     bm, bn, _ = tile_dims(config)
     blocks = math.ceil(M / bm) * math.ceil(N / bn) * splits
     return how if K > 16 and blocks <= (4 if knob == 2 else 2) * sms else 0
@@ -53,7 +55,7 @@ def want(M, N, K, splits, config, sms, knob):
 
 # ---- CPU: the gate ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("knob", range(6))
+@pytest.mark.parametrize("knob", range(7))
 def test_gate_is_the_documented_rule(knob):
     rng = np.random.default_rng(3100 + knob)
     for M, N, K in (d.shape for d in D.sgemm_draws(1500, 3100 + knob)):
@@ -66,7 +68,7 @@ def test_gate_is_the_documented_rule(knob):
 def test_gate_counts_on_the_law_and_takes_the_worst_draws():
     """Levels 1 and 3 on the launches the chooser makes (unsplit: K per block; split: one k_chunk, about K / S):
     the share taken is a small class, and the worst one-launch draws of seed 150 are all in it at level 3."""
-    taken = {1: 0, 2: 0, 3: 0}
+    taken = {1: 0, 2: 0, 3: 0, 6: 0}
     total = 0
     for seed in range(3100, 3110):
         for M, N, K in (d.shape for d in D.sgemm_draws(300, seed)):
@@ -76,14 +78,16 @@ def test_gate_counts_on_the_law_and_takes_the_worst_draws():
             for knob in taken:
                 taken[knob] += _testing.sgemm_deep_gate(M, N, kdepth, name, splits, 132, knob) != 0
     assert 0.03 * total < taken[1] <= taken[3] == taken[1] < taken[2] < 0.5 * total, (taken, total)
+    assert 0.5 * taken[3] < taken[6] < taken[3], taken  # level 6: level 3 less the outputs under 32 columns
     for M, N, K in WORST:
         name, splits = _testing.sgemm_choose(M, N, K, 132)
         assert (name, splits) == (HALF_OF, 1) and _testing.sgemm_deep_gate(M, N, K, name, 1, 132, 3) == 2, (M, N, K)
+        assert _testing.sgemm_deep_gate(M, N, K, name, 1, 132, 6) == (2 if N >= 32 else 0), (M, N, K)
 
 
 def test_knob_range_and_default(set_knobs):
     assert _testing.KNOBS["sgemm_deep"] == 0
-    for bad in (-1, 6):
+    for bad in (-1, 7):
         with pytest.raises(ValueError):
             set_knobs(sgemm_deep=bad)
 
@@ -281,7 +285,7 @@ def test_automatic_levels_on_the_worst_draws(mnk, knob, torch, set_knobs):
     """The class's draws as a user's torch call runs them: levels 1 and 3 take them (explain says so); level 1
     matches level 0 bit for bit; both bounded with alpha / beta."""
     M, N, K = mnk
-    set_knobs(sgemm_deep=knob)
+    set_knobs(sgemm_deep=knob, sgemm_epi=0)  # sgemm_epi 1 (the default) takes 61x15199x61 to the staged epilogue
     assert "deep" in smemkit.explain("sgemm", mnk, "swizzle").config
     g = torch.Generator(device="cuda").manual_seed(M + N + K)
     a, b, c = (torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))

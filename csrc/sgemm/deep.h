@@ -86,6 +86,9 @@ int tile_launch_deep(const smk_sgemm_params &q, const SgemmSlice &slice, int spl
 bool sgemm_deep_row(int config);
 bool sgemm_half_row(int config);
 
+/* Level 6's narrowest output: half the half tile's BN columns. */
+constexpr int64_t kDeepMinN = 32;
+
 /* sgemm_deep_gate's answers. */
 enum { SGEMM_DEEP_NO = 0, SGEMM_DEEP_SAME = 1, SGEMM_DEEP_HALF = 2 };
 
@@ -95,7 +98,9 @@ enum { SGEMM_DEEP_NO = 0, SGEMM_DEEP_SAME = 1, SGEMM_DEEP_HALF = 2 };
  * where K > 16 (two k-tiles or more) and the grid (tiles x splits) is at most 2 blocks per SM; 2 as 1 with at most
  * 4 blocks per SM (the rows' MINBLOCKS: every block resident at once); 3 as 1, with SMK_SGEMM_HALF_OF's launches on
  * the half tile (at most 4 of its blocks per SM); 4 every launch of a deep row, same tile (tests); 5 as 4, with
- * SMK_SGEMM_HALF_OF's on the half tile (tests).  The staged epilogue (sgemm_epi) wins where its gate says, and a
+ * SMK_SGEMM_HALF_OF's on the half tile (tests); 6 as 3 where N >= kDeepMinN (session 41, seed 167: level 3 moved
+ * 62 draws x1.11, but outputs narrower than half the tile's 64 columns lost -- N = 4, 11, 13, 25, 28 -- and
+ * 15960x4x52 ran 14x slower on the deep kernel of either tile).  The staged epilogue (sgemm_epi) wins where its gate says, and a
  * split the tile kernel finishes itself (splitk_fixup) keeps tile.cuh (launch.cu). */
 int sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob);
 

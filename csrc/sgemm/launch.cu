@@ -216,8 +216,9 @@ int sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int
 {
     if (knob <= 0 || !sgemm_deep_row(config) || M <= 0 || N <= 0 || K <= 0 || splits < 1 || sms < 1)
         return SGEMM_DEEP_NO;
-    const int how = (knob == 3 || knob == 5) && sgemm_half_row(config) ? SGEMM_DEEP_HALF : SGEMM_DEEP_SAME;
-    if (knob >= 4) return how;
+    const int how = (knob == 3 || knob >= 5) && sgemm_half_row(config) ? SGEMM_DEEP_HALF : SGEMM_DEEP_SAME;
+    if (knob == 4 || knob == 5) return how;
+    if (knob == 6 && N < kDeepMinN) return SGEMM_DEEP_NO;
     const long long blocks = sgemm_grid_blocks(kFixDims[config].bm, kFixDims[config].bn, M, N) * splits;
     return K > 16 && blocks > 0 && blocks <= (long long)(knob == 2 ? 4 : 2) * sms ? how : SGEMM_DEEP_NO;
 }
