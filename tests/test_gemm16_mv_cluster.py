@@ -209,3 +209,19 @@ def test_cluster_is_deterministic(poison):
             a, b, _ = _ops(rng, *shape, np.float16)
             d0 = smemkit.gemm(a, b)
             assert all(np.array_equal(smemkit.gemm(a, b).view(np.int16), d0.view(np.int16)) for _ in range(5))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
+def test_cluster_forced_row_groups(poison, dtype):
+    """Forced ROWS (gemm16_matvec=2) with M > 8: several row groups (grid z), each cluster its own scratch."""
+    rng = np.random.default_rng(12)
+    for shape in [(9, 1000, 100), (20, 777, 65), (33, 301, 250)]:
+        assert cluster(*shape) is not None, shape
+        a, b, c = _ops(rng, *shape, dtype)
+        with _testing.knobs(gemm16_matvec=2, gemm16_mv_level=LEVEL):
+            assert "-block clusters" in explain(shape, LEVEL, gemm16_matvec=2)[0]
+            d = np.full(c.shape, np.nan, dtype)
+            smemkit.gemm(a, b, out=d)
+            _check(d, a, b)
+            _check(smemkit.gemm(a, b, c, alpha=-1.0, beta=0.5), a, b, -1.0, 0.5, c)

@@ -71,7 +71,8 @@ int smk_gemm16_set_mv_skinny(int level);
  * round after the barrier, not 7); 8 (with 4; alone it changes nothing) the 8-warp SKINNY only where
  * smk_mv_skinny_fused_pays, else the 4-warp SKINNY as at level 3 (15 = 7 + it); 16 (with 1) ROWS' short slices
  * in thread-block clusters summing in-kernel (smk_mv_rows_cluster, sm_90; elsewhere the launcher routes without
- * it; 23 = 7 + it).  7 the default; 0 .. 31, -1 for anything else. */
+ * it; 23 = 7 + it); 32 (with 1) the fused ROWS' G rounded down to one wave of resident blocks
+ * (smk_mv_rows_fused_at; 55 = 23 + it, 39 = 7 + it).  7 the default; 0 .. 63, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 
@@ -155,7 +156,17 @@ static inline int64_t smk_mv_fused_rounds(int64_t K, int64_t g, int uk)
 {
     return smk_mv_cdiv(smk_mv_cdiv(K, SMK_MV_FUSED_NW * g), 2 * uk);
 }
-static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+/* onewave (gemm16_mv_level bit 5, value 32): G rounded down where rounding up would spill the grid past the
+ * blocks resident at once (smk_mv_fused_per_sm x 132).  Why (seeds 151 / 153, level 7, H100): ROWS kernels
+ * with TM = 3, 4, 7, 8 (137-155 registers: one 256-thread block per SM) and G = cdiv(132, cw rg) ran 140-171
+ * blocks, a second wave of 8-39 blocks as long as the first: 7x4359x38673 fp16 144 blocks 319 us (0.82),
+ * 4x14057x1104 bf16 171 blocks 27.6 us (0.49), 8x5091x8539 147 (0.91), 4x4423x12536 144 (1.00), while the
+ * 132-block grids ran 1.2-2.4x cuBLAS (8x10850x4507, 3x5417x9483).  Unmeasured: the lead's A/B decides. */
+static inline int smk_mv_fused_per_sm(int tm)
+{
+    return tm == 3 || tm == 4 || tm >= 7 ? 1 : 2; /* ptxas sm_90: 137-155 registers, else 116-128 */
+}
+static inline int smk_mv_rows_fused_at(int64_t M, int64_t N, int64_t K, int onewave, smk_mv_route *r)
 {
     r->kind = SMK_MV_ROWS;
     r->tm = M < 8 ? (int)M : 8;
@@ -164,6 +175,8 @@ static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_rout
     const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, SMK_MV_SEG);
     const int64_t gmax = smk_mv_cdiv(K, SMK_MV_FUSED_NW * 2 * uk);
     int64_t g = smk_mv_cdiv(SMK_MV_FUSED_BLOCKS, rg * cw);
+    if (onewave && g * rg * cw > (int64_t)smk_mv_fused_per_sm(r->tm) * SMK_MV_FUSED_BLOCKS)
+        g = (int64_t)smk_mv_fused_per_sm(r->tm) * SMK_MV_FUSED_BLOCKS / (rg * cw);
     if (g > gmax) g = gmax;
     if (g > SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW) g = SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW;
     if (g < 1) g = 1;
@@ -174,6 +187,10 @@ static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_rout
     r->grid[0] = cw, r->grid[1] = r->splits, r->grid[2] = rg;
     r->red_bytes = (uint64_t)cw * (uint64_t)r->splits * (uint64_t)rg * (SMK_MV_FUSED_NW - 1) * (uint64_t)r->tm * 1024u;
     return cw > 0x7fffffffLL || r->grid[1] > 65535 || rg > 65535 ? -1 : 0;
+}
+static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    return smk_mv_rows_fused_at(M, N, K, 0, r);
 }
 
 /* ROWS in clusters (gemm16_mv_level bit 4, value 16, with bit 0; grid: x column segments of 248, y the C blocks of
@@ -197,9 +214,9 @@ static inline int64_t smk_mv_cluster_cap(int64_t c)
 {
     return 8 * (16 / c);
 }
-static inline int smk_mv_rows_cluster(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+static inline int smk_mv_rows_cluster(int64_t M, int64_t N, int64_t K, int onewave, smk_mv_route *r)
 {
-    if (smk_mv_rows_fused(M, N, K, r) != 0)
+    if (smk_mv_rows_fused_at(M, N, K, onewave, r) != 0)
         return -1;
     const int64_t units = r->grid[0] * r->grid[2];
     int64_t c = smk_mv_cdiv(K, SMK_MV_FUSED_NW * SMK_MV_CLUSTER_KMIN);
@@ -412,8 +429,8 @@ static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level
 static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, int level, smk_mv_route *r)
 {
     if ((level & 1) && (level & 16))
-        return smk_mv_rows_cluster(M, N, K, r);
-    return (level & 1) ? smk_mv_rows_fused(M, N, K, r) : smk_mv_rows(M, N, K, kmax > 0, r);
+        return smk_mv_rows_cluster(M, N, K, (level & 32) != 0, r);
+    return (level & 1) ? smk_mv_rows_fused_at(M, N, K, (level & 32) != 0, r) : smk_mv_rows(M, N, K, kmax > 0, r);
 }
 static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int level,
                                   smk_mv_route *r)
