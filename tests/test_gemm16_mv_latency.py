@@ -47,7 +47,7 @@ def test_level_values():
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
     assert _testing.current()["gemm16_mv_level"] == 7  # the default since session 40's A/Bs (GEMM16_NOTES)
-    for bad in (-1, 64):  # 16 .. 63: bits 4 and 5, test_gemm16_mv_cluster.py
+    for bad in (-1, 128):  # 16 .. 127: bits 4-6, test_gemm16_mv_cluster.py / _onewave.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

@@ -37,7 +37,7 @@ int smk_gemm16_set_mv_skinny(int level)
 volatile int smk_gemm16_mv_level = 7; /* session 40's same-run A/Bs, seeds 151 / 153: GEMM16_NOTES */
 int smk_gemm16_set_mv_level(int level)
 {
-    if (level < 0 || level > 63)
+    if (level < 0 || level > 127)
         return -1;
     smk_gemm16_mv_level = level;
     return 0;

@@ -72,7 +72,8 @@ int smk_gemm16_set_mv_skinny(int level);
  * smk_mv_skinny_fused_pays, else the 4-warp SKINNY as at level 3 (15 = 7 + it); 16 (with 1) ROWS' short slices
  * in thread-block clusters summing in-kernel (smk_mv_rows_cluster, sm_90; elsewhere the launcher routes without
  * it; 23 = 7 + it); 32 (with 1) the fused ROWS' G rounded down to one wave of resident blocks
- * (smk_mv_rows_fused_at; 55 = 23 + it, 39 = 7 + it).  7 the default; 0 .. 63, -1 for anything else. */
+ * (smk_mv_rows_fused_at; 55 = 23 + it, 39 = 7 + it); 64 ROWS' narrow outputs (M <= 8, N <= 124, K > 16) to
+ * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it).  7 the default; 0 .. 127, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 
@@ -426,6 +427,19 @@ static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level
  * Automatic: (skinny bit 1: N <= 8, M > 8, K > 16 SKINNY) N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA
  * where smk_mv_mma_takes says, SKINNY / SKINNY_M where smk_mv_skinny(_m)_takes say, else K <= 16
  * TINYK; the rest stays with the tile kernel. */
+/* ROWS' narrow outputs to SKINNY_M (gemm16_mv_level bit 6, value 64): M <= 8 with N <= SMK_MV_SEG / 2 (a ROWS
+ * warp's 248-column segment at most half used: lanes past N / 8 load nothing and multiply zeros) and K > 16.
+ * Why (seeds 151 / 153, level 7, H100): such calls have K >= 1057 by the law (M N K >= 2^20), and ROWS walks them
+ * with ~165 warp instructions per B row of at most 124 useful columns: 5x27x57290 fp16 19.0 + 2.2 us (0.47),
+ * 8x15x26937 fp16 0.50, 7x89x3611 bf16 0.68, 4x42x10947 fp16 0.69, 1x100x25526 bf16 0.70, 5x49x13097 0.83 (but
+ * 2x61x17517 1.14).  SKINNY_M (gemm16_skinny.cu: D^T = B^T A^T on tensor cores, 64 columns x all M per warp, B
+ * in 16-byte row chunks 4 rows per instruction, K split into >= 128-k slices) streams the same bytes with a
+ * few instructions per 32 k.  Unmeasured for M <= 8 (GPU-tested there under gemm16_matvec=6): the lead's A/B
+ * (level 71 against 7) decides. */
+static inline int smk_mv_narrow_takes(int64_t M, int64_t N, int64_t K, int level)
+{
+    return (level & 64) != 0 && M <= 8 && N <= SMK_MV_SEG / 2 && K > 16;
+}
 static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, int level, smk_mv_route *r)
 {
     if ((level & 1) && (level & 16))
@@ -456,6 +470,8 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_mma(M, N, K, r); /* COLS's 248-k segments would hold <= kmax / 8 loading lanes */
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
+    else if (M <= 8 && smk_mv_narrow_takes(M, N, K, level))
+        rc = smk_mv_skinny_m(M, N, K, r);
     else if (M <= 8)
         rc = smk_mv_rows_level(M, N, K, kmax, level, r);
     else if (smk_mv_mma_takes(M, N, K, kmax))
