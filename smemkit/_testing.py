@@ -58,6 +58,14 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         warp has a K slice (K > 256) or the 4-warp grid leaves most SMs idle
                         (cdiv(M, 128) <= 33), else the 4-warp SKINNY as at 3 (matvec.h
                         smk_mv_skinny_fused_pays: tall A, short K)
+                        16 (with 1; 23 = 7 + it, unmeasured, sm_90): ROWS' short K slices in
+                        thread-block clusters of 2 .. 8 8-warp blocks that sum them in-kernel
+                        (matvec.h smk_mv_rows_cluster: B <= 8 MiB, one launch on up to 8x the SMs)
+                        32 (with 1; 39 = 7 + it, 55 = 23 + it, unmeasured): the fused ROWS' K groups G
+                        rounded down where cdiv(132, blocks) would spill past one wave of resident
+                        blocks (TM = 3, 4, 7, 8: one per SM; matvec.h smk_mv_rows_fused_at)
+                        64 (71 = 7 + it, 119 = 55 + it, unmeasured): ROWS' narrow outputs (M <= 8,
+                        N <= 124, K > 16) to SKINNY_M (matvec.h smk_mv_narrow_takes)
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
@@ -131,7 +139,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 15,  # 0..15 (15 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay
+    "gemm16_mv_level": 15,  # 0..127 (15 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone

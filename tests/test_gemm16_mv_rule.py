@@ -77,7 +77,7 @@ def test_level_range():
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
     assert _testing.current()["gemm16_mv_level"] == 15  # bit 3 is the default since session 41
-    for bad in (-1, 16):
+    for bad in (-1, 128):  # 16 .. 127: bits 4-6, test_gemm16_mv_cluster.py / _onewave.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "api/gemm16.h"
+#include "common/launch.h"
 #include "dispatch.h"
 #include "matvec.cuh"
 #include "matvec.h"
@@ -36,7 +37,7 @@ int smk_gemm16_set_mv_skinny(int level)
 volatile int smk_gemm16_mv_level = 15; /* session 41's A/B (seed 163; 7: session 40's, seeds 151 / 153): GEMM16_NOTES */
 int smk_gemm16_set_mv_level(int level)
 {
-    if (level < 0 || level > 15)
+    if (level < 0 || level > 127)
         return -1;
     smk_gemm16_mv_level = level;
     return 0;
@@ -96,6 +97,33 @@ static void mv_rows_spread(const smk_gemm16_params &q, const smk_mv_route &r, di
     default: mv_rows_kernel<8, BF16, SMK_MV_FUSED_NW, true><<<grid, 32 * SMK_MV_FUSED_NW, 0, s>>>(q, r.kc, slices, part, red); break;
     }
 #undef SMK_MV_SPREAD_CASE
+}
+
+/* ROWS in clusters (gemm16_mv_level bit 4, matvec.h smk_mv_rows_cluster): grid y = one cluster of r.cluster
+ * blocks, no partials (one launch), `red` the clusters' scratch. */
+template <bool BF16>
+static int mv_rows_cluster(const smk_gemm16_params &q, const smk_mv_route &r, dim3 grid, float *red, cudaStream_t s)
+{
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = (unsigned)r.cluster;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = grid;
+    lc.blockDim = dim3(32 * SMK_MV_FUSED_NW);
+    lc.stream = s;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    const int64_t kc = r.kc, slices = (int64_t)r.cluster * SMK_MV_FUSED_NW;
+    float *none = NULL;
+#define SMK_MV_CLUSTER_CASE(TM) case TM: return (int)cudaLaunchKernelEx(&lc, mv_rows_kernel<TM, BF16, SMK_MV_FUSED_NW, true, true>, q, kc, slices, none, red);
+    switch (r.tm) {
+    SMK_MV_CLUSTER_CASE(1) SMK_MV_CLUSTER_CASE(2) SMK_MV_CLUSTER_CASE(3) SMK_MV_CLUSTER_CASE(4)
+    SMK_MV_CLUSTER_CASE(5) SMK_MV_CLUSTER_CASE(6) SMK_MV_CLUSTER_CASE(7)
+    default: SMK_MV_CLUSTER_CASE(8)
+    }
+#undef SMK_MV_CLUSTER_CASE
 }
 
 template <bool BF16>
@@ -161,6 +189,11 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
 template <bool BF16>
 static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, float *ws, cudaStream_t s)
 {
+    if (r.cluster > 1) {
+        const int ce = mv_rows_cluster<BF16>(q, r, dim3((unsigned)r.grid[0], (unsigned)r.grid[1], (unsigned)r.grid[2]),
+                                              ws, s);
+        return ce ? ce : (int)cudaGetLastError();
+    }
     mv_kernel<BF16>(q, r, ws, s);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || r.splits <= 1) /* S == 1: the kernel wrote D (its ws, if any, was scratch) */
@@ -173,8 +206,11 @@ static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, fl
 bool mv_route(const smk_gemm16_params &q, smk_mv_route *r)
 {
     const int epi = !q.out_f32 && q.beta == 0.f ? smk_gemm16_epi : 0; /* the staged epilogue can run */
-    return q.variant == 0 && smk_mv_route_epi(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax,
-                                                 smk_gemm16_mv_skinny, epi, r);
+    int level = smk_gemm16_mv_level, sms = 0, major = 0;
+    if ((level & 16) && (device_facts(&sms, &major) != 0 || major < 9))
+        level &= ~16; /* ROWS clusters: sm_90 and later */
+    return q.variant == 0 && smk_mv_route_epi_at(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax,
+                                                    smk_gemm16_mv_skinny, epi, level, r);
 }
 
 int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream)

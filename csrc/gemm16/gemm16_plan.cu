@@ -319,7 +319,11 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
     plan->threads = 32 * r.nw;
     plan->smem_bytes = 0;
     const char *sum = r.spread ? ", spread sum" : " summed in the block"; /* config: 96 bytes */
-    if (r.kind == SMK_MV_ROWS && r.nw > 4)
+    if (r.kind == SMK_MV_ROWS && r.cluster > 1) /* matvec.h smk_mv_rows_cluster */
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound ROWS %dx8 per thread, %d-block clusters, %lld k per warp; no shared memory",
+                 r.tm, r.cluster, (long long)r.kc);
+    else if (r.kind == SMK_MV_ROWS && r.nw > 4)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound ROWS %dx8 per thread, 16-byte B rows, %lld K slices of %d warps%s; "
                  "no shared memory", r.tm, (long long)r.splits, r.nw, sum);

@@ -383,12 +383,13 @@ __device__ __forceinline__ void mv_rows_fma(const uint4 (&x)[UK], const int (&sh
 
 /*
  * ROWS (M <= 8 per row group): grid x = 248-column segments, y = groups of NW K slices (warp w of the
- * block takes slice NW y + w; NW = 8: summed in the block, mv_block_sum), z = row groups of TM.  Lane l < 31 owns D[m0 + i][c0 + 8 l + e], i < TM,
+ * block takes slice NW y + w; NW = 8: summed in the block, mv_block_sum; CL: y is one cluster, summed in
+ * it, mv_cluster_sum_spread), z = row groups of TM.  Lane l < 31 owns D[m0 + i][c0 + 8 l + e], i < TM,
  * e < 8.  B rows come UK at a time (one 16-byte chunk per lane each), the next UK issued before the
  * current are used (2 x UK x 512 bytes in flight per warp); A's TM x 32 k group is one 2-byte load
  * per lane and row, issued a group ahead, a[i] broadcast by __shfl_sync from lane k % 32.
  */
-template <int TM, bool BF16, int NW = 4, bool SP = false>
+template <int TM, bool BF16, int NW = 4, bool SP = false, bool CL = false>
 __global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, int64_t kc, int64_t splits, float *ws,
                                                           float *red = nullptr)
 {
@@ -440,7 +441,7 @@ __global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, i
 #pragma unroll
         for (int e = 0; e < TM * 8; e++)
             f[e] = acc[e / 8][e % 8];
-        mv_block_sum_spread<TM * 8, NW>(f, red, lane, [&](int e, float v) {
+        auto out = [&](int e, float v) {
             const int64_t m = m0 + e / 8, n = cl + e % 8;
             if (lane == 31 || e / 8 >= mrows || n >= p.N)
                 return;
@@ -448,7 +449,11 @@ __global__ void __launch_bounds__(32 * NW) mv_rows_kernel(smk_gemm16_params p, i
                 ws[((int64_t)blockIdx.y * p.M + m) * p.N + n] = v;
             else
                 mv_out(p, BF16, m, n, v);
-        });
+        };
+        if constexpr (CL) /* level bit 4: the cluster's blocks sum together (grid y = the cluster, ws null) */
+            mv_cluster_sum_spread<TM * 8, NW>(f, red, lane, out);
+        else
+            mv_block_sum_spread<TM * 8, NW>(f, red, lane, out);
         return;
     }
     if constexpr (NW > 4) {

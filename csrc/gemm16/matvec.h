@@ -69,8 +69,11 @@ int smk_gemm16_set_mv_skinny(int level);
  * COLS's shapes with K <= kmax to the MMA kernel, SKINNY on a small A in 8-warp blocks that sum their K
  * slices in-kernel (smk_mv_skinny_fused), and the 8-warp blocks' sums spread over their warps (one L2
  * round after the barrier, not 7); 8 (with 4; alone it changes nothing) the 8-warp SKINNY only where
- * smk_mv_skinny_fused_pays, else the 4-warp SKINNY as at level 3 (15 = 7 + it).  7 the default; 0 .. 15,
- * -1 for anything else. */
+ * smk_mv_skinny_fused_pays, else the 4-warp SKINNY as at level 3 (15 = 7 + it); 16 (with 1) ROWS' short slices
+ * in thread-block clusters summing in-kernel (smk_mv_rows_cluster, sm_90; elsewhere the launcher routes without
+ * it; 23 = 7 + it); 32 (with 1) the fused ROWS' G rounded down to one wave of resident blocks
+ * (smk_mv_rows_fused_at; 55 = 23 + it, 39 = 7 + it); 64 ROWS' narrow outputs (M <= 8, N <= 124, K > 16) to
+ * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it).  7 the default; 0 .. 127, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 
@@ -91,6 +94,7 @@ typedef struct {
     uint64_t red_bytes; /* nw > 4: the in-block sums' scratch, blocks x (nw - 1) x tm x 8 x 32 x 4 (spread:
                            blocks x nw x values per lane x 32 x 4) */
     int spread;        /* nw > 4: 1 the block's sums spread over its warps (level bit 2, mv_block_sum_spread) */
+    int cluster;       /* ROWS: > 1 the grid's y blocks are one cluster summing its K slices (level bit 4) */
 } smk_mv_route;
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
@@ -105,6 +109,7 @@ typedef struct {
 #define SMK_MV_SKINNY_WARPS 4224 /* SKINNY: warps wanted (132 SMs x 12 resident x ~2.7 waves) */
 #define SMK_MV_SKINNY_KMIN 128 /* SKINNY: the shortest K slice (4 groups of 32 k) */
 #define SMK_MV_SEG 248 /* a warp's segment of the stream: 31 lanes x 8 elements (lane 31 only loads) */
+#define SMK_MV_SMALL_BYTES ((int64_t)8 << 20) /* a stream this small: latency, not bytes, bounds the call */
 
 static inline int64_t smk_mv_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int smk_mv_pow2(int64_t n, int cap)
@@ -152,7 +157,17 @@ static inline int64_t smk_mv_fused_rounds(int64_t K, int64_t g, int uk)
 {
     return smk_mv_cdiv(smk_mv_cdiv(K, SMK_MV_FUSED_NW * g), 2 * uk);
 }
-static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+/* onewave (gemm16_mv_level bit 5, value 32): G rounded down where rounding up would spill the grid past the
+ * blocks resident at once (smk_mv_fused_per_sm x 132).  Why (seeds 151 / 153, level 7, H100): ROWS kernels
+ * with TM = 3, 4, 7, 8 (137-155 registers: one 256-thread block per SM) and G = cdiv(132, cw rg) ran 140-171
+ * blocks, a second wave of 8-39 blocks as long as the first: 7x4359x38673 fp16 144 blocks 319 us (0.82),
+ * 4x14057x1104 bf16 171 blocks 27.6 us (0.49), 8x5091x8539 147 (0.91), 4x4423x12536 144 (1.00), while the
+ * 132-block grids ran 1.2-2.4x cuBLAS (8x10850x4507, 3x5417x9483).  Unmeasured: the lead's A/B decides. */
+static inline int smk_mv_fused_per_sm(int tm)
+{
+    return tm == 3 || tm == 4 || tm >= 7 ? 1 : 2; /* ptxas sm_90: 137-155 registers, else 116-128 */
+}
+static inline int smk_mv_rows_fused_at(int64_t M, int64_t N, int64_t K, int onewave, smk_mv_route *r)
 {
     r->kind = SMK_MV_ROWS;
     r->tm = M < 8 ? (int)M : 8;
@@ -161,6 +176,8 @@ static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_rout
     const int64_t rg = smk_mv_cdiv(M, r->tm), cw = smk_mv_cdiv(N, SMK_MV_SEG);
     const int64_t gmax = smk_mv_cdiv(K, SMK_MV_FUSED_NW * 2 * uk);
     int64_t g = smk_mv_cdiv(SMK_MV_FUSED_BLOCKS, rg * cw);
+    if (onewave && g * rg * cw > (int64_t)smk_mv_fused_per_sm(r->tm) * SMK_MV_FUSED_BLOCKS)
+        g = (int64_t)smk_mv_fused_per_sm(r->tm) * SMK_MV_FUSED_BLOCKS / (rg * cw);
     if (g > gmax) g = gmax;
     if (g > SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW) g = SMK_MV_MAX_SPLITS / SMK_MV_FUSED_NW;
     if (g < 1) g = 1;
@@ -171,6 +188,51 @@ static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_rout
     r->grid[0] = cw, r->grid[1] = r->splits, r->grid[2] = rg;
     r->red_bytes = (uint64_t)cw * (uint64_t)r->splits * (uint64_t)rg * (SMK_MV_FUSED_NW - 1) * (uint64_t)r->tm * 1024u;
     return cw > 0x7fffffffLL || r->grid[1] > 65535 || rg > 65535 ? -1 : 0;
+}
+static inline int smk_mv_rows_fused(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
+{
+    return smk_mv_rows_fused_at(M, N, K, 0, r);
+}
+
+/* ROWS in clusters (gemm16_mv_level bit 4, value 16, with bit 0; grid: x column segments of 248, y the C blocks of
+ * one cluster, z row groups; matvec_sum.cuh mv_cluster_sum_spread): the 8 warps of C blocks (one thread-block
+ * cluster, sm_90) walk 8 C K slices of the same 248 x TM outputs and sum them in-kernel through a global scratch
+ * ordered by the cluster barrier: one launch, C times the SMs of smk_mv_rows_fused's G == 1 grid.  Why (seeds
+ * 151 / 153, H100, the ratio to cuBLAS): short-K ROWS calls ran one 8-warp block per column segment, cw of 132
+ * SMs busy, each issuing every B row's ~100 warp instructions (funnel shifts, A shuffles, 8 TM FMAs) with 8
+ * warps to hide the latencies: 8x4585x165 bf16 19 blocks 12.4 us (0.34), 2x1944x288 8 blocks 7.7 us (0.34),
+ * 6x4099x46 17 blocks 6.3 us (0.40); or G > 1 paid the reduce's launch (6x8161x221 7.5 + 2.0 us, 0.46).
+ * Rule: B at most SMK_MV_SMALL_BYTES (latency, not bytes, bounds the call); C = min(8, cdiv(K, 8
+ * SMK_MV_CLUSTER_KMIN)) (a warp's slice about SMK_MV_CLUSTER_KMIN k or more: its partial sums, TM x 8 floats
+ * per lane stored and loaded through L2, cost about as much as that many B rows), lowered until its clusters
+ * fit one wave (cw rg <= smk_mv_cluster_cap(C): 8 GPCs of 16 SMs, one 256-thread block per SM); taken where
+ * C >= 2 and the fused route's G <= 2 C (fewer SMs than G's grid, but no reduce launch).  Slices of cdiv(K, 8 C) k, any length
+ * (the kernel stops at the slice's end within its UK rows).  Unmeasured: the lead's A/B decides.  0 and
+ * r->cluster > 1 where taken; 0 with the fused route where not; -1 as smk_mv_rows_fused. */
+#define SMK_MV_CLUSTER_MAX 8
+#define SMK_MV_CLUSTER_KMIN 4
+static inline int64_t smk_mv_cluster_cap(int64_t c)
+{
+    return 8 * (16 / c);
+}
+static inline int smk_mv_rows_cluster(int64_t M, int64_t N, int64_t K, int onewave, smk_mv_route *r)
+{
+    if (smk_mv_rows_fused_at(M, N, K, onewave, r) != 0)
+        return -1;
+    const int64_t units = r->grid[0] * r->grid[2];
+    int64_t c = smk_mv_cdiv(K, SMK_MV_FUSED_NW * SMK_MV_CLUSTER_KMIN);
+    if (c > SMK_MV_CLUSTER_MAX) c = SMK_MV_CLUSTER_MAX;
+    while (c > 1 && units > smk_mv_cluster_cap(c))
+        c--;
+    if (K * N * 2 > SMK_MV_SMALL_BYTES || c < 2 || r->splits > 2 * c)
+        return 0;
+    r->cluster = (int)c;
+    r->spread = 1;
+    r->kc = smk_mv_cdiv(K, SMK_MV_FUSED_NW * c);
+    r->splits = 1;
+    r->grid[1] = c;
+    r->red_bytes = (uint64_t)units * (uint64_t)c * SMK_MV_FUSED_NW * (uint64_t)r->tm * 8u * 128u;
+    return 0;
 }
 
 /* COLS geometry (grid: x blocks of 4 warps along M, y slices, z column groups): 0 or -1. */
@@ -269,7 +331,6 @@ static inline int smk_mv_skinny_m(int64_t M, int64_t N, int64_t K, smk_mv_route 
  * exceed G's by more than SMK_MV_LAUNCH_ROUNDS).  Taken where A is at most SMK_MV_SMALL_BYTES (the
  * call is latency, not bytes; the blocks' scratch, 32 N_pad x 8 x 4 bytes per block, stays in L2).
  * 0 or -1. */
-#define SMK_MV_SMALL_BYTES ((int64_t)8 << 20)
 static inline int64_t smk_mv_skinny_fused_rounds(int64_t K, int64_t g)
 {
     return smk_mv_cdiv(K, SMK_MV_FUSED_NW * g * 32);
@@ -366,6 +427,25 @@ static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level
  * Automatic: (skinny bit 1: N <= 8, M > 8, K > 16 SKINNY) N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA
  * where smk_mv_mma_takes says, SKINNY / SKINNY_M where smk_mv_skinny(_m)_takes say, else K <= 16
  * TINYK; the rest stays with the tile kernel. */
+/* ROWS' narrow outputs to SKINNY_M (gemm16_mv_level bit 6, value 64): M <= 8 with N <= SMK_MV_SEG / 2 (a ROWS
+ * warp's 248-column segment at most half used: lanes past N / 8 load nothing and multiply zeros) and K > 16.
+ * Why (seeds 151 / 153, level 7, H100): such calls have K >= 1057 by the law (M N K >= 2^20), and ROWS walks them
+ * with ~165 warp instructions per B row of at most 124 useful columns: 5x27x57290 fp16 19.0 + 2.2 us (0.47),
+ * 8x15x26937 fp16 0.50, 7x89x3611 bf16 0.68, 4x42x10947 fp16 0.69, 1x100x25526 bf16 0.70, 5x49x13097 0.83 (but
+ * 2x61x17517 1.14).  SKINNY_M (gemm16_skinny.cu: D^T = B^T A^T on tensor cores, 64 columns x all M per warp, B
+ * in 16-byte row chunks 4 rows per instruction, K split into >= 128-k slices) streams the same bytes with a
+ * few instructions per 32 k.  Unmeasured for M <= 8 (GPU-tested there under gemm16_matvec=6): the lead's A/B
+ * (level 71 against 7) decides. */
+static inline int smk_mv_narrow_takes(int64_t M, int64_t N, int64_t K, int level)
+{
+    return (level & 64) != 0 && M <= 8 && N <= SMK_MV_SEG / 2 && K > 16;
+}
+static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, int level, smk_mv_route *r)
+{
+    if ((level & 1) && (level & 16))
+        return smk_mv_rows_cluster(M, N, K, (level & 32) != 0, r);
+    return (level & 1) ? smk_mv_rows_fused_at(M, N, K, (level & 32) != 0, r) : smk_mv_rows(M, N, K, kmax > 0, r);
+}
 static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int level,
                                   smk_mv_route *r)
 {
@@ -375,7 +455,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         return 0;
     int rc;
     if (mode == 2)
-        rc = (level & 1) ? smk_mv_rows_fused(M, N, K, r) : smk_mv_rows(M, N, K, kmax > 0, r);
+        rc = smk_mv_rows_level(M, N, K, kmax, level, r);
     else if (mode == 3)
         rc = smk_mv_cols(M, N, K, r);
     else if (mode == 4 && K <= SMK_MV_KMAX_CAP)
@@ -390,8 +470,10 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_mma(M, N, K, r); /* COLS's 248-k segments would hold <= kmax / 8 loading lanes */
     else if (N <= 8 && M >= N)
         rc = smk_mv_cols(M, N, K, r);
+    else if (M <= 8 && smk_mv_narrow_takes(M, N, K, level))
+        rc = smk_mv_skinny_m(M, N, K, r);
     else if (M <= 8)
-        rc = (level & 1) ? smk_mv_rows_fused(M, N, K, r) : smk_mv_rows(M, N, K, kmax > 0, r);
+        rc = smk_mv_rows_level(M, N, K, kmax, level, r);
     else if (smk_mv_mma_takes(M, N, K, kmax))
         rc = smk_mv_mma(M, N, K, r);
     else if (smk_mv_skinny_takes(M, N, K, skinny))
@@ -409,7 +491,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     r->parts = r->splits > 1 ? smk_mv_pow2(smk_mv_cdiv(r->splits, 8), 32) : 1;
     if (r->nw == 0)
         r->nw = 4;
-    if (r->kind == SMK_MV_ROWS && r->nw > 4 && (level & 4)) { /* the sums spread: every warp writes its values */
+    if (r->kind == SMK_MV_ROWS && r->nw > 4 && (level & 4) && r->cluster < 2) { /* the sums spread: every warp writes its values */
         r->spread = 1;
         r->red_bytes = r->red_bytes / (SMK_MV_FUSED_NW - 1) * SMK_MV_FUSED_NW;
     }
@@ -422,10 +504,10 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
  * 2-byte stores ran at 0.2 .. 0.8 TB/s against cuBLAS's 0.6 .. 1.4: session 38's seed-82 draws) to the
  * tile kernel, whose staged epilogue writes D in 16-byte row chunks; every other level routes as
  * smk_mv_route_of (with the gemm16_mv_level knob). */
-static inline int smk_mv_route_epi(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int epi,
-                                   smk_mv_route *r)
+static inline int smk_mv_route_epi_at(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int epi,
+                                      int level, smk_mv_route *r)
 {
-    if (!smk_mv_route_of(M, N, K, mode, kmax, skinny, smk_gemm16_mv_level, r))
+    if (!smk_mv_route_of(M, N, K, mode, kmax, skinny, level, r))
         return 0;
     if (epi == 3 && mode == 1 && r->kind == SMK_MV_TINYK && K >= 4 && M * N >= ((int64_t)1 << 20)) {
         smk_mv_route z = {0};
@@ -433,6 +515,11 @@ static inline int smk_mv_route_epi(int64_t M, int64_t N, int64_t K, int mode, in
         return 0;
     }
     return 1;
+}
+static inline int smk_mv_route_epi(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int epi,
+                                   smk_mv_route *r)
+{
+    return smk_mv_route_epi_at(M, N, K, mode, kmax, skinny, epi, smk_gemm16_mv_level, r);
 }
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 /* The memory-bound path's in-kernel sums: COLS's warp reduce-scatter, and the 8-warp blocks' K reductions (matvec.cuh
  * mv_rows_kernel, gemm16_skinny.cu mv_skinny_kernel with NW > 4 warps; routing: matvec.h
- * smk_mv_rows_fused).  Global scratch, no shared memory: explain() models no shared access for it. */
+ * smk_mv_rows_fused), and ROWS clusters' (smk_mv_rows_cluster).  Global scratch, no shared memory: explain() models no shared access for it. */
 #ifndef SMK_GEMM16_MATVEC_SUM_CUH
 #define SMK_GEMM16_MATVEC_SUM_CUH
 
@@ -107,6 +107,49 @@ __device__ __forceinline__ void mv_block_sum_spread(const float (&acc)[E], float
             s += w == warp ? acc_at(acc, e) : v[w];
         out(e, s);
     }
+}
+
+/* The K slices of a ROWS cluster summed in-kernel (gemm16_mv_level bit 4, matvec.h smk_mv_rows_cluster): the
+ * gridDim.y blocks of NW warps at (blockIdx.x, blockIdx.z) are one thread-block cluster; every warp (gw =
+ * blockIdx.y NW + warp of GW = NW gridDim.y) writes its E values per lane to the cluster's region of `red`
+ * ([gw][e][32 lanes]: 128 contiguous bytes per store instruction), meets the others at the cluster barrier
+ * (arrive.release / wait.acquire at cluster scope: each block's stores before it are seen by the other blocks'
+ * loads after it, as common/splitk_fixup.cuh cluster_tile), and warp gw sums the values e with e % GW == gw
+ * over the GW warps in order (fixed: deterministic), all GW as L2 loads (__ldcg) issued before the first add:
+ * ONE L2 round after the barrier, and no acc_at select chain (E - 1 selects per value in mv_block_sum_spread:
+ * at 6x4099x46, level 7, ~280 of a warp's ~2000 instructions by count, ncu 41).  out(e, v) stores value e of this
+ * lane.  Every thread of the cluster must call it (sm_90; the launcher takes clusters there only). */
+template <int E, int NW, class Out>
+__device__ __forceinline__ void mv_cluster_sum_spread(const float (&acc)[E], float *red, int lane, Out out)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int WMAX = NW * 8; /* the portable cluster size: 8 blocks */
+    const int gw = (int)blockIdx.y * NW + (int)(threadIdx.x >> 5), GW = NW * (int)gridDim.y;
+    float *r = red + ((int64_t)blockIdx.z * gridDim.x + blockIdx.x) * (int64_t)GW * (E * 32);
+#pragma unroll
+    for (int e = 0; e < E; e++)
+        r[(gw * E + e) * 32 + lane] = acc[e];
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#pragma unroll 1
+    for (int e = gw; e < E; e += GW) { /* its own value too from L2 (the same bits): no select chain over acc */
+        float v[WMAX];
+#pragma unroll
+        for (int w = 0; w < WMAX; w++)
+            if (w < GW)
+                v[w] = __ldcg(r + (w * E + e) * 32 + lane);
+        float s = 0.f;
+#pragma unroll
+        for (int w = 0; w < WMAX; w++) {
+            if (w >= GW)
+                break;
+            s += v[w];
+        }
+        out(e, s);
+    }
+#else
+    (void)acc, (void)red, (void)lane, (void)out;
+    __trap(); /* the launcher takes clusters on sm_90 and later only */
+#endif
 }
 
 } /* namespace g16 */
