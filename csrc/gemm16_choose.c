@@ -198,3 +198,40 @@ int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, i
         return 0;
     return mode == 2 || !pairs_aligned || K <= SMK_G16_EPI_KMAX;
 }
+
+/* ---- the 64x64 tile's deep staged loads (api/gemm16.h smk_gemm16_staged, load_deep.cuh) -------------- */
+volatile int smk_gemm16_staged = 0;
+
+int smk_gemm16_set_staged(int mode)
+{
+    if (mode < 0 || mode > 3)
+        return -1;
+    smk_gemm16_staged = mode;
+    return 0;
+}
+
+/* The deep path pays where a block's K loop is a chain of global round trips: few blocks (one per SM,
+ * under a wave), several k-tiles each.  Variant 9 is the 64x64 chooser row (SMK_G16_CHOOSER_TILES). */
+int smk_gemm16_staged_deep(int mode, int64_t M, int64_t N, int64_t k_chunk, int splits, int variant, int in_place,
+                           int sms)
+{
+    if (mode <= 0 || variant != 9 || !in_place || M <= 0 || N <= 0 || splits < 1 || sms < 1)
+        return 0;
+    if (mode >= 3) /* tests: every in-place 64x64 launch, any grid, any K */
+        return 1;
+    return cdiv(k_chunk, 64) >= 2 && cdiv(M, 64) * cdiv(N, 64) * splits <= (int64_t)sms;
+}
+
+/* A split of 2.. slices of the in-place 64x64 tile costs a second launch (~2.2 us of device time) and
+ * the partials' traffic; whole, the deep path waits about cdiv(KT, SMK_G16_DEEP) round trips (~1 us
+ * each) instead of one: up to SMK_G16_DEEP_NOSPLIT k-tiles (2 round trips) that is cheaper. */
+int smk_gemm16_staged_unsplit(int mode, int64_t M, int64_t N, int64_t K, int in_place, int sms,
+                              smk_gemm16_choice *ch)
+{
+    if (mode < 2 || ch->splits < 2 || cdiv(K, 64) > SMK_G16_DEEP_NOSPLIT ||
+        !smk_gemm16_staged_deep(mode, M, N, K, 1, ch->variant, in_place, sms))
+        return 0;
+    ch->splits = 1;
+    ch->k_chunk = K;
+    return 1;
+}

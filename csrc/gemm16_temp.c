@@ -58,6 +58,8 @@ static size_t mma_bytes(int64_t M, int64_t N, int64_t K, int variant, int a_rows
         ch.pad_b = !b_rows_aligned;
     } else if (variant == 0) {
         smk_gemm16_choose(M, N, K, sms > 0 ? sms : 132, a_rows_aligned, b_rows_aligned, &ch);
+        smk_gemm16_staged_unsplit(smk_gemm16_staged, M, N, K, (!a_rows_aligned && !ch.pad_a) || (!b_rows_aligned && !ch.pad_b),
+                                  sms > 0 ? sms : 132, &ch); /* knob gemm16_staged 2: no workspace */
     } else {
         return 0;
     }

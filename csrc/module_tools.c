@@ -298,7 +298,11 @@ PyDoc_STRVAR(set_knob_doc,
 "3: as 1, with 64x64x16's launches on the deep 32x64x16 half tile (sgemm/deep.h); 4: every launch of those rows\n"
 "(tests); 5: as 4, 64x64x16's on the half tile (tests); 6: as 3 where N >= 32 (session 41)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
-"fence each; 0: a fence in every thread, session 39's protocol).");
+"fence each; 0: a fence in every thread, session 39's protocol),\n"
+"'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0, the default, one k-tile of loads in\n"
+"flight per block; 1: 4 k-tiles (gemm16/load_deep.cuh, one block per SM) where smk_gemm16_staged_deep says:\n"
+"grid within a wave, >= 2 k-tiles per slice; 2: 1, and the chooser's K split of <= 8 k-tiles dropped there;\n"
+"3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -355,6 +359,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
         ;
     else if (strcmp(name, "gemm16_epi") == 0 && smk_gemm16_set_epi(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_staged") == 0 && smk_gemm16_set_staged(v) == 0)
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);

@@ -87,6 +87,13 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
                         unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
                         and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
+    gemm16_staged       variant 0's 64x64 tiles on rows read in place (not 16-byte aligned, not copied):
+                        0 (default) one k-tile of global loads in flight per block
+                        (csrc/gemm16/load_staged.cuh); 1: 4 k-tiles in flight, one block per SM
+                        (csrc/gemm16/load_deep.cuh) where the grid is within a wave and a slice has >= 2
+                        k-tiles (api/gemm16.h smk_gemm16_staged_deep); 2: 1, and where that path runs, the
+                        chooser's K split of <= 8 k-tiles dropped (one launch, no reduction); 3 (tests):
+                        the deep path on every in-place 64x64 launch (gemm16_variant 9 included)
     sgemm_epi           the SGEMM tile kernel's epilogue: 0 from registers; 1 (default since session 41) staged through a layout.h
                         tile of the block's output and stored as whole rows (csrc/sgemm/epilogue_staged.cuh)
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
@@ -121,7 +128,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode and g_mid_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
-# gemm16_choose.c smk_gemm16_epi,
+# gemm16_choose.c smk_gemm16_epi and smk_gemm16_staged,
 # sgemm/launch.cu g_new_paths, g_fixup, g_epi and g_deep, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
@@ -142,6 +149,7 @@ KNOBS = {
     "gemm16_mv_level": 15,  # 0..127 (15 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
+    "gemm16_staged": 0,  # 0..3: the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "sgemm_deep": 0,  # 0..6: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)

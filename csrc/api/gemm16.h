@@ -127,6 +127,28 @@ int smk_gemm16_set_epi(int mode);
  * pairs are 4-byte aligned words (D % 4 == 0 and ldd even), out_f32 / beta_nonzero as launched. */
 int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, int beta_nonzero);
 
+/* The staged (in-place) load path of variant 0's 64x64 tiles (smemkit._testing.knobs(gemm16_staged=...),
+ * issue #28's small calls): 0 (default) one k-tile of loads in flight per block (gemm16/load_staged.cuh);
+ * 1 SMK_G16_DEEP k-tiles in flight (gemm16/load_deep.cuh, one block per SM) where
+ * smk_gemm16_staged_deep says; 2 as 1, and a split the chooser made only for K (2..SMK_G16_DEEP_NOSPLIT
+ * k-tiles of 64) is dropped where the deep path runs (no reduction launch); 3 (tests) the deep path on
+ * every in-place 64x64 launch, forced variant 9 included, any grid or K.  smk_gemm16_set_staged
+ * returns -1 for anything else.  Process-wide, read at launch and by the plan. */
+#define SMK_G16_DEEP 4
+#define SMK_G16_DEEP_NOSPLIT 8
+extern volatile int smk_gemm16_staged;
+int smk_gemm16_set_staged(int mode);
+/* Whether variant 0's launch of `variant` over `splits` slices of k_chunk columns of an M x N output,
+ * rows read in place (in_place: some operand unaligned and not copied), runs the deep staged path at
+ * knob level `mode` (pure): the 64x64 tile (variant 9), at least 2 k-tiles per slice, and the grid
+ * (tiles x splits) within one wave of `sms` (one block per SM: the deep path's registers). */
+int smk_gemm16_staged_deep(int mode, int64_t M, int64_t N, int64_t k_chunk, int splits, int variant, int in_place,
+                           int sms);
+/* Level 2's split drop (pure): ch as smk_gemm16_choose made it for an M x N x K product, rows read in
+ * place where in_place; returns 1 and sets ch to one slice where the deep path then runs it whole. */
+int smk_gemm16_staged_unsplit(int mode, int64_t M, int64_t N, int64_t K, int in_place, int sms,
+                              smk_gemm16_choice *ch);
+
 #ifdef __cplusplus
 }
 #endif

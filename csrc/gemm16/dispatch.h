@@ -41,6 +41,7 @@ struct LaunchHow {
     KSlice ks;
     int epi;
     G16Fixup fx; /* zero (the aggregate initialisers leave it so): no fixup */
+    int deep;    /* 1: a DeepBase launch on unaligned rows runs VDeep (tiles.h) instead; zero: as it is */
 };
 
 template <class C, int LAYOUT, int SID>

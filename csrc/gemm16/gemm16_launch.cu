@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdint.h>
+#include <type_traits>
 
 #include "common/gemm_args.h"
 #include "common/launch.h"
@@ -43,6 +44,8 @@ SMK_G16_VARIANTS(SMK_G16_VCFG)
                   "SMK_G16_CHOOSER_TILES row " #v " matches tiles.h");
 SMK_G16_CHOOSER_TILES(SMK_G16_CHECK_TILE)
 #undef SMK_G16_CHECK_TILE
+static_assert(std::is_same<VariantCfg<9>::type, DeepBase>::value && kDeepDepth == SMK_G16_DEEP,
+              "api/gemm16.h smk_gemm16_staged_deep gates variant 9, the tile tiles.h deepens by SMK_G16_DEEP");
 
 template <class C>
 int launch_layout(const smk_gemm16_params &q, int sid, bool vec, const LaunchHow &how, cudaStream_t s)
@@ -114,8 +117,9 @@ static int fixup_gate(int64_t M, int64_t N, int S, int variant, int knob)
  * reduction (gemm16_reduce.cu) into D; the workspace freed on `stream` behind them.  Where the gate
  * says, the mma.sync kernel's last block per tile reduces instead (fixup.cuh), counting on the stream's
  * counters (counters.h; none there: the separate reduction), or (knob 3, sm_90) the tile's blocks as one
- * cluster. */
-static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk_gemm16_choice &ch,
+ * cluster.  The slices of a 64x64 in-place launch take the deep staged loads where knob gemm16_staged's
+ * gate says (api/gemm16.h smk_gemm16_staged_deep). */
+static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk_gemm16_choice &ch, int sms,
                         cudaStream_t stream)
 {
     const int64_t ldw = smk_gemm16_ws_ldw(q.N), stride = q.M * ldw;
@@ -131,8 +135,9 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     w.beta = 0.f;
     w.out_f32 = 1;
     LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0, {}}; /* fp32 partials: the register epilogue */
-    int fix = fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), sms = 0, major = 0;
-    if (fix == 2 && (smk::device_facts(&sms, &major) != 0 || major < 9))
+    how.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, ch.k_chunk, ch.splits, ch.variant, !vec, sms);
+    int fix = fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), dsms = 0, major = 0;
+    if (fix == 2 && (smk::device_facts(&dsms, &major) != 0 || major < 9))
         fix = 0; /* clusters: sm_90 and later */
     unsigned *counters = fix == 1 ? smk_rt_counters(stream) : NULL;
     if (counters || fix == 2)
@@ -156,9 +161,11 @@ static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream
     int e = mask ? pad_operands(&q, mask, tmp, stream) : (int)cudaSuccess;
     if (mask)
         vec = q.K == 0 || (rows_aligned(q.A, q.lda) && rows_aligned(q.B, q.ldb));
+    smk_gemm16_staged_unsplit(smk_gemm16_staged, q.M, q.N, q.K, !vec, sms, &ch); /* knob gemm16_staged 2 */
     if (e == (int)cudaSuccess) {
-        const LaunchHow one = {0, 1, {0, 0}, epi_of(q)};
-        e = ch.splits > 1 ? launch_split(q, sid, vec, ch, stream) : launch_variant(ch.variant, q, sid, vec, one, stream);
+        LaunchHow one = {0, 1, {0, 0}, epi_of(q)};
+        one.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, ch.variant, !vec, sms);
+        e = ch.splits > 1 ? launch_split(q, sid, vec, ch, sms, stream) : launch_variant(ch.variant, q, sid, vec, one, stream);
     }
     if (mask)
         free_padded(tmp, stream);
@@ -333,6 +340,7 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
             return mv_launch(q, r, sms, stream);
         return q.variant == 0 ? launch_v0(q, sid, vec, sms, stream) : launch_pre28(q, sid, vec, sms, stream);
     }
-    const LaunchHow how = {q.variant == 5, 1, {0, 0}, epi_of(q)};
+    LaunchHow how = {q.variant == 5, 1, {0, 0}, epi_of(q)};
+    how.deep = smk_gemm16_staged >= 3 && smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, q.variant, !vec, 1);
     return launch_variant(q.variant, q, sid, vec, how, stream);
 }

@@ -430,13 +430,17 @@ static int add_last_slice(int variant, int64_t M, int64_t N, int64_t k_last, int
  * kernel) or read in place (the staged kernel); a split K as S launches' worth of blocks: S - 1 slices of
  * k_chunk columns and the last one of what remains (add_last_slice; ncu counted the difference: 1245 x
  * 208 x 8608, 6 slices of 1472 and one of 1248, 524160 ldmatrix instructions, the last slice modelled
- * as a whole one 535680).  The reduction uses no shared memory. */
+ * as a whole one 535680).  The reduction uses no shared memory.  Knob gemm16_staged: the deep staged
+ * loads (load_deep.cuh; same shared-memory accesses) and level 2's dropped split, as the launcher decides. */
 static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, bool epi, int sms,
                    smk_plan *plan)
 {
     smk_gemm16_choice ch;
     smk_gemm16_choose(M, N, K, sms, !staged, !staged, &ch);
     const bool in_place = staged && !ch.pad_a && !ch.pad_b;
+    const bool unsplit = smk_gemm16_staged_unsplit(smk_gemm16_staged, M, N, K, in_place, sms, &ch) != 0;
+    const bool deep = smk_gemm16_staged_deep(smk_gemm16_staged, M, N, ch.splits > 1 ? ch.k_chunk : K, ch.splits,
+                                             ch.variant, in_place, sms) != 0;
     const int rc = plan_variant(ch.variant, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan,
                                 epi && ch.splits == 1); /* split-K writes fp32 partials from registers */
     if (rc != 0)
@@ -454,8 +458,13 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         snprintf(t, sizeof t, "; split K %d x %lld", ch.splits, (long long)ch.k_chunk);
         append(plan, t);
     }
-    if (staged)
+    if (deep) { /* the same tile, stores and ldmatrix: only the loads' depth (tiles.h Deep, load_deep.cuh) */
+        char t[48]; /* plan->config holds 95 characters: "k-tiles of loads in flight" said briefly */
+        snprintf(t, sizeof t, "; in place, deep x%d%s", SMK_G16_DEEP, unsplit ? ", no split" : "");
+        append(plan, t);
+    } else if (staged) {
         append(plan, in_place ? "; unaligned rows in place" : "; unaligned rows padded");
+    }
     return 0;
 }
 

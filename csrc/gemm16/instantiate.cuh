@@ -6,6 +6,7 @@
 #endif
 
 #include <limits.h>
+#include <type_traits>
 
 #include "common/launch.h"
 #include "dispatch.h"
@@ -58,6 +59,11 @@ int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t s
 template <class C, int LAYOUT, int SID>
 int launch_dt(const smk_gemm16_params &q, bool vec, const LaunchHow &h, cudaStream_t s)
 {
+    if constexpr (std::is_same<C, DeepBase>::value) { /* the deep staged path (tiles.h Deep, load_deep.cuh) */
+        if (h.deep && !vec)
+            return q.dtype == 1 ? launch_inst<VDeep, LAYOUT, SID, true, false>(q, h, s)
+                                : launch_inst<VDeep, LAYOUT, SID, false, false>(q, h, s);
+    }
     if (q.dtype == 1)
         return vec ? launch_inst<C, LAYOUT, SID, true, true>(q, h, s) : launch_inst<C, LAYOUT, SID, true, false>(q, h, s);
     return vec ? launch_inst<C, LAYOUT, SID, false, true>(q, h, s) : launch_inst<C, LAYOUT, SID, false, false>(q, h, s);

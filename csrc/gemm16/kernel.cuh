@@ -11,7 +11,7 @@
  *                    j * A_STEP / B_STEP rows further)
  *   AsyncLoad        load path for 16-byte-aligned rows: cp.async into STAGES buffers, and its main loop
  *   StagedLoad       load path for unaligned rows: registers one k-tile ahead, 16-byte st.shared, and
- *                    its main loop
+ *                    its main loop (StagedDeep, load_deep.cuh: C::DEEP k-tiles ahead, the Deep<> tiles)
  *   WarpMma          fragments (ldmatrix.x4 for A, ldmatrix.x4.trans for B, which is K x N row-major in
  *                    shared memory as in global memory) and mma.sync.m16n8k16 into fp32 accumulators
  *   epilogue         alpha / beta from registers, pairs of elements where aligned (store_f32 / store_16);
@@ -177,6 +177,7 @@ struct WarpMma {
 
 #include "load_async.cuh"
 #include "load_staged.cuh"
+#include "load_deep.cuh"
 #include "epilogue.cuh"
 #include "epilogue_rows.cuh"
 #include "fixup.cuh"
@@ -213,7 +214,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 {
     const smk_gemm16_params p = k_slice(p0, ks);
     using S = Smem<C, LAYOUT, SID>;
-    using Load = typename std::conditional<VEC, AsyncLoad<C, S>, StagedLoad<C, S>>::type;
+    using Staged = typename std::conditional<(C::DEEP > 0), StagedDeep<C, S>, StagedLoad<C, S>>::type;
+    using Load = typename std::conditional<VEC, AsyncLoad<C, S>, Staged>::type;
     using Mma = WarpMma<C, S, BF16>;
     extern __shared__ __align__(128) unsigned short smem[];
 

@@ -37,6 +37,7 @@ template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, b
 struct Cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_, MINB = MINB_;
     static constexpr bool FAST = FAST_; /* interior tiles take the predicate-free cp.async path */
+    static constexpr int DEEP = 0;      /* staged path: k-tiles of loads in flight beyond one (Deep<>) */
     static constexpr int THREADS = 256;
     static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
     static constexpr int MI = WM / 16, NI = WN / 8;
@@ -85,6 +86,19 @@ struct Cfg {
 #define SMK_G16_USING(V, bm, bn, bk, wm, wn, stages, minb, fast) using V = Cfg<bm, bn, bk, wm, wn, stages, minb, fast>;
 SMK_G16_CONFIGS(SMK_G16_USING)
 #undef SMK_G16_USING
+
+/* A configuration whose staged path (unaligned rows in place) keeps P k-tiles of global loads in flight
+ * per thread (load_deep.cuh), one block per SM for the registers that takes.  Not a table variant: variant
+ * 0 runs it in place of a 64x64 in-place launch where the gemm16_staged knob's gate says
+ * (smk_gemm16_staged_deep, gemm16_choose.c); the table's kernels are unchanged.  Instantiated for
+ * DeepBase only (instantiate.cuh), aligned rows never reach it. */
+template <class C, int P>
+struct Deep : C {
+    static constexpr int DEEP = P, MINB = 1;
+};
+using DeepBase = V9;
+constexpr int kDeepDepth = 4;
+using VDeep = Deep<DeepBase, kDeepDepth>;
 
 /* Variant 0, the shipped default: smk_gemm16_choose's tile, K split and padded copies (gemm16_choose.c).
  * VAligned / VSmall: the tiles of variant 0 before #28 (kVariantPre28, small_grid). */
