@@ -200,7 +200,7 @@ int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, i
 }
 
 /* ---- the 64x64 tile's deep staged loads (api/gemm16.h smk_gemm16_staged, load_deep.cuh) -------------- */
-volatile int smk_gemm16_staged = 0;
+volatile int smk_gemm16_staged = 1; /* session 41's A/B (seed 168, H200): GEMM16_NOTES */
 
 int smk_gemm16_set_staged(int mode)
 {

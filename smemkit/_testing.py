@@ -47,24 +47,24 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
-    gemm16_mv_level     bits, 15 (default since session 41's A/B): all four; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+    gemm16_mv_level     bits, 63 (default since session 41's A/Bs): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
                         40): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
                         (not COLS), SKINNY on A <= 8 MiB in 8-warp blocks summing K in-kernel
                         (smk_mv_skinny_fused: one launch), and the 8-warp blocks' sums spread over
                         their warps (one L2 round after the barrier)
-                        8 (with 4; 15 = 7 + it, unmeasured): the 8-warp SKINNY only where every
+                        8 (with 4; 15 = 7 + it, measured session 41): the 8-warp SKINNY only where every
                         warp has a K slice (K > 256) or the 4-warp grid leaves most SMs idle
                         (cdiv(M, 128) <= 33), else the 4-warp SKINNY as at 3 (matvec.h
                         smk_mv_skinny_fused_pays: tall A, short K)
-                        16 (with 1; 23 = 7 + it, unmeasured, sm_90): ROWS' short K slices in
+                        16 (with 1; 31 = 15 + it, sm_90; in the default): ROWS' short K slices in
                         thread-block clusters of 2 .. 8 8-warp blocks that sum them in-kernel
                         (matvec.h smk_mv_rows_cluster: B <= 8 MiB, one launch on up to 8x the SMs)
-                        32 (with 1; 39 = 7 + it, 55 = 23 + it, unmeasured): the fused ROWS' K groups G
+                        32 (with 1; 63 = 31 + it, the default since session 41): the fused ROWS' K groups G
                         rounded down where cdiv(132, blocks) would spill past one wave of resident
                         blocks (TM = 3, 4, 7, 8: one per SM; matvec.h smk_mv_rows_fused_at)
-                        64 (71 = 7 + it, 119 = 55 + it, unmeasured): ROWS' narrow outputs (M <= 8,
+                        64 (127 = 63 + it; lost on session 41's A/B, opt-in): ROWS' narrow outputs (M <= 8,
                         N <= 124, K > 16) to SKINNY_M (matvec.h smk_mv_narrow_takes)
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
@@ -88,8 +88,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
                         and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead
     gemm16_staged       variant 0's 64x64 tiles on rows read in place (not 16-byte aligned, not copied):
-                        0 (default) one k-tile of global loads in flight per block
-                        (csrc/gemm16/load_staged.cuh); 1: 4 k-tiles in flight, one block per SM
+                        0 one k-tile of global loads in flight per block
+                        (csrc/gemm16/load_staged.cuh); 1 (default since session 41): 4 k-tiles in flight, one block per SM
                         (csrc/gemm16/load_deep.cuh) where the grid is within a wave and a slice has >= 2
                         k-tiles (api/gemm16.h smk_gemm16_staged_deep); 2: 1, and where that path runs, the
                         chooser's K split of <= 8 k-tiles dropped (one launch, no reduction); 3 (tests):
@@ -99,7 +99,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
                         128-byte lines); 2 staged on every tile launch (tests); 3 where K <= 256 and
                         M N >= 2^19, any rows (probes)
-    sgemm_deep          the SGEMM tile kernel's load pipeline: 0 (default) two stages through registers
+    sgemm_deep          the SGEMM tile kernel's load pipeline: 6 (default since session 41): 3 where N >= 32; 0 two stages through registers
                         (csrc/sgemm/tile.cuh); 1 the BK = 16 rows' deep pipeline (csrc/sgemm/tile_deep.cuh: 4
                         shared stages filled by cp.async) where sgemm_deep_gate says (K > 16, at most 2 blocks
                         per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
@@ -146,13 +146,13 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 15,  # 0..127 (15 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M
+    "gemm16_mv_level": 63,  # 0..127 (63 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
-    "gemm16_staged": 0,  # 0..3: the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
+    "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
-    "sgemm_deep": 0,  # 0..6: the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
+    "sgemm_deep": 6,  # 0..6 (6 the default since session 41): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)

@@ -88,7 +88,7 @@ def test_knob_range():
     for ok in range(4):
         with _testing.knobs(gemm16_staged=ok):
             assert _testing.current()["gemm16_staged"] == ok
-    assert _testing.current()["gemm16_staged"] == 0  # opt-in
+    assert _testing.current()["gemm16_staged"] == 1  # the default since session 41's A/B
     for bad in (-1, 4):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_staged=bad):

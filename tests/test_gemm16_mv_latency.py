@@ -46,7 +46,7 @@ def test_level_values():
     for ok in range(16):  # 8 .. 15: bit 3, test_gemm16_mv_rule.py
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 15  # the default since session 41's A/B (GEMM16_NOTES)
+    assert _testing.current()["gemm16_mv_level"] == 63  # the default since session 41's A/Bs (GEMM16_NOTES)
     for bad in (-1, 128):  # 16 .. 127: bits 4-6, test_gemm16_mv_cluster.py / _onewave.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

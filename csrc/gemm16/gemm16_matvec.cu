@@ -34,7 +34,7 @@ int smk_gemm16_set_mv_skinny(int level)
     smk_gemm16_mv_skinny = level;
     return 0;
 }
-volatile int smk_gemm16_mv_level = 15; /* session 41's A/B (seed 163; 7: session 40's, seeds 151 / 153): GEMM16_NOTES */
+volatile int smk_gemm16_mv_level = 63; /* session 41's A/Bs (15: seed 163; bits 4 and 5: seed 168; 7: session 40's): GEMM16_NOTES */
 int smk_gemm16_set_mv_level(int level)
 {
     if (level < 0 || level > 127)

@@ -55,7 +55,7 @@ int sgemm_epi_level() { return g_epi; }
 /* smk_sgemm_set_deep (knob sgemm_deep): the tile kernel's load pipeline.  0 (the default) tile.cuh's two-stage
  * register pipeline; 1..5 the deep cp.async pipeline (tile_deep.cuh), of the launch's tile or (3, 5) of the half
  * tile, where sgemm_deep_gate says (deep.h). */
-static volatile int g_deep = 0;
+static volatile int g_deep = 6; /* session 41's A/Bs (seeds 167 / 169, H100 / H200): SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
 
 /* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):
@@ -479,7 +479,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
-extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 5 ? 5 : level; }
+extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 6 ? 6 : level; }
 extern "C" int smk_sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob)
 {
     return smk::sgemm_deep_gate(M, N, K, splits, config, sms, knob);
