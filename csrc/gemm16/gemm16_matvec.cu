@@ -37,7 +37,7 @@ int smk_gemm16_set_mv_skinny(int level)
 volatile int smk_gemm16_mv_level = 63; /* session 41's A/Bs (15: seed 163; bits 4 and 5: seed 168; 7: session 40's): GEMM16_NOTES */
 int smk_gemm16_set_mv_level(int level)
 {
-    if (level < 0 || level > 127)
+    if (level < 0 || level > 255)
         return -1;
     smk_gemm16_mv_level = level;
     return 0;
@@ -144,11 +144,14 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         return;
     }
     if (r.kind == SMK_MV_TINYK) {
+        if (r.rpw == 1 && mv_tinyk16_launch(q, r, s))
+            return;
+        const dim3 g1((unsigned)(((q.M + 7) / 8) * ((q.N + 128 * r.npad - 1) / (128 * r.npad)))); /* r.grid unless TINYK16 */
         switch (r.npad) {
-        case 1: mv_tinyk_kernel<8, 1, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
-        case 2: mv_tinyk_kernel<8, 2, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
-        case 4: mv_tinyk_kernel<8, 4, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
-        default: mv_tinyk_kernel<8, 8, BF16><<<grid, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        case 1: mv_tinyk_kernel<8, 1, BF16><<<g1, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        case 2: mv_tinyk_kernel<8, 2, BF16><<<g1, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        case 4: mv_tinyk_kernel<8, 4, BF16><<<g1, kMvThreads, 0, s>>>(q, r.kc, ws); break;
+        default: mv_tinyk_kernel<8, 8, BF16><<<g1, kMvThreads, 0, s>>>(q, r.kc, ws); break;
         }
         return;
     }

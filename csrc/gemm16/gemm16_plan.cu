@@ -351,6 +351,9 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound MMA %dx%d n-tiles x k steps, %lld m-tiles per warp, %lld K slices; no shared memory",
                  r.npad, r.tm, (long long)r.rpw, (long long)r.splits);
+    else if (r.kind == SMK_MV_TINYK && r.rpw == 1) /* gemm16_tinyk.cu; fp32 D or C read: TINYK 8 x 32 npad */
+        snprintf(plan->config, sizeof plan->config, "memory-bound TINYK16 8x%d per warp, 16-byte D row chunks; no shared memory",
+                 SMK_MV_TK16_COLS);
     else
         snprintf(plan->config, sizeof plan->config, "memory-bound TINYK 8x%d per thread, %lld K slices; no shared memory",
                  32 * r.npad, (long long)r.splits);

@@ -73,7 +73,8 @@ int smk_gemm16_set_mv_skinny(int level);
  * in thread-block clusters summing in-kernel (smk_mv_rows_cluster, sm_90; elsewhere the launcher routes without
  * it; 23 = 7 + it); 32 (with 1) the fused ROWS' G rounded down to one wave of resident blocks
  * (smk_mv_rows_fused_at; 55 = 23 + it, 39 = 7 + it); 64 ROWS' narrow outputs (M <= 8, N <= 124, K > 16) to
- * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it).  7 the default; 0 .. 127, -1 for anything else. */
+ * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it); 128 TINYK as TINYK16 (smk_mv_tinyk: D in aligned
+ * 16-byte row chunks where D is 2-byte and C is not read; 191 = 63 + it).  63 the default; 0 .. 255, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 
@@ -87,7 +88,8 @@ typedef struct {
     int parts;         /* the reduce's parts per output (S > 1): lanes summing slices p, p + parts, ... */
     int64_t kc;        /* k values per slice */
     int64_t splits;    /* S, the K slices (1: no workspace) */
-    int64_t rpw;       /* COLS: rows per warp (x 8); MMA: m-tiles of 16 per warp; SKINNY: rows (32); _M: columns (64) */
+    int64_t rpw;       /* COLS: rows per warp (x 8); MMA: m-tiles of 16 per warp; SKINNY: rows (32); _M: columns (64);
+                          TINYK: 1 TINYK16 (16-byte row chunks of D, level bit 7), else 0 */
     int64_t grid[3];   /* blocks of 128 threads (4 warps) */
     uint64_t ws_bytes; /* the fp32 workspace, S * M * N * 4 when S > 1, else 0, + red_bytes */
     int nw;            /* ROWS: warps per block (4; 8: the block sums its 8 K slices, mv_block_sum) */
@@ -251,16 +253,23 @@ static inline int smk_mv_cols(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
 /* TINYK geometry (the 2-byte kernel, 8 rows x CPL x 32 columns per thread, no split; npad = CPL): 0 or
  * -1.  CPL = 8 (a block: 1024 columns); with `bywidth` (gemm16_mv_level bit 1) the smallest of 1, 2, 4, 8
  * whose 4 warps x 32 CPL columns cover N, or 8: a block of 1024 columns on N = 155 (7972x155x8 fp16,
- * 16.5 us against cuBLAS's 4.3) loads and converts A and multiplies for 85% idle columns. */
-static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, int bywidth, smk_mv_route *r)
+ * 16.5 us against cuBLAS's 4.3) loads and converts A and multiplies for 85% idle columns.
+ * `chunks` (gemm16_mv_level bit 7, value 128): rpw = 1, TINYK16 (gemm16_tinyk.cu: a warp writes 8 rows
+ * x SMK_MV_TK16_COLS columns of D as aligned 16-byte row chunks; the grid: its warps, 4 per block);
+ * where D is fp32 or C is read the launcher runs the 2-byte kernel on cdiv(M, 8) x cdiv(N, 128 CPL). */
+#define SMK_MV_TK16_COLS 256 /* TINYK16: columns per warp (32 lanes x 8) */
+static inline int smk_mv_tinyk(int64_t M, int64_t N, int64_t K, int bywidth, int chunks, smk_mv_route *r)
 {
     r->kind = SMK_MV_TINYK;
     r->tm = 8;
     r->npad = bywidth ? smk_mv_pow2(smk_mv_cdiv(N, 128), 8) : 8;
     r->kc = K;
     r->splits = 1;
-    r->grid[0] = smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, 128 * r->npad), r->grid[1] = 1, r->grid[2] = 1;
-    return r->grid[0] > 0x7fffffffLL ? -1 : 0;
+    r->rpw = chunks ? 1 : 0;
+    r->grid[0] = chunks ? smk_mv_cdiv(smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, SMK_MV_TK16_COLS), 4)
+                        : smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, 128 * r->npad);
+    r->grid[1] = 1, r->grid[2] = 1;
+    return smk_mv_cdiv(M, 8) * smk_mv_cdiv(N, 128 * r->npad) > 0x7fffffffLL ? -1 : 0;
 }
 
 /* MMA geometry (grid: x blocks of 4 warps; warp w = blockIdx.x * 4 + warp takes column group
@@ -481,7 +490,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     else if (smk_mv_skinny_m_takes(M, N, K, skinny))
         rc = smk_mv_skinny_m(M, N, K, r);
     else if (K <= 16)
-        rc = smk_mv_tinyk(M, N, K, (level & 2) != 0, r);
+        rc = smk_mv_tinyk(M, N, K, (level & 2) != 0, (level & 128) != 0, r);
     else
         return 0;
     if (rc != 0) {
@@ -537,6 +546,8 @@ int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaSt
 /* gemm16_skinny.cu: the SKINNY / SKINNY_M kernel (ws: the partials when r.splits > 1). */
 void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
 void mv_skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
+/* gemm16_tinyk.cu: TINYK16 (r.rpw == 1) where D is 2-byte and C is not read; false (nothing launched) else. */
+bool mv_tinyk16_launch(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t stream);
 } /* namespace g16 */
 } /* namespace smk */
 #endif
