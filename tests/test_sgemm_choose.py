@@ -140,7 +140,8 @@ def plan_splits(plan):
 @pytest.mark.parametrize("mnk", [(64, 64, 65536), (128, 128, 16384), (256, 256, 8192), (130, 67, 2049),
                                  (512, 512, 512), (4096, 4096, 4096), (1000, 7, 999)],
                          ids=lambda s: "x".join(map(str, s)))
-def test_plan_follows_the_chooser_and_counts_every_slice(mnk, sms):
+def test_plan_follows_the_chooser_and_counts_every_slice(mnk, sms, set_knobs):
+    set_knobs(sgemm_deep=0)  # the chooser's own tile (sgemm_deep's half tile: tests/test_sgemm_deep.py)
     name, splits = _C._sgemm_choose(*mnk, sms)
     plan = _C._plan("sgemm", mnk, "pad", 4, sms)
     assert plan["config"].startswith("x".join(map(str, geom(name))) + " block tile") or (

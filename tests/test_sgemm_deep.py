@@ -102,6 +102,7 @@ def test_explain_replays_the_deep_launch(layout, mnk, knob, set_knobs):
     M, N, K = mnk
     name, splits = _testing.sgemm_choose(M, N, K, 132)
     assert splits == 1 and name in DEEP
+    set_knobs(sgemm_deep=0)
     base = smemkit.explain("sgemm", mnk, layout)
     set_knobs(sgemm_deep=knob)
     e = smemkit.explain("sgemm", mnk, layout)
@@ -155,6 +156,7 @@ def test_copies_fill_each_stage_once(layout, mnk, knob, set_knobs):
 
 
 def test_explain_smem_is_four_stages(set_knobs):
+    set_knobs(sgemm_deep=0)
     p0 = _C._plan("sgemm", (164, 275, 157), "pad", 4, 132, CONFIGS.index(HALF_OF))
     set_knobs(sgemm_deep=1)
     p1 = _C._plan("sgemm", (164, 275, 157), "pad", 4, 132, CONFIGS.index(HALF_OF))

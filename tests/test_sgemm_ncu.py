@@ -21,7 +21,7 @@ def rows():
 def measured_level(set_knobs):
     """The table was measured at sgemm_new_paths level 3 (2026-11-26): its shapes' choices at that level.
     Level 5's /pf rows make the same shared accesses as their base rows (tests/test_sgemm_prefetch.py)."""
-    set_knobs(sgemm_new_paths=3)
+    set_knobs(sgemm_new_paths=3, sgemm_deep=0)  # and tile.cuh's kernels, not the deep pipeline (session 41)
 
 
 @pytest.mark.parametrize("row", rows(), ids=lambda r: f"{r['shape']}-{r['config']}-{r['layout']}")

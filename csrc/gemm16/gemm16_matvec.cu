@@ -35,6 +35,14 @@ int smk_gemm16_set_mv_skinny(int level)
     return 0;
 }
 volatile int smk_gemm16_mv_level = 63; /* session 41's A/Bs (15: seed 163; bits 4 and 5: seed 168; 7: session 40's): GEMM16_NOTES */
+int smk_gemm16_mv_level_here(void)
+{
+    int level = smk_gemm16_mv_level, sms = 0, major = 0;
+    if ((level & 16) && smk::device_facts(&sms, &major) == 0 && major < 9)
+        level &= ~16; /* ROWS clusters: sm_90 and later (the launch, the size queries and explain alike) */
+    return level;
+}
+
 int smk_gemm16_set_mv_level(int level)
 {
     if (level < 0 || level > 255)
@@ -209,11 +217,8 @@ static int mv_run(const smk_gemm16_params &q, const smk_mv_route &r, int sms, fl
 bool mv_route(const smk_gemm16_params &q, smk_mv_route *r)
 {
     const int epi = !q.out_f32 && q.beta == 0.f ? smk_gemm16_epi : 0; /* the staged epilogue can run */
-    int level = smk_gemm16_mv_level, sms = 0, major = 0;
-    if ((level & 16) && (device_facts(&sms, &major) != 0 || major < 9))
-        level &= ~16; /* ROWS clusters: sm_90 and later */
     return q.variant == 0 && smk_mv_route_epi_at(q.M, q.N, q.K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax,
-                                                    smk_gemm16_mv_skinny, epi, level, r);
+                                                    smk_gemm16_mv_skinny, epi, smk_gemm16_mv_level_here(), r);
 }
 
 int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaStream_t stream)

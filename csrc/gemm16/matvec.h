@@ -77,6 +77,10 @@ int smk_gemm16_set_mv_skinny(int level);
  * 16-byte row chunks where D is 2-byte and C is not read; 191 = 63 + it).  63 the default; 0 .. 255, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
+/* The level every route of this process reads (launch, workspace queries, explain): the knob, less bit 16 where
+ * the current device is older than sm_90 (no clusters there).  Without a device (the build machine) the knob as
+ * set: explain() and the size queries then describe an sm_90 launch.  gemm16_matvec.cu. */
+int smk_gemm16_mv_level_here(void);
 
 enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4, SMK_MV_SKINNY = 5,
        SMK_MV_SKINNY_M = 6 };
@@ -528,7 +532,7 @@ static inline int smk_mv_route_epi_at(int64_t M, int64_t N, int64_t K, int mode,
 static inline int smk_mv_route_epi(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int epi,
                                    smk_mv_route *r)
 {
-    return smk_mv_route_epi_at(M, N, K, mode, kmax, skinny, epi, smk_gemm16_mv_level, r);
+    return smk_mv_route_epi_at(M, N, K, mode, kmax, skinny, epi, smk_gemm16_mv_level_here(), r);
 }
 
 #ifdef __cplusplus
