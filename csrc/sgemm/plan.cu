@@ -10,6 +10,7 @@
 
 #include "layout.h"
 #include "api/sgemm.h"
+#include "api/sgemm_tinyk.h"
 #include "api/splitk.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
@@ -273,7 +274,8 @@ static int skinny_n_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
-/* The tiny-k kernel (tinyk.cuh): no shared memory, so no access for the bank model; the plan says so
+/* The tiny-k kernel (tinyk.cuh; knob sgemm_tinyk 1: tinyk_lean.cuh, "lean" in the string): no shared memory,
+ * so no access for the bank model; the plan says so
  * in its config string. */
 template <class Cfg>
 static int tinyk_block_plan(int layout, smk_plan *plan)
@@ -282,8 +284,9 @@ static int tinyk_block_plan(int layout, smk_plan *plan)
     plan->n = 0;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = 0;
-    snprintf(plan->config, sizeof plan->config, "tiny-K %dx%d block tile, %d threads, no shared memory", Cfg::TILE_M,
-             Cfg::TILE_N, Cfg::THREADS);
+    snprintf(plan->config, sizeof plan->config, "tiny-K %dx%d block tile, %d threads, no shared memory%s", Cfg::TILE_M,
+             Cfg::TILE_N, Cfg::THREADS,
+             smk_sgemm_tinyk_level() ? ", lean (K-deep panel)" : "");
     return 0;
 }
 
