@@ -2,7 +2,7 @@
 csrc/sgemm/tinyk.cu at the K slice's depth exactly).
 CPU: the knob's range, the route untouched by it on issue 27's law (bench/timing/draws.py, seeds >= 3100), explain()
 naming the variant.  GPU: forced tiny-k and tiny-k/rw2 at every K of 1..16, every layout, aligned and odd pitches
-and bases, alpha/beta with C, NaN-poisoned outputs, K splits (short last slices: the predicated path), against
+and bases, alpha/beta with C, NaN-poisoned outputs, K splits (exact slices: lean; a short last: tinyk_kernel), against
 float64 within gamma_K; and D bit for bit that of tinyk.cuh's kernel (the same products in the same order)."""
 import sys
 from pathlib import Path
@@ -58,6 +58,19 @@ def test_explain_says_lean():
     assert "lean" not in smemkit.explain("sgemm", (4096, 4096, 9), layout="swizzle").config
 
 
+@pytest.mark.parametrize("K, splits, lean", [(16, 1, True), (9, 0, True), (32, 2, True), (48, 3, True),
+                                            (29, 2, False), (17, 2, False), (33, 1, False), (20, 1, False)])
+def test_explain_follows_the_launch_on_forced_configs(K, splits, lean):
+    """smk_sgemm_tinyk_lean (api/sgemm_tinyk.h), which the launch asks too: lean where every K slice is as deep,
+    1..16 (a K split of 16-deep slices with a short last one, or one slice deeper than 16, stays on tinyk.cuh)."""
+    for cfg in ["tiny-k", "tiny-k/rw2"]:
+        idx = _C._configs("sgemm").index(cfg)
+        with _testing.knobs(sgemm_tinyk=1):
+            plan = _C._plan("sgemm", (300, 200, K), "naive", 4, 132, idx, splits)
+        assert ("lean" in plan["config"]) == lean, plan["config"]
+        assert "lean" not in _C._plan("sgemm", (300, 200, K), "naive", 4, 132, idx, splits)["config"]
+
+
 # ---- GPU ----------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
@@ -74,13 +87,13 @@ def test_lean_every_depth_within_bound(layout, aligned, torch, poison, set_knobs
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mnk", [(300, 200, 29), (129, 257, 33), (45, 3, 45), (200, 130, 17)],
+@pytest.mark.parametrize("mnk", [(300, 200, 32), (129, 257, 48), (45, 3, 29), (200, 130, 17)],
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("splits", [2, 3])
 @pytest.mark.parametrize("cfg", ["tiny-k", "tiny-k/rw2"])
 def test_lean_on_k_splits(mnk, splits, cfg, torch, poison, set_knobs):
-    """K > 16 split into 16-deep slices (tiny-K's k-tile) and a short last one: the lean kernel at KT = 16, its
-    predicated path on the last slice (K = 17, 33: 1 deep; 29, 45: 13 deep)."""
+    """K > 16 split into 16-deep slices (tiny-K's k-tile): all 16 deep (K = 32, 48 at 2 or 3 splits: the lean
+    kernel, blockIdx.y picks the slice), or a short last one (K = 17, 29: tinyk_kernel, as at knob 0)."""
     set_knobs(sgemm_tinyk=1, sgemm_config=cfg, sgemm_splits=splits)
     run(torch, "swizzle", *mnk, 0.5, 1.5, False)
     run(torch, "pad", *mnk, 1.0, 0.0, True)
@@ -98,10 +111,10 @@ def _sgemm_bits(torch, a, b, c, alpha, beta, layout, set_knobs, level):
 @pytest.mark.parametrize("aligned", [True, False], ids=["pitch16", "oddpitch"])
 def test_lean_bit_equal_to_tinyk(cfg, aligned, torch, poison, set_knobs):
     """Same inputs (with a NaN and infinities in A and B), knob 0 against 1: identical bits, every K of
-    1..16 and K = 20, 29 split in two (16 + a short slice: the predicated path), beta 0 and not.  No product
+    1..16 and K = 32 split in two (the lean kernel's slices) and 29 (16 + 13: tinyk_kernel both), beta 0 and not.  No product
     underflows here, so the one exception (the sign of a -0 sum, tinyk_lean.cuh) cannot arise."""
     g = torch.Generator(device="cuda").manual_seed(3107)
-    for K in list(range(1, 17)) + [20, 29]:
+    for K in list(range(1, 17)) + [32, 29]:
         M, N = 300 + 7 * K, (257 + 16 * K) if aligned else (255 + 16 * K)
         pa, pb, pc = ((K + 3) // 4 * 4, N + 4, N) if aligned else (K + 1, N + 2, N + 3)
         a = framed(torch, g, M, K, pa, 0 if aligned else 1)

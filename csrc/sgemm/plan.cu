@@ -274,9 +274,9 @@ static int skinny_n_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
-/* The tiny-k kernel (tinyk.cuh; knob sgemm_tinyk 1: tinyk_lean.cuh, "lean" in the string): no shared memory,
- * so no access for the bank model; the plan says so
- * in its config string. */
+/* The tiny-k kernel (tinyk.cuh): no shared memory, so no access for the bank model; the plan says so
+ * in its config string (and smk_sgemm_plan appends ", lean (K-deep panel)" where the launch takes
+ * tinyk_lean.cuh's variant, smk_sgemm_tinyk_lean). */
 template <class Cfg>
 static int tinyk_block_plan(int layout, smk_plan *plan)
 {
@@ -284,9 +284,8 @@ static int tinyk_block_plan(int layout, smk_plan *plan)
     plan->n = 0;
     plan->threads = Cfg::THREADS;
     plan->smem_bytes = 0;
-    snprintf(plan->config, sizeof plan->config, "tiny-K %dx%d block tile, %d threads, no shared memory%s", Cfg::TILE_M,
-             Cfg::TILE_N, Cfg::THREADS,
-             smk_sgemm_tinyk_level() ? ", lean (K-deep panel)" : "");
+    snprintf(plan->config, sizeof plan->config, "tiny-K %dx%d block tile, %d threads, no shared memory", Cfg::TILE_M,
+             Cfg::TILE_N, Cfg::THREADS);
     return 0;
 }
 
@@ -394,6 +393,8 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const int rc = half ? smk::tile_block_plan<smk::SgemmHalfCfg>(layout, plan) : pe.plan(layout, plan);
     if (rc != 0)
         return rc;
+    if (c.kind == smk::SGEMM_TINYK && smk_sgemm_tinyk_lean(K, ch.k_chunk, smk_sgemm_tinyk_level()))
+        strncat(plan->config, ", lean (K-deep panel)", sizeof plan->config - strlen(plan->config) - 1);
     const int n_loop = plan->n; /* accesses past it: the staged epilogue's, once per block of the launch */
     if (staged)
         pe.epi(layout, realign, plan);

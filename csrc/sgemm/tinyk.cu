@@ -1,7 +1,7 @@
 /* sgemm/tinyk.cu -- the tiny-K kernel (tinyk.cuh) of every TINYK row of configs.h: its launch function
  * (launch.h) picks the register panel depth KT from the slice's depth and its own VEC rule (A is read
  * with scalar loads, so only D, C and B need 16-byte rows), and at knob sgemm_tinyk 1 the lean variant
- * (tinyk_lean.cuh) for slices no deeper than KT.  One kernel for every layout: it uses no shared memory. */
+ * (tinyk_lean.cuh) where every K slice is as deep, 1..16.  One kernel for every layout: it uses no shared memory. */
 #include <cuda_runtime.h>
 
 #include "common/launch.h"
@@ -28,7 +28,8 @@ static int tinyk_lean_go(const smk_sgemm_params &q, const SgemmSlice &slice, dim
     return (int)cudaGetLastError();
 }
 
-/* Knob sgemm_tinyk 1: the lean kernel at the slice's depth exactly (1..16; deeper, forced: tinyk_depth's). */
+/* Knob sgemm_tinyk 1: the lean kernel at the slices' depth exactly (1..16, every slice as deep: tinyk_depth
+ * says; others stay on tinyk_kernel). */
 template <class Cfg, bool VEC>
 static int tinyk_lean_depth(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
 {
@@ -48,7 +49,7 @@ template <class Cfg, bool VEC>
 static int tinyk_depth(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
 {
     const int64_t depth = q.K < slice.k_chunk ? q.K : slice.k_chunk;
-    if (smk_sgemm_tinyk_level() >= 1 && depth >= 1 && depth <= 16)
+    if (smk_sgemm_tinyk_lean(q.K, slice.k_chunk, smk_sgemm_tinyk_level()))
         return tinyk_lean_depth<Cfg, VEC>(q, slice, grid, stream);
     if (depth <= 1) return tinyk_go<Cfg, 1, VEC>(q, slice, grid, stream);
     if (depth <= 2) return tinyk_go<Cfg, 2, VEC>(q, slice, grid, stream);
