@@ -18,6 +18,7 @@
 #include "api/sgemm.h"
 #include "api/sgemm_deep.h"
 #include "api/sgemm_epi.h"
+#include "api/sgemm_tinyk.h"
 #include "counters.h"
 #include "runtime.h"
 #include "sgemm/choose.h"
@@ -55,6 +56,10 @@ int sgemm_epi_level() { return g_epi; }
 /* smk_sgemm_set_deep (knob sgemm_deep): the tile kernel's load pipeline.  0 (the default) tile.cuh's two-stage
  * register pipeline; 1..5 the deep cp.async pipeline (tile_deep.cuh), of the launch's tile or (3, 5) of the half
  * tile, where sgemm_deep_gate says (deep.h). */
+/* smk_sgemm_set_tinyk (knob sgemm_tinyk): the tiny-K kernel.  0 (the default) tinyk.cuh's; 1 the lean variant
+ * (tinyk_lean.cuh: per-lane pointers once, the panel as deep as the slice; D bit for bit the same). */
+static volatile int g_tinyk = 0;
+
 static volatile int g_deep = 6; /* session 41's A/Bs (seeds 167 / 169, H100 / H200): SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
 
@@ -479,6 +484,8 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
+extern "C" void smk_sgemm_set_tinyk(int level) { smk::g_tinyk = level <= 0 ? 0 : 1; }
+extern "C" int smk_sgemm_tinyk_level(void) { return smk::g_tinyk; }
 extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 6 ? 6 : level; }
 extern "C" int smk_sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, int config, int sms, int knob)
 {

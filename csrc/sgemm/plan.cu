@@ -10,6 +10,7 @@
 
 #include "layout.h"
 #include "api/sgemm.h"
+#include "api/sgemm_tinyk.h"
 #include "api/splitk.h"
 #include "sgemm/choose.h"
 #include "sgemm/configs.h"
@@ -274,7 +275,8 @@ static int skinny_n_block_plan(int layout, smk_plan *plan)
 }
 
 /* The tiny-k kernel (tinyk.cuh): no shared memory, so no access for the bank model; the plan says so
- * in its config string. */
+ * in its config string (and smk_sgemm_plan appends ", lean (K-deep panel)" where the launch takes
+ * tinyk_lean.cuh's variant, smk_sgemm_tinyk_lean). */
 template <class Cfg>
 static int tinyk_block_plan(int layout, smk_plan *plan)
 {
@@ -391,6 +393,8 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const int rc = half ? smk::tile_block_plan<smk::SgemmHalfCfg>(layout, plan) : pe.plan(layout, plan);
     if (rc != 0)
         return rc;
+    if (c.kind == smk::SGEMM_TINYK && smk_sgemm_tinyk_lean(K, ch.k_chunk, smk_sgemm_tinyk_level()))
+        strncat(plan->config, ", lean (K-deep panel)", sizeof plan->config - strlen(plan->config) - 1);
     const int n_loop = plan->n; /* accesses past it: the staged epilogue's, once per block of the launch */
     if (staged)
         pe.epi(layout, realign, plan);

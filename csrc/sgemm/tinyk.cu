@@ -1,14 +1,16 @@
 /* sgemm/tinyk.cu -- the tiny-K kernel (tinyk.cuh) of every TINYK row of configs.h: its launch function
  * (launch.h) picks the register panel depth KT from the slice's depth and its own VEC rule (A is read
- * with scalar loads, so only D, C and B need 16-byte rows).  One kernel for every layout: it uses no
- * shared memory. */
+ * with scalar loads, so only D, C and B need 16-byte rows), and at knob sgemm_tinyk 1 the lean variant
+ * (tinyk_lean.cuh) where every K slice is as deep, 1..16.  One kernel for every layout: it uses no shared memory. */
 #include <cuda_runtime.h>
 
 #include "common/launch.h"
 #include "runtime.h"
 #include "sgemm/configs.h"
 #include "sgemm/launch.h"
+#include "api/sgemm_tinyk.h"
 #include "sgemm/tinyk.cuh"
+#include "sgemm/tinyk_lean.cuh"
 
 namespace smk {
 
@@ -19,10 +21,36 @@ static int tinyk_go(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 gri
     return (int)cudaGetLastError();
 }
 
+template <class Cfg, int KT, bool VEC>
+static int tinyk_lean_go(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
+{
+    tinyk_lean_kernel<Cfg, KT, VEC><<<grid, Cfg::THREADS, 0, stream>>>(q, slice);
+    return (int)cudaGetLastError();
+}
+
+/* Knob sgemm_tinyk 1: the lean kernel at the slices' depth exactly (1..16, every slice as deep: tinyk_depth
+ * says; others stay on tinyk_kernel). */
+template <class Cfg, bool VEC>
+static int tinyk_lean_depth(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
+{
+    switch (q.K < slice.k_chunk ? q.K : slice.k_chunk) {
+#define SMK_TINYK_LEAN_CASE(D) \
+    case D: return tinyk_lean_go<Cfg, D, VEC>(q, slice, grid, stream);
+        SMK_TINYK_LEAN_CASE(1) SMK_TINYK_LEAN_CASE(2) SMK_TINYK_LEAN_CASE(3) SMK_TINYK_LEAN_CASE(4)
+        SMK_TINYK_LEAN_CASE(5) SMK_TINYK_LEAN_CASE(6) SMK_TINYK_LEAN_CASE(7) SMK_TINYK_LEAN_CASE(8)
+        SMK_TINYK_LEAN_CASE(9) SMK_TINYK_LEAN_CASE(10) SMK_TINYK_LEAN_CASE(11) SMK_TINYK_LEAN_CASE(12)
+        SMK_TINYK_LEAN_CASE(13) SMK_TINYK_LEAN_CASE(14) SMK_TINYK_LEAN_CASE(15) SMK_TINYK_LEAN_CASE(16)
+#undef SMK_TINYK_LEAN_CASE
+    default: return -1; /* K = 0 or deeper than 16: not the lean kernel's */
+    }
+}
+
 template <class Cfg, bool VEC>
 static int tinyk_depth(const smk_sgemm_params &q, const SgemmSlice &slice, dim3 grid, cudaStream_t stream)
 {
     const int64_t depth = q.K < slice.k_chunk ? q.K : slice.k_chunk;
+    if (smk_sgemm_tinyk_lean(q.K, slice.k_chunk, smk_sgemm_tinyk_level()))
+        return tinyk_lean_depth<Cfg, VEC>(q, slice, grid, stream);
     if (depth <= 1) return tinyk_go<Cfg, 1, VEC>(q, slice, grid, stream);
     if (depth <= 2) return tinyk_go<Cfg, 2, VEC>(q, slice, grid, stream);
     if (depth <= 4) return tinyk_go<Cfg, 4, VEC>(q, slice, grid, stream);

@@ -1,0 +1,33 @@
+/*
+ * api/sgemm_tinyk.h -- the tiny-K kernel's variant knob (csrc/sgemm/launch.cu; the kernels: csrc/sgemm/tinyk.cuh,
+ * csrc/sgemm/tinyk_lean.cuh).  Its own header, so the kernels that include api/sgemm.h do not recompile for it.
+ */
+#ifndef SMK_API_SGEMM_TINYK_H
+#define SMK_API_SGEMM_TINYK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Knob sgemm_tinyk: 0 (the default) tinyk.cuh's kernel; 1 the lean variant (tinyk_lean.cuh: per-lane pointers
+ * computed once, the register panel exactly as deep as the K slice; D bit for bit the same but for the sign of
+ * an underflowed zero) where every K slice of the launch is as deep, 1..16.  Process-wide. */
+void smk_sgemm_set_tinyk(int level);
+int smk_sgemm_tinyk_level(void);
+
+/* 1 where a tiny-K launch over K, in slices k_chunk deep, runs the lean kernel at knob level `level`: every
+ * slice equally deep (K a multiple of the depth), 1..16.  Pure; the launch (sgemm/tinyk.cu) and explain()
+ * (sgemm/plan.cu) both ask it. */
+static inline int smk_sgemm_tinyk_lean(int64_t K, int64_t k_chunk, int level)
+{
+    const int64_t depth = K < k_chunk ? K : k_chunk;
+    return level >= 1 && depth >= 1 && depth <= 16 && K % depth == 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMK_API_SGEMM_TINYK_H */
