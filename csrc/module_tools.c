@@ -299,7 +299,7 @@ PyDoc_STRVAR(set_knob_doc,
 "flight) where smk_sgemm_deep_gate says: K > 16 per block and at most 2 blocks per SM; 2: at most 4 blocks per SM;\n"
 "3: as 1, with 64x64x16's launches on the deep 32x64x16 half tile (sgemm/deep.h); 4: every launch of those rows\n"
 "(tests); 5: as 4, 64x64x16's on the half tile (tests); 6, the default: as 3 where N >= 32 (session 41)),\n"
-"'sgemm_tinyk' (the SGEMM tiny-K kernel: 0, the default, sgemm/tinyk.cuh; 1 its lean variant (sgemm/tinyk_lean.cuh:\n"
+"'sgemm_tinyk' (the SGEMM tiny-K kernel: 0 sgemm/tinyk.cuh; 1, the default, its lean variant (sgemm/tinyk_lean.cuh:\n"
 "per-lane pointers computed once, the register panel as deep as the K slice, 1..16; D bit for bit the same)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol),\n"

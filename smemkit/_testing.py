@@ -108,7 +108,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
                         32x64x16 half tile (csrc/sgemm/deep.h); 4 every launch of those rows, 5 as 4 with
                         64x64x16's on the half tile (tests)
-    sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 (default) csrc/sgemm/tinyk.cuh; 1 its lean variant
+    sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 csrc/sgemm/tinyk.cuh; 1 (default since session 41) its lean variant
                         (csrc/sgemm/tinyk_lean.cuh: per-lane pointers computed once, the register panel as deep
                         as the K slice; D bit for bit the same)
 
@@ -159,7 +159,7 @@ KNOBS = {
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "sgemm_deep": 6,  # 0..6 (6 the default since session 41): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
-    "sgemm_tinyk": 0,  # 0..1: the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
+    "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)
