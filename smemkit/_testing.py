@@ -102,7 +102,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
                         128-byte lines); 2 staged on every tile launch (tests); 3 where K <= 256 and
                         M N >= 2^19, any rows (probes)
-    sgemm_deep          the SGEMM tile kernel's load pipeline: 6 (default since session 41): 3 where N >= 32; 0 two stages through registers
+    sgemm_deep          the SGEMM tile kernel's load pipeline: 0 (default) two stages through registers; 6: 3 where N >= 32 (won session 41's A/Bs; opt-in, swizzle conflicts)
                         (csrc/sgemm/tile.cuh); 1 the BK = 16 rows' deep pipeline (csrc/sgemm/tile_deep.cuh: 4
                         shared stages filled by cp.async) where sgemm_deep_gate says (K > 16, at most 2 blocks
                         per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
@@ -158,7 +158,7 @@ KNOBS = {
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
-    "sgemm_deep": 6,  # 0..6 (6 the default since session 41): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
+    "sgemm_deep": 0,  # 0..6 (6: session 41's measured winner, opt-in: its A copies conflict 4-way in swizzle): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)

@@ -36,7 +36,8 @@ def test_route_unchanged_and_explain_names_the_variant(seed, sms):
     shapes += [(1017, 1674, 12), (389, 5325, 9), (4640, 74, 12), (8244, 82, 16), (2533, 812, 10), (279, 7636, 10)]
     tiny = 0
     for M, N, K in shapes:
-        old = _C._plan("sgemm", (M, N, K), "pad", 4, sms)
+        with _testing.knobs(sgemm_tinyk=0):
+            old = _C._plan("sgemm", (M, N, K), "pad", 4, sms)
         with _testing.knobs(sgemm_tinyk=1):
             new = _C._plan("sgemm", (M, N, K), "pad", 4, sms)
             assert _C._sgemm_choose(M, N, K, sms) == _C._sgemm_choose(M, N, K, sms)
@@ -55,7 +56,8 @@ def test_explain_says_lean():
     with _testing.knobs(sgemm_tinyk=1):
         e = smemkit.explain("sgemm", (4096, 4096, 9), layout="swizzle")
     assert "lean" in e.config and "no shared memory" in e.config
-    assert "lean" not in smemkit.explain("sgemm", (4096, 4096, 9), layout="swizzle").config
+    with _testing.knobs(sgemm_tinyk=0):
+        assert "lean" not in smemkit.explain("sgemm", (4096, 4096, 9), layout="swizzle").config
 
 
 @pytest.mark.parametrize("K, splits, lean", [(16, 1, True), (9, 0, True), (32, 2, True), (48, 3, True),
@@ -68,7 +70,8 @@ def test_explain_follows_the_launch_on_forced_configs(K, splits, lean):
         with _testing.knobs(sgemm_tinyk=1):
             plan = _C._plan("sgemm", (300, 200, K), "naive", 4, 132, idx, splits)
         assert ("lean" in plan["config"]) == lean, plan["config"]
-        assert "lean" not in _C._plan("sgemm", (300, 200, K), "naive", 4, 132, idx, splits)["config"]
+        with _testing.knobs(sgemm_tinyk=0):
+            assert "lean" not in _C._plan("sgemm", (300, 200, K), "naive", 4, 132, idx, splits)["config"]
 
 
 # ---- GPU ----------------------------------------------------------------------------------------
