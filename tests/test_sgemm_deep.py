@@ -228,6 +228,12 @@ def test_level6_pad_and_swizzle_have_no_excess(layout, set_knobs):
         assert "deep" in smemkit.explain("sgemm", mnk, layout).config, mnk
     naive = smemkit.explain("sgemm", (512, 384, 256), "naive")
     assert "deep" in naive.config and naive.total(what="excess") > 0
+    for knob in (4, 5):  # every deep row forced, the half tile too (level 5: 64x64x16's launches)
+        set_knobs(sgemm_deep=knob)
+        for name in DEEP:
+            for mnk in [(164, 275, 157), (200, 700, 64), (97, 330, 45)]:
+                e = smemkit.explain("sgemm", mnk, layout, config=CONFIGS.index(name))
+                assert "deep" in e.config and e.total(what="excess") == 0, (name, mnk, layout, knob)
 
 
 def test_explain_smem_is_four_stages(set_knobs):
