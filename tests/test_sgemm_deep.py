@@ -123,8 +123,9 @@ def test_explain_replays_the_deep_launch(layout, mnk, knob, set_knobs):
     for a in e.accesses:  # fragment loads and B copies conflict-free in every layout
         if not a.name.startswith("A-tile copy"):
             assert a.wavefronts == a.ideal, (layout, a)
-    # A's copies, 8 k x 4 m per warp (deep.h SgemmDeepMap): pad conflict-free, swizzle 4-way, naive 8-way
-    ways = {"pad": 1, "swizzle": 4, "naive": 8}[layout]
+    # A's copies, 8 k x 4 m per warp (deep.h SgemmDeepMap): naive 8-way; pad conflict-free; swizzle conflict-free
+    # in the deep A tile (deep.h smk_sgemm_deep_tile, Swizzle<3,2,S>; tile.cuh's Swizzle<1,4,S> made them 4-way)
+    ways = {"pad": 1, "swizzle": 1, "naive": 8}[layout]
     assert acc["A-tile copy"].wavefronts == ways * acc["A-tile copy"].ideal
 
 
@@ -153,6 +154,86 @@ def test_copies_fill_each_stage_once(layout, mnk, knob, set_knobs):
         tb = np.sort((t[1][4].ravel()[:, None] // 4 + np.arange(4)).ravel())
         np.testing.assert_array_equal(a, ta)
         np.testing.assert_array_equal(b, tb)
+
+
+def a_logical(off, bm, layout, deep=True):
+    """(k, m) of float offsets into an A tile of bm columns: the inverse of smk_tile_offset for the deep A tile
+    (deep.h smk_sgemm_deep_tile; swizzle m ^ 4 (k & 7)) or tile.cuh's (configs.h smk_sgemm_tile; m ^ 16 (k bit 2))."""
+    pitch = bm + 4 if layout == "pad" else bm
+    k, m = off // pitch, off % pitch
+    if layout == "swizzle":
+        m = m ^ (4 * (k & 7) if deep else 16 * ((k >> 2) & 1))
+    return k, m
+
+
+def deep_a_copies(bm, bk, threads=128):
+    """deep.h SgemmDeepMap::a_copy of every copy, in the plan's order (warp, copy i, lane): (k, m)."""
+    per_warp = bm * bk // threads
+    ks, ms = np.zeros((threads // 32, per_warp, 32), int), np.zeros((threads // 32, per_warp, 32), int)
+    for tid in range(threads):
+        for i in range(per_warp):
+            c, lane = (i * threads + tid) >> 5, tid & 31
+            ms[tid // 32, i, lane] = (c % (bm // 4)) * 4 + (lane >> 3)
+            ks[tid // 32, i, lane] = (c // (bm // 4)) * 8 + (lane & 7)
+    return ks.ravel(), ms.ravel()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(164, 275, 157), (20, 700, 64), (463, 83, 115)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("knob", [4, 5])
+def test_deep_a_tile_is_read_where_written(layout, mnk, knob, set_knobs):
+    """explain()'s replay of the deep A tile, element by element: every A copy writes logical (k, m) of
+    SgemmDeepMap::a_copy at the deep tile's offset, and every A fragment load reads the logical (k, m) that
+    the naive layout's (tile.cuh's offsets: row-major) reads -- the layout moves addresses, never elements."""
+    set_knobs(sgemm_deep=knob)
+    M, N, K = mnk
+    name, _ = _testing.sgemm_choose(M, N, K, 132)
+    bm, bn, bk = (32, 64, 16) if knob == 5 and name == HALF_OF else tile_dims(name)
+    plans = {lay: _C._plan("sgemm", mnk, lay, 4, 132, CONFIGS.index(name))["accesses"] for lay in ("naive", layout)}
+    assert [a[0] for a in plans[layout][:5]][2].startswith("A fragment load (LDS.128)")
+    k, m = a_logical(plans[layout][0][4].ravel() // 4, bm, layout)
+    wk, wm = deep_a_copies(bm, bk)
+    np.testing.assert_array_equal(k, wk)
+    np.testing.assert_array_equal(m, wm)
+    for a in (2, 4):  # the fragment loads of every row k, and row 0's after the last k-tile
+        got = a_logical(plans[layout][a][4].ravel() // 4, bm, layout)
+        ref = a_logical(plans["naive"][a][4].ravel() // 4, bm, "naive")
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+    if layout != "naive" and knob == 4:  # tile.cuh's own fragment loads read the same elements from its tile
+        set_knobs(sgemm_deep=0)
+        t = _C._plan("sgemm", mnk, layout, 4, 132, CONFIGS.index(name))["accesses"]
+        ref = a_logical(t[2][4].ravel() // 4, bm, layout, deep=False)
+        got = a_logical(plans[layout][2][4].ravel() // 4, bm, layout)
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+
+
+# test_bench.py::test_bench_all_layouts promises pad and swizzle free of excess wavefronts (512x384x256), and
+# level 6 (the candidate default) takes the class's calls: its plans, the half tile's included, must keep that.
+@pytest.mark.parametrize("layout", ["pad", "swizzle"])
+def test_level6_pad_and_swizzle_have_no_excess(layout, set_knobs):
+    shapes = [(512, 384, 256), (164, 275, 157), (463, 83, 115)] + [d.shape for d in D.sgemm_draws(200, 3141)]
+    set_knobs(sgemm_deep=6)
+    taken = 0
+    for mnk in shapes:
+        e = smemkit.explain("sgemm", mnk, layout)
+        if "deep" not in e.config:
+            continue
+        taken += 1
+        assert e.total(what="excess") == 0, (mnk, layout, e.config)
+        assert all(a.wavefronts == a.ideal for a in e.accesses), (mnk, layout)
+    assert taken >= 20  # the gate takes the class (seed 3141: about a third of the draws)
+    for mnk in shapes[:3]:  # the three named shapes: the deep kernel, and the half tile for 64x64x16's
+        assert "deep" in smemkit.explain("sgemm", mnk, layout).config, mnk
+    naive = smemkit.explain("sgemm", (512, 384, 256), "naive")
+    assert "deep" in naive.config and naive.total(what="excess") > 0
+    for knob in (4, 5):  # every deep row forced, the half tile too (level 5: 64x64x16's launches)
+        set_knobs(sgemm_deep=knob)
+        for name in DEEP:
+            for mnk in [(164, 275, 157), (200, 700, 64), (97, 330, 45)]:
+                e = smemkit.explain("sgemm", mnk, layout, config=CONFIGS.index(name))
+                assert "deep" in e.config and e.total(what="excess") == 0, (name, mnk, layout, knob)
 
 
 def test_explain_smem_is_four_stages(set_knobs):

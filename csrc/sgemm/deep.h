@@ -39,7 +39,8 @@ using SgemmHalfCfg = SgemmCfg<32, 64, 16, 16, 32, 1, 4, 4, 128, 4>;
  * (i * THREADS + tid) / 32: rows 4 * (c % (BM / 4)) + lane / 8, k 8 * (c / (BM / 4)) + lane % 8), so one
  * instruction reads 4 rows' 32-byte pieces (4-5 lines of L1) where tile.cuh's float4 map (16 rows x 2 float4
  * per warp), copied element by element, reads 16 lines.  Its shared writes: 8 k x 4 m; pad (bank 4k + m)
- * conflict-free, swizzle (bank m, or m ^ 16 for k bit 2) 4-way, naive (bank m) 8-way.
+ * conflict-free, swizzle conflict-free in smk_sgemm_deep_tile (bank m ^ 4(k & 7); smk_sgemm_tile's bank m, or
+ * m ^ 16 for k bit 2, was 4-way), naive (bank m) 8-way.
  * B, rows off 16 bytes (!VEC): copy i of thread tid is column tid % BN of row tid / BN + i * THREADS / BN: a
  * warp's 32 consecutive columns of one row (1-2 lines of L1, 32 banks). */
 template <class Cfg>
@@ -63,12 +64,40 @@ struct SgemmDeepMap {
     }
 };
 
-/* offset(k0 + e, m) == offset(k0, 0) + offset(e, m) for k0 = 0 mod 8, e < 8: a copy's k-half is an immediate
- * (naive / pad: a constant pitch; swizzle: the XOR reads bit 2 of k, which k0 does not change). */
+/* The deep kernel's A tile (As[k][m], BK rows of 2^log2_cols floats; its B tile is smk_sgemm_tile's).  naive / pad:
+ * smk_sgemm_tile's.  swizzle: Swizzle<3,2,log2_cols - 2>, chunk' = chunk ^ (k & 7) (16-byte chunks of a row), where
+ * smk_sgemm_tile's Swizzle<1,4,S> XORs one bit of k (bit 2) into the chunk: a warp's copies (SgemmDeepMap, 4 m x 8
+ * k, m = 4q + j) then sit at bank (m ^ 4(k & 7)) mod 32 = 4 (q ^ k) + j (BM a multiple of 32): 8 distinct chunks x
+ * 4 j, 32 banks, where Swizzle<1,4,S> left 2 chunks x 4 j, 4-way.  The fragment loads (LDS.128 at one k) move by
+ * one XOR of a row's chunks: naive's bank pattern permuted, conflict-free.  Storage as smk_sgemm_tile's. */
+SMK_HD smk_tile smk_sgemm_deep_tile(int layout, int log2_cols)
+{
+    smk_tile t = {layout, log2_cols, 2, 2, 3, 2, log2_cols - 2};
+    return layout == SMK_SWIZZLE ? t : smk_sgemm_tile(layout, log2_cols);
+}
+
+/* The deep A tile against the kernel's index arithmetic, for every k < BK and column c < BM: its row split
+ * (SgemmDeepThreadTile::load_row: offset(k, c) == row_offset(k) + (c ^ row_xor(k))) and the storage of
+ * smk_sgemm_tile's (sgemm_smem_bytes sizes the stages). */
+template <class Cfg, int LAYOUT>
+constexpr bool sgemm_deep_split_ok()
+{
+    constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM);
+    if (smk_tile_elems(TA, Cfg::BK) != smk_tile_elems(smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), Cfg::BK))
+        return false;
+    for (int k = 0; k < Cfg::BK; ++k)
+        for (int c = 0; c < Cfg::BM; ++c)
+            if (smk_tile_offset(TA, k, c) != smk_tile_row_offset(TA, k) + (c ^ smk_tile_row_xor(TA, k)))
+                return false;
+    return true;
+}
+
+/* offset(k0 + e, m) == offset(k0, 0) + offset(e, m) for k0 = 0 mod 8, e < 8 (deep A tile): a copy's k-half is an
+ * immediate (naive / pad: a constant pitch; swizzle: the XOR reads bits 0-2 of k, which k0 does not change). */
 template <class Cfg, int LAYOUT>
 constexpr bool sgemm_deep_rows_ok()
 {
-    constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM);
+    constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM);
     for (int k0 = 0; k0 < Cfg::BK; k0 += 8)
         for (int e = 0; e < 8; ++e)
             for (int m = 0; m < Cfg::BM; ++m)

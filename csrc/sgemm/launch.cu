@@ -61,7 +61,7 @@ int sgemm_epi_level() { return g_epi; }
  * deep as the slice; D bit for bit the same). */
 static volatile int g_tinyk = 1;
 
-static volatile int g_deep = 0; /* 6 won session 41's A/Bs but its A copies conflict 4-way under swizzle: SGEMM_NOTES */
+static volatile int g_deep = 0; /* 6 won session 41's A/Bs; opt-in until its swizzle map (deep.h) is measured: SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
 
 /* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):

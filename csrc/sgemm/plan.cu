@@ -117,18 +117,26 @@ static int tile_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
-/* The deep pipeline (tile_deep.cuh) over the tile plan: its stores are cp.async copies (deep.h SgemmDeepMap):
+/* The deep pipeline (tile_deep.cuh) over the tile plan, its A tile deep.h's smk_sgemm_deep_tile (the A fragment
+ * loads replayed from it too); its stores are cp.async copies (deep.h SgemmDeepMap):
  * A's of one element each, a warp's 4 rows x 8 k; B's one 16-byte copy per float4 at tile.cuh's STS.128
  * address (vec_b: B's rows on 16 bytes), or of one element each, a warp's 32 consecutive columns of one row;
  * each costed by the bank model's STS rule of its width (its cp.async rule is for 16-byte rows with their
  * global sources: a plan here has none); kSgemmDeepStages stages of shared memory.  The fragment loads are the
- * tile plan's.  The launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
+ * tile plan's (tile_block_plan), A's re-addressed in the deep A tile.  The launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
 template <class Cfg>
 static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
 {
     using Map = SgemmDeepMap<Cfg>;
-    const smk_tile TA = smk_sgemm_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
+    const smk_tile TA = smk_sgemm_deep_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
     const int a_elems = smk_tile_elems(TA, Cfg::BK), warps = Cfg::THREADS / 32;
+    const int n_a_frag = Cfg::WMITER * (Cfg::TM / 4);
+    for (int a = 2; a <= 4; a += 2) { /* the A fragment loads (tile_block_plan's 2 and 4) from the deep A tile */
+        const int rows = a == 2 ? Cfg::BK : 1;
+        for (int tid = 0; tid < Cfg::THREADS && plan->acc[a].addr; tid++)
+            tile_frag_addrs<Cfg>(TA, TB, a_elems, 0, rows, tid,
+                                 plan->acc[a].addr + (long long)(tid / 32) * rows * n_a_frag * 32 + tid % 32);
+    }
     const int per_warp[2] = {Map::A_ELEMS, vec_b ? Cfg::B_LOADS : Map::B_ELEMS};
     plan_access(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp, as STS.32)", 4,
                 1, warps * per_warp[0]);

@@ -34,11 +34,13 @@
  * As tile.cuh's loop, the last k-tile loads row 0 of a stage nobody uses (explain() counts it).  The stage
  * index is a runtime value (kt % S): one IMAD per k-tile, the fragment offsets stay immediates.
  *
- * Bank arithmetic: the fragment loads are SgemmThreadTile's (tile.cuh: conflict-free in every layout); VEC
+ * Bank arithmetic: the fragment loads are SgemmThreadTile's (tile.cuh: conflict-free in every layout; A's from
+ * the deep A tile, below, a fixed permutation of a row's chunks per k: still conflict-free); VEC
  * B's 16-byte copies land at tile.cuh's STS.128 addresses (conflict-free); !VEC B's copies are 32 consecutive
  * floats of one tile row (32 banks, every layout); A's copies are 8 k x 4 m per warp (deep.h SgemmDeepMap:
- * pad conflict-free, swizzle 4-way, naive 8-way: the price of reading 4 rows, not 16, per instruction).  The
- * layout changes only smk_tile_offset.
+ * pad conflict-free, naive 8-way: the price of reading 4 rows, not 16, per instruction; swizzle conflict-free
+ * because As is deep.h's smk_sgemm_deep_tile, Swizzle<3,2,S>, where tile.cuh's Swizzle<1,4,S> made them 4-way;
+ * the A fragment loads read it through SgemmDeepThreadTile).  The layout changes only smk_tile_offset.
  */
 #ifndef SMK_SGEMM_TILE_DEEP_CUH
 #define SMK_SGEMM_TILE_DEEP_CUH
@@ -81,7 +83,7 @@ struct SgemmDeepLoader {
     __device__ __forceinline__ void init(const smk_sgemm_params &p, unsigned smem, int M, int N, int bm, int bn,
                                          int kbeg, int tid)
     {
-        constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
+        constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
 #pragma unroll
         for (int r = 0; r < A_ROWS; ++r) {
             int row = 0;
@@ -108,7 +110,7 @@ struct SgemmDeepLoader {
     /* The copies of the k-tile at k0 (from the slice's start) into the stage at byte offset st_bytes. */
     __device__ __forceinline__ void issue(const smk_sgemm_params &p, int k0, int klen, unsigned st_bytes)
     {
-        constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
+        constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
 #pragma unroll
         for (int h = 0; h < BK / 8; ++h)
 #pragma unroll
@@ -141,6 +143,33 @@ struct SgemmDeepLoader {
 
 static_assert(sizeof(unsigned) == 4, "shared-window addresses are 32-bit");
 
+/* tile.cuh's SgemmThreadTile (zero, fma) with its fragment loads from the deep A tile (deep.h smk_sgemm_deep_tile;
+ * B's tile and every offset's form as tile.cuh's load_row), so tile.cuh's kernels keep their code. */
+template <class Cfg, int LAYOUT>
+struct SgemmDeepThreadTile : SgemmThreadTile<Cfg, LAYOUT> {
+    static_assert(sgemm_deep_split_ok<Cfg, LAYOUT>(), "deep A tile: row_offset(k) + (c ^ row_xor(k)) == offset(k, c)");
+    /* Row k of shared stage st into fragment buffer buf. */
+    __device__ __forceinline__ void load_row(int st, int k, int buf) const
+    {
+        constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
+        const float *As = this->smem + st * this->stage_elems, *Bs = As + this->a_elems;
+        const int ax = this->a_col ^ smk_tile_row_xor(TA, k), bx = this->b_col ^ smk_tile_row_xor(TB, k);
+        const float *Ak = As + smk_tile_row_offset(TA, k), *Bk = Bs + smk_tile_row_offset(TB, k);
+#pragma unroll
+        for (int i = 0; i < Cfg::WMITER; ++i)
+#pragma unroll
+            for (int j = 0; j < Cfg::TM; j += 4)
+                *reinterpret_cast<float4 *>(&this->af[buf][i * Cfg::TM + j]) =
+                    *reinterpret_cast<const float4 *>(&Ak[ax ^ (i * Cfg::WSUBM + j)]);
+#pragma unroll
+        for (int i = 0; i < Cfg::WNITER; ++i)
+#pragma unroll
+            for (int j = 0; j < Cfg::TN; j += 4)
+                *reinterpret_cast<float4 *>(&this->bf[buf][i * Cfg::TN + j]) =
+                    *reinterpret_cast<const float4 *>(&Bk[bx ^ (i * Cfg::WSUBN + j)]);
+    }
+};
+
 /*
  * Cfg, LAYOUT, VEC, p, slice as tile.cuh's sgemm_kernel (no fused fixup, the register epilogue).
  * S        shared stages, S - 1 k-tiles of copies in flight (>= 3: S = 2 is tile.cuh's depth).
@@ -153,7 +182,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     static_assert(S >= 3, "S - 1 >= 2 k-tiles in flight (S = 2 is tile.cuh's register pipeline's depth)");
     constexpr int BK = Cfg::BK;
     constexpr int FM = Cfg::WMITER * Cfg::TM, FN = Cfg::WNITER * Cfg::TN; /* outputs per thread */
-    constexpr smk_tile TA = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
+    constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
     pdl_allow_dependents();
     extern __shared__ float4 smk_sgemm_smem[];
     float *const smem = reinterpret_cast<float *>(smk_sgemm_smem);
@@ -170,7 +199,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     ld.init(p, smem_u32(smem), M, N, bm, bn, kbeg, tid);
 
     float acc[FM][FN], af[2][FM], bf[2][FN];
-    const SgemmThreadTile<Cfg, LAYOUT> tt{acc, af, bf, a_col, b_col, smem, stage_elems, a_elems};
+    const SgemmDeepThreadTile<Cfg, LAYOUT> tt{{acc, af, bf, a_col, b_col, smem, stage_elems, a_elems}};
     tt.zero();
 
     const int ktiles = (klen + BK - 1) / BK;
