@@ -53,15 +53,15 @@ static volatile int g_fixup = 0;
 static volatile int g_epi = 1; /* session 41's A/B (seed 160): SGEMM_NOTES */
 int sgemm_epi_level() { return g_epi; }
 
-/* smk_sgemm_set_deep (knob sgemm_deep): the tile kernel's load pipeline.  0 (the default) tile.cuh's two-stage
- * register pipeline; 1..5 the deep cp.async pipeline (tile_deep.cuh), of the launch's tile or (3, 5) of the half
- * tile, where sgemm_deep_gate says (deep.h). */
+/* smk_sgemm_set_deep (knob sgemm_deep): the tile kernel's load pipeline.  0 tile.cuh's two-stage register
+ * pipeline; 1..6 the deep cp.async pipeline (tile_deep.cuh), of the launch's tile or (3, 5, 6) of the half tile,
+ * where sgemm_deep_gate says (deep.h); 6 the default since session 42 (seed 174, H100: 64 draws moved x1.20). */
 /* smk_sgemm_set_tinyk (knob sgemm_tinyk): the tiny-K kernel.  0 tinyk.cuh's; 1 (the default since session 41's
  * A/B, seed 170: 31 draws moved x1.27) the lean variant (tinyk_lean.cuh: per-lane pointers once, the panel as
  * deep as the slice; D bit for bit the same). */
 static volatile int g_tinyk = 1;
 
-static volatile int g_deep = 0; /* 6 won session 41's A/Bs; opt-in until its swizzle map (deep.h) is measured: SGEMM_NOTES */
+static volatile int g_deep = 6; /* session 41's A/Bs and, with the deep kernel's own swizzle A tile, session 42's: SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
 
 /* smk_splitk_set_fence (knob splitk_fence): the fused fixup's ordering protocol (common/splitk_fixup.cuh):
