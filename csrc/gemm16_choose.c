@@ -114,6 +114,31 @@ static double old_choice(int64_t M, int64_t N, int64_t K, int sms, int a_al, int
     return ch->est_ns;
 }
 
+/* ---- short K on the one-block-per-SM tiles (knob gemm16_shortk, api/gemm16.h) ---------------------------- */
+volatile int smk_gemm16_shortk = 0;
+
+int smk_gemm16_set_shortk(int mode)
+{
+    if (mode < 0 || mode > 1)
+        return -1;
+    smk_gemm16_shortk = mode;
+    return 0;
+}
+
+/* Level 1: a one-slice launch of 128x256 (variant 1) or 128x128/1 (variant 6) with K <= SMK_G16_SHORTK_KMAX
+ * (one k-tile) and no padded copy is a load, one k-tile of MMAs and the epilogue's store of D per block,
+ * with no second block on its SM to overlap them; the 128x128 tile at 2 blocks per SM (variant 4) does,
+ * or, where its grid is within one block per SM, the 64x64 tile (variant 9, 3 per SM) spreads D over
+ * 4x the blocks.  Per-candidate timings of the class (H100, 37 draws of seed 3300 with K 17..128:
+ * GEMM16_NOTES, session 42) had variant 4 or 9 faster than 1 / 6 on every such draw with K <= 64 (x1.05-1.25). */
+static void shortk_retile(int64_t M, int64_t N, int64_t K, int sms, smk_gemm16_choice *ch)
+{
+    if (smk_gemm16_shortk <= 0 || K > SMK_G16_SHORTK_KMAX || ch->splits != 1 || ch->pad_a || ch->pad_b ||
+        (ch->variant != 1 && ch->variant != 6))
+        return;
+    ch->variant = cdiv(M, 128) * cdiv(N, 128) <= (int64_t)sms ? 9 : 4;
+}
+
 void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned,
                        smk_gemm16_choice *ch)
 {
@@ -155,6 +180,7 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
             }
         }
     }
+    shortk_retile(M, N, K, sms, ch);
 }
 
 static uint64_t mul_sat(uint64_t a, uint64_t b) { return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b; }

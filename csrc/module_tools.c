@@ -294,11 +294,11 @@ PyDoc_STRVAR(set_knob_doc,
 "memory and stored as whole rows (sgemm/epilogue_staged.cuh) where smk_sgemm_epi_gate says: K <= 64 per\n"
 "block, M N >= 2^19, output rows not all on 128-byte lines; 2 staged on every tile launch (tests); 3 staged\n"
 "where K <= 256 and M N >= 2^19, any rows (probes)),\n"
-"'sgemm_deep' (the SGEMM tile kernel's load pipeline: 0, the default, two stages through registers (sgemm/tile.cuh);\n"
+"'sgemm_deep' (the SGEMM tile kernel's load pipeline: 0 two stages through registers (sgemm/tile.cuh);\n"
 "1 the BK = 16 rows' deep pipeline (sgemm/tile_deep.cuh: 4 shared stages filled by cp.async, 3 k-tiles of loads in\n"
 "flight) where smk_sgemm_deep_gate says: K > 16 per block and at most 2 blocks per SM; 2: at most 4 blocks per SM;\n"
 "3: as 1, with 64x64x16's launches on the deep 32x64x16 half tile (sgemm/deep.h); 4: every launch of those rows\n"
-"(tests); 5: as 4, 64x64x16's on the half tile (tests); 6: as 3 where N >= 32 (session 41's measured winner; its A copies conflict 4-way in swizzle)),\n"
+"(tests); 5: as 4, 64x64x16's on the half tile (tests); 6, the default: as 3 where N >= 32 (its own conflict-free A tile in swizzle: sgemm/deep.h)),\n"
 "'sgemm_tinyk' (the SGEMM tiny-K kernel: 0 sgemm/tinyk.cuh; 1, the default, its lean variant (sgemm/tinyk_lean.cuh:\n"
 "per-lane pointers computed once, the register panel as deep as the K slice, 1..16; D bit for bit the same)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
@@ -306,7 +306,10 @@ PyDoc_STRVAR(set_knob_doc,
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
 "flight per block; 1, the default: 4 k-tiles (gemm16/load_deep.cuh, one block per SM) where smk_gemm16_staged_deep says:\n"
 "grid within a wave, >= 2 k-tiles per slice; 2: 1, and the chooser's K split of <= 8 k-tiles dropped there;\n"
-"3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included).");
+"3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
+"'gemm16_shortk' (variant 0's short-K tiles: 0, the default, as the chooser models; 1: its one-slice, uncopied\n"
+"128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
+"that grid is within one block per SM (gemm16_choose.c shortk_retile)).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -367,6 +370,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
     else if (strcmp(name, "gemm16_epi") == 0 && smk_gemm16_set_epi(v) == 0)
         ;
     else if (strcmp(name, "gemm16_staged") == 0 && smk_gemm16_set_staged(v) == 0)
+        ;
+    else if (strcmp(name, "gemm16_shortk") == 0 && smk_gemm16_set_shortk(v) == 0)
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);

@@ -97,17 +97,20 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         k-tiles (api/gemm16.h smk_gemm16_staged_deep); 2: 1, and where that path runs, the
                         chooser's K split of <= 8 k-tiles dropped (one launch, no reduction); 3 (tests):
                         the deep path on every in-place 64x64 launch (gemm16_variant 9 included)
+    gemm16_shortk       variant 0's short-K tiles: 0 (default) as the chooser models; 1 its one-slice, uncopied
+                        128x256 / 128x128 (one block per SM) choices with K <= 64 retiled to 128x128 at 2
+                        blocks per SM, or 64x64 where that grid is within one block per SM (gemm16_choose.c)
     sgemm_epi           the SGEMM tile kernel's epilogue: 0 from registers; 1 (default since session 41) staged through a layout.h
                         tile of the block's output and stored as whole rows (csrc/sgemm/epilogue_staged.cuh)
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
                         128-byte lines); 2 staged on every tile launch (tests); 3 where K <= 256 and
                         M N >= 2^19, any rows (probes)
-    sgemm_deep          the SGEMM tile kernel's load pipeline: 0 (default) two stages through registers; 6: 3 where N >= 32 (won session 41's A/Bs; opt-in, swizzle conflicts)
+    sgemm_deep          the SGEMM tile kernel's load pipeline: 0 two stages through registers
                         (csrc/sgemm/tile.cuh); 1 the BK = 16 rows' deep pipeline (csrc/sgemm/tile_deep.cuh: 4
                         shared stages filled by cp.async) where sgemm_deep_gate says (K > 16, at most 2 blocks
                         per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
                         32x64x16 half tile (csrc/sgemm/deep.h); 4 every launch of those rows, 5 as 4 with
-                        64x64x16's on the half tile (tests)
+                        64x64x16's on the half tile (tests); 6 (default since session 42) as 3 where N >= 32
     sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 csrc/sgemm/tinyk.cuh; 1 (default since session 41) its lean variant
                         (csrc/sgemm/tinyk_lean.cuh: per-lane pointers computed once, the register panel as deep
                         as the K slice; D bit for bit the same)
@@ -134,7 +137,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode and g_mid_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
-# gemm16_choose.c smk_gemm16_epi and smk_gemm16_staged,
+# gemm16_choose.c smk_gemm16_epi, smk_gemm16_staged and smk_gemm16_shortk,
 # sgemm/launch.cu g_new_paths, g_fixup, g_epi, g_deep and g_tinyk, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
@@ -156,9 +159,10 @@ KNOBS = {
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
+    "gemm16_shortk": 0,  # 0..1: variant 0's one-block-per-SM tiles at K <= 64 kept (0) / retiled to 128x128 at 2 per SM or 64x64 (1) (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
-    "sgemm_deep": 0,  # 0..6 (6: session 41's measured winner, opt-in: its A copies conflict 4-way in swizzle): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
+    "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
