@@ -301,6 +301,8 @@ PyDoc_STRVAR(set_knob_doc,
 "(tests); 5: as 4, 64x64x16's on the half tile (tests); 6, the default: as 3 where N >= 32 (its own conflict-free A tile in swizzle: sgemm/deep.h)),\n"
 "'sgemm_tinyk' (the SGEMM tiny-K kernel: 0 sgemm/tinyk.cuh; 1, the default, its lean variant (sgemm/tinyk_lean.cuh:\n"
 "per-lane pointers computed once, the register panel as deep as the K slice, 1..16; D bit for bit the same)),\n"
+"'sgemm_narrow' (the SGEMM chooser's narrow-N rows: 0, the default, as before; 1 skinny-n16 / skinny-n32\n"
+"(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
@@ -341,6 +343,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_epi(v);
     else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 6)
         smk_sgemm_set_deep(v);
+    else if (strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1))
+        smk_sgemm_set_narrow(v);
     else if (strcmp(name, "sgemm_tinyk") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_tinyk(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))

@@ -15,6 +15,9 @@ extern "C" {
  * computed once, the register panel exactly as deep as the K slice; D bit for bit the same but for the sign of
  * an underflowed zero) where every K slice of the launch is as deep, 1..16.  Process-wide. */
 void smk_sgemm_set_tinyk(int level);
+/* Knob 'sgemm_narrow': 0 (the default) the SGEMM chooser as before; 1 it also offers the skinny-n16 / skinny-n32
+ * rows for 8 < N <= 32 (csrc/sgemm/choose.cu sgemm_narrow_offer).  Process-wide. */
+void smk_sgemm_set_narrow(int level);
 int smk_sgemm_tinyk_level(void);
 
 /* 1 where a tiny-K launch over K, in slices k_chunk deep, runs the lean kernel at knob level `level`: every

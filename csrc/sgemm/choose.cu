@@ -440,6 +440,15 @@ static bool sgemm_least_matvec(const SgemmConfigEntry &c, int64_t M)
     return true;
 }
 
+/* Knob sgemm_narrow (issue 27's narrow-N class: N 9..40, big A, 0.57-0.70 of cuBLAS in 128x64 / 64x64 tiles,
+ * H100 seed 173): skinny-n16 / skinny-n32 are offered only at narrow >= 1 and level >= 6, each for the N it
+ * holds in one tile (8 < N <= 16 / 16 < N <= 32: A streamed once); sgemm_skinny_n6_ns's price then decides. */
+static bool sgemm_narrow_offer(const SgemmConfigEntry &c, int64_t N, int narrow)
+{
+    if (c.kind != SGEMM_SKINNY_N || c.bn <= 8) return true;
+    return narrow >= 1 && N > c.bn / 2 && N <= c.bn;
+}
+
 /* The automatic choice: the shipped config and K split of least modelled time.  Splits tried: 1, and
  * (when the output's tiles fill fewer than two waves) the S whose tiles x S land just at or under
  * one to four full waves, at most sgemm_deepest.  Ties keep the earlier config / smaller S: the same
@@ -472,6 +481,7 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
         /* level 4 (opt-in): no skinny-n for K <= 16 (a 256-deep k-tile for a dozen k): seed 31's 7620x25x12
          * and 12073x32x11 ran 0.41 and 0.35 of cuBLAS on it, 0.91 and 1.11 in 64x64x16 tiles (forced, same run) */
         if (e.kind == SGEMM_SKINNY_N && level >= 4 && K <= 16) continue;
+        if (!sgemm_narrow_offer(e, N, level >= 6 ? sgemm_narrow() : 0)) continue;
         if (e.kind == SGEMM_SKINNY_N && level >= 6) { /* level 6: priced by waves, with its own split */
             if (sgemm_small_tiles(e, level) == 0 || N > sgemm_small_tiles(e, level) * (int64_t)e.bn) continue;
             double t = 1e301;

@@ -36,6 +36,15 @@
  *          and skinny-n/pf2 (2 blocks per SM, 168-212 registers, no spill).  skinny-m4/pf (MS 4, 64
  *          threads: 256 columns, 4 blocks per SM, 141-211 registers, no spill) holds M <= 4 at level 5
  *          (the least MS that holds M): half the FMAs per byte of B of an 8-row tile, twice the tiles.
+ *          skinny-n16 / skinny-n32 (issue 27's narrow-N class, knob sgemm_narrow): one N tile of 16 / 32
+ *          columns for 8 < N <= 16 / 16 < N <= 32, R = 4 rows per warp (so one LDS.128 of B serves 4 rows:
+ *          NS / R = 4 / 8 bytes of shared reads per byte of A, against 128 B/clk of shared bandwidth and
+ *          ~15 B/clk of DRAM per SM); R * NS = 64 / 128 sums per lane, reduce-scattered in groups of 32.
+ *          skinny-n16: 4 warps, 3 blocks per SM (BM 16; ptxas 156-168 registers, the swizzle float4 build
+ *          spills 28 B at the 168 cap, as skinny-n's does; 2 blocks of 8 warps spilled 28-60 B at 128);
+ *          skinny-n32: 8 warps, 1 block per SM (BM 32: B's L2 re-reads NS / BM = 1 of A's bytes; 248-254
+ *          registers, no spill).  Offered only at sgemm_narrow
+ *          1 (choose.cu sgemm_narrow_offer), priced as the skinny-n rows by waves (level 6).
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
@@ -88,7 +97,9 @@
     X("skinny-m4/pf",   SKINNY_M, (  4,  64,  8,  64, 4, 1),               (0, 0.15, 0.5, 2500.0))       \
     X("matvec-m2",      MATVEC,   (  2,   8, 16, 1),                      (0, 0, 0, 2800.0))            \
     X("matvec-m4",      MATVEC,   (  4,   8, 16, 1),                      (0, 0, 0, 2800.0))            \
-    X("matvec-m8",      MATVEC,   (  8,   4,  8, 2),                      (0, 0, 0, 2800.0))
+    X("matvec-m8",      MATVEC,   (  8,   4,  8, 2),                      (0, 0, 0, 2800.0))            \
+    X("skinny-n16",     SKINNY_N, ( 16,   4, 128, 128, 3),                 (0, 0.5, 0.0, 1800.0))        \
+    X("skinny-n32",     SKINNY_N, ( 32,   4, 128, 256, 1),                 (0, 0.5, 0.0, 1800.0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */
@@ -206,10 +217,10 @@ struct SkinnyMCfg {
 
 /*
  * SKINNY_N (skinny_n.cuh).
- * NS        columns of D per block (the N tile); an N above NS takes ceil(N / NS) tiles.  8: the B
- *           store map (two float4 per B row) is what the bank arithmetic of skinny_n.cuh is for.
- * R         rows of A per warp: one LDS.128 of B serves R rows; R * NS = 32 partial sums per lane, so
- *           the reduce-scatter leaves exactly one finished sum per lane.
+ * NS        columns of D per block (the N tile); an N above NS takes ceil(N / NS) tiles.  8, 16 or 32: the
+ *           B store map (NS / 4 float4 per B row) whose bank arithmetic skinny_n.cuh gives.
+ * R         rows of A per warp: one LDS.128 of B serves R rows; R * NS = 32 q partial sums per lane, so
+ *           the reduce-scatter (q groups of 32) leaves q finished sums per lane.
  * BK        k-tile (a multiple of 128: a warp covers 128 k per float4 load).
  * THREADS   threads per block; the block covers BM = R * THREADS / 32 rows.
  * MINBLOCKS __launch_bounds__ min blocks per SM.
@@ -224,8 +235,8 @@ struct SkinnyNCfg {
     static constexpr int STEPS = BK / 128;                /* float4 loads per A row per k-tile */
     static constexpr int B_LOADS = BK * NS / 4 / THREADS; /* float4 of B per thread per k-tile */
     static constexpr int LOG2_BK = ilog2(BK);
-    static_assert(NS == 8, "the B store map (two float4 per B row, 16 k per warp) is made for NS = 8");
-    static_assert(R * NS == 32, "the reduce-scatter leaves one sum per lane");
+    static_assert(NS == 8 || NS == 16 || NS == 32, "the B store map: NS / 4 float4 per B row, 128 / NS k per warp");
+    static_assert((R * NS) % 32 == 0, "the reduce-scatter leaves R * NS / 32 sums per lane");
     static_assert(is_pow2(BK) && BK % 128 == 0, "a warp's float4 loads cover 128 k");
     static_assert(B_LOADS >= 1 && B_LOADS * 4 * THREADS == BK * NS, "the B slice splits evenly in float4");
     static_assert(THREADS % 32 == 0, "whole warps");

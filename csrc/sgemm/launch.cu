@@ -61,6 +61,11 @@ int sgemm_epi_level() { return g_epi; }
  * deep as the slice; D bit for bit the same). */
 static volatile int g_tinyk = 1;
 
+/* smk_sgemm_set_narrow (knob sgemm_narrow): 0 (the default) the chooser as before; 1 the skinny-n16 / skinny-n32
+ * rows offered for 8 < N <= 32 (issue 27's narrow-N class: choose.cu sgemm_narrow_offer). */
+static volatile int g_narrow = 0;
+int sgemm_narrow() { return g_narrow; }
+
 static volatile int g_deep = 6; /* session 41's A/Bs and, with the deep kernel's own swizzle A tile, session 42's: SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
 
@@ -485,6 +490,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
+extern "C" void smk_sgemm_set_narrow(int level) { smk::g_narrow = level <= 0 ? 0 : 1; }
 extern "C" void smk_sgemm_set_tinyk(int level) { smk::g_tinyk = level <= 0 ? 0 : 1; }
 extern "C" int smk_sgemm_tinyk_level(void) { return smk::g_tinyk; }
 extern "C" void smk_sgemm_set_deep(int level) { smk::g_deep = level <= 0 ? 0 : level >= 6 ? 6 : level; }

@@ -37,6 +37,8 @@ struct SgemmSlice {
  * automatic choice and the padded tile path, without the matrix-vector rows (skinny-m16 / skinny-m32,
  * one M tile per skinny-m launch); 0 the paths before them.  Non-zero: the re-aligned streams. */
 int sgemm_new_paths();
+/* The knob sgemm_narrow (launch.cu g_narrow): 1 offers skinny-n16 / skinny-n32 to the chooser (choose.cu). */
+int sgemm_narrow();
 
 /* Launch one kernel instantiation on a validated, normalised q (M, N > 0) over `splits` K slices
  * (grid (tiles, splits)); returns a cudaError_t.  Defined in tile.cuh / skinny.cu. */

@@ -36,6 +36,10 @@
  *   banks per quarter, 4 wavefronts per warp, the minimum, in every layout.
  * So: naive = 2-way on the transposed B store (the same conflict as the tile kernel's A store), pad
  * and swizzle conflict-free everywhere.
+ * NS = 16 / 32 (skinny-n16 / -n32): a warp's lanes hold 8 / 4 k x NS / 4 float4 columns, so store e writes
+ * rows e, 4+e, .. (4 / 8 rows) at 8 / 4 consecutive k: naive 4- / 8-way; pad (4r + k) and swizzle (bit 2 of
+ * r picks the half) 2- / 4-way.  Those stores are BK * NS / THREADS per thread per k-tile against STEPS * NS
+ * LDS.128 of 4 wavefronts each; the B reads stay at the minimum.  explain() replays both exactly.
  */
 #ifndef SMK_SGEMM_SKINNY_N_CUH
 #define SMK_SGEMM_SKINNY_N_CUH
@@ -186,13 +190,12 @@ struct SkinnyNStep {
     }
 };
 
-/* ---- epilogue: the warp's R x NS sums, one per lane (reduce_scatter32); D = alpha*sum + beta*C as
- * store4, into this K slice's output ---- */
+/* ---- epilogue: the warp's R x NS sums, R*NS/32 per lane (reduce_scatter32, group g: lane l holds sum
+ * number g*32 + l = r*NS + n); D = alpha*sum + beta*C, into this K slice's output ---- */
 template <class Cfg>
-__device__ __forceinline__ void skinny_n_epilogue(const smk_sgemm_params &p, const SgemmSlice &slice, float sum,
-                                                  int M, int N, int bm, int bn, int warp, int lane)
+__device__ __forceinline__ void skinny_n_store(const smk_sgemm_params &p, const SgemmSlice &slice, float sum, int M,
+                                               int N, int m, int n)
 {
-    const int m = bm + warp * Cfg::R + lane / Cfg::NS, n = bn + lane % Cfg::NS;
     if (m < M && n < N) {
         float v = p.alpha * sum;
         if (p.beta != 0.f) v = fmaf(p.beta, p.C[(int64_t)m * p.ldc + n], v); /* plain load: C may alias D */
@@ -200,27 +203,39 @@ __device__ __forceinline__ void skinny_n_epilogue(const smk_sgemm_params &p, con
     }
 }
 
-/* v[0..V) of every lane -> lane l returns the warp's sum of v[l] (V == 32).  Step o (16, 8, .., 1):
+/* v[G*32 .. G*32+32) of every lane -> lane l returns the warp's sum of v[G*32 + l].  Step o (16, 8, .., 1):
  * a lane keeps the half of its values picked by bit o of its lane and adds its partner's copy of that
  * half; after five steps value index = lane.  31 shuffles for 32 sums, a fixed tree: the result does
- * not depend on timing. */
-template <int V>
+ * not depend on timing.  The wide rows (R*NS = 64, 128) run it once per group of 32 sums. */
+template <int G, int V>
 __device__ __forceinline__ float reduce_scatter32(float (&v)[V])
 {
-    static_assert(V == 32, "one value per lane at the end");
+    static_assert(V % 32 == 0 && G >= 0 && 32 * (G + 1) <= V, "one value per lane per group of 32");
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int step = 0; step < 5; ++step) {
         const int h = 16 >> step;           /* 16, 8, 4, 2, 1: the values kept, and the lane offset */
         const bool upper = (lane & h) != 0;
 #pragma unroll
-        for (int i = 0; i < V / 2; ++i) { /* bound fixed so that v stays in registers (no local array) */
+        for (int i = 0; i < 16; ++i) { /* bound fixed so that v stays in registers (no local array) */
             if (i >= h) continue;
-            const float send = upper ? v[i] : v[i + h], keep = upper ? v[i + h] : v[i];
-            v[i] = keep + __shfl_xor_sync(0xffffffffu, send, h);
+            float &lo = v[32 * G + i], &hi = v[32 * G + i + h];
+            const float send = upper ? lo : hi, keep = upper ? hi : lo;
+            lo = keep + __shfl_xor_sync(0xffffffffu, send, h);
         }
     }
-    return v[0];
+    return v[32 * G];
+}
+
+template <class Cfg, int G = 0>
+__device__ __forceinline__ void skinny_n_epilogue(const smk_sgemm_params &p, const SgemmSlice &slice,
+                                                  float (&acc)[Cfg::R * Cfg::NS], int M, int N, int bm, int bn,
+                                                  int warp, int lane)
+{
+    const int idx = 32 * G + lane; /* r * NS + n */
+    skinny_n_store<Cfg>(p, slice, reduce_scatter32<G>(acc), M, N, bm + warp * Cfg::R + idx / Cfg::NS,
+                        bn + idx % Cfg::NS);
+    if constexpr (32 * (G + 1) < Cfg::R * Cfg::NS) skinny_n_epilogue<Cfg, G + 1>(p, slice, acc, M, N, bm, bn, warp, lane);
 }
 
 /*
@@ -283,7 +298,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINBLOCKS)
     }
     SkinnyNStep<Cfg, LAYOUT, VEC, VEC ? 0 : RA> step{ldb, rows, Cfg::PF ? rows1 : rows, smem, B_ELEMS, ktiles};
     sgemm_stage_loop(ktiles, step);
-    skinny_n_epilogue<Cfg>(p, slice, reduce_scatter32(acc), M, N, bm, bn, warp, lane);
+    skinny_n_epilogue<Cfg>(p, slice, acc, M, N, bm, bn, warp, lane);
 }
 
 } /* namespace smk */
