@@ -309,7 +309,7 @@ PyDoc_STRVAR(set_knob_doc,
 "flight per block; 1, the default: 4 k-tiles (gemm16/load_deep.cuh, one block per SM) where smk_gemm16_staged_deep says:\n"
 "grid within a wave, >= 2 k-tiles per slice; 2: 1, and the chooser's K split of <= 8 k-tiles dropped there;\n"
 "3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
-"'gemm16_shortk' (variant 0's short-K tiles: 0, the default, as the chooser models; 1: its one-slice, uncopied\n"
+"'gemm16_shortk' (variant 0's short-K tiles: 0 as the chooser models; 1, the default: its one-slice, uncopied\n"
 "128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
 "that grid is within one block per SM (gemm16_choose.c shortk_retile)).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)

@@ -97,7 +97,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         k-tiles (api/gemm16.h smk_gemm16_staged_deep); 2: 1, and where that path runs, the
                         chooser's K split of <= 8 k-tiles dropped (one launch, no reduction); 3 (tests):
                         the deep path on every in-place 64x64 launch (gemm16_variant 9 included)
-    gemm16_shortk       variant 0's short-K tiles: 0 (default) as the chooser models; 1 its one-slice, uncopied
+    gemm16_shortk       variant 0's short-K tiles: 0 as the chooser models; 1 (default since session 42) its one-slice, uncopied
                         128x256 / 128x128 (one block per SM) choices with K <= 64 retiled to 128x128 at 2
                         blocks per SM, or 64x64 where that grid is within one block per SM (gemm16_choose.c)
     sgemm_epi           the SGEMM tile kernel's epilogue: 0 from registers; 1 (default since session 41) staged through a layout.h
@@ -161,7 +161,7 @@ KNOBS = {
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
-    "gemm16_shortk": 0,  # 0..1: variant 0's one-block-per-SM tiles at K <= 64 kept (0) / retiled to 128x128 at 2 per SM or 64x64 (1) (gemm16_choose.c)
+    "gemm16_shortk": 1,  # 0..1 (1 the default since session 42): variant 0's one-block-per-SM tiles at K <= 64 kept (0) / retiled to 128x128 at 2 per SM or 64x64 (1) (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)

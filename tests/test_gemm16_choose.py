@@ -9,7 +9,8 @@ import pytest
 
 from smemkit import _C, _testing
 
-TILES = {1: (128, 256, 64, 1), 6: (128, 128, 64, 1), 8: (64, 128, 64, 2), 9: (64, 64, 64, 3)}  # BM, BN, BK, per SM
+# BM, BN, BK, per SM: the chooser's table, and 4 (128x128 at 2 per SM), gemm16_shortk's retile of K <= 64
+TILES = {1: (128, 256, 64, 1), 6: (128, 128, 64, 1), 8: (64, 128, 64, 2), 9: (64, 64, 64, 3), 4: (128, 128, 64, 2)}
 PRE28 = 10
 WS_MAX = 1 << 28
 

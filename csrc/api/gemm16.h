@@ -135,7 +135,7 @@ int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, i
  * every in-place 64x64 launch, forced variant 9 included, any grid or K.  smk_gemm16_set_staged
  * returns -1 for anything else.  Process-wide, read at launch and by the plan. */
 #define SMK_G16_DEEP 4
-/* Knob gemm16_shortk (smemkit._testing.knobs(gemm16_shortk=...)): 0 (default) the chooser as it models; 1 its
+/* Knob gemm16_shortk (smemkit._testing.knobs(gemm16_shortk=...)): 0 the chooser as it models; 1 (the default) its
  * one-slice, uncopied 128x256 / 128x128-1-per-SM choices with K <= SMK_G16_SHORTK_KMAX retiled to 128x128 at
  * 2 blocks per SM (variant 4), or 64x64 (variant 9) where 128x128's grid is within one block per SM
  * (gemm16_choose.c shortk_retile).  Read inside smk_gemm16_choose, so launch, plan and size checks agree. */
