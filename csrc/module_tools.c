@@ -303,6 +303,8 @@ PyDoc_STRVAR(set_knob_doc,
 "per-lane pointers computed once, the register panel as deep as the K slice, 1..16; D bit for bit the same)),\n"
 "'sgemm_narrow' (the SGEMM chooser's narrow-N rows: 0, the default, as before; 1 skinny-n16 / skinny-n32\n"
 "(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
+"'sgemm_redchain' (the SGEMM chooser's price of a K split's reduction: 0, the default, its bytes and launch; 1 also\n"
+"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
@@ -345,6 +347,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_deep(v);
     else if (strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_narrow(v);
+    else if (strcmp(name, "sgemm_redchain") == 0 && (v == 0 || v == 1))
+        smk_sgemm_set_redchain(v);
     else if (strcmp(name, "sgemm_tinyk") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_tinyk(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))

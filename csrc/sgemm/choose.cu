@@ -22,6 +22,7 @@
 
 #include "api/sgemm.h"
 #include "sgemm/choose.h"
+#include "sgemm/choose_model.h"
 #include "sgemm/configs.h"
 #include "sgemm/launch.h"
 
@@ -46,9 +47,24 @@ extern const SgemmConfigEntry kConfigs[kNumConfigs] = {
 
 constexpr int kMaxSplits = 65535; /* gridDim.y */
 
-/* Launch-level costs of the model, in ns: every launch; a split launch's reduction kernel and its
- * workspace traffic (the partial tiles written by the GEMM and read back, D written). */
-constexpr double kLaunchNs = 3000.0, kSplitNs = 6000.0, kSplitBytesPerNs = 6000.0;
+/* The launch-level costs (kLaunchNs, kSplitNs, kSplitBytesPerNs): choose_model.h. */
+
+/* Knob sgemm_redchain (api/sgemm_tinyk.h).  The reduction (reduce.cuh reduce_batch) gives a float4 group L =
+ * 32 / G lanes (G: reduce_groups_per_warp, 2 from 16 slices, 4 from 8, else 8), and each lane adds its S / L
+ * slices in a loop unrolled by 4: ceil(S / L / 4) dependent round trips through L2 / DRAM.  Level 1 prices the
+ * trips past the first (the byte and launch terms hold one) at kReduceTripNs: on H100 seed 174 the reductions of
+ * tiny outputs split 255..511 ways (8x85x20370, 5x57x29765, 17x62x36733: 4 / 8 / 8 trips) took 9.2 / 16.3 /
+ * 16.4 us of device time, ~1.8 us a trip over ~2.5 us; the bytes priced them at under 0.1 us. */
+static volatile int g_redchain = 0;
+constexpr double kReduceTripNs = 1800.0;
+
+static double sgemm_reduce_chain_ns(int64_t s)
+{
+    if (g_redchain <= 0 || s <= 1) return 0.0;
+    const int64_t G = s >= 16 ? 2 : (s >= 8 ? 4 : 8), L = 32 / G; /* reduce.cuh reduce_groups_per_warp */
+    const int64_t trips = ((s + L - 1) / L + 3) / 4;
+    return (double)(trips - 1) * kReduceTripNs;
+}
 
 /* The shallowest K slice the automatic choice makes (a forced split may go down to one k-tile).  The
  * model's per-block overhead (k0) under-prices very shallow slices (64x64x16384 in 64x64x8 tiles ran
@@ -163,7 +179,9 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
     int64_t s = 1, chunk = K;
     sgemm_exact_split(K, c.bk, splits, &s, &chunk);
     const double split_ns =
-        s > 1 ? kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+        s > 1 ? kSplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs +
+                    sgemm_reduce_chain_ns(s)
+              : 0.0;
     if (c.kind == SGEMM_MATVEC) return sgemm_matvec_ns(c, M, N, K, sms, splits);
     if (c.kind == SGEMM_TINYK) { /* D written (and C read) at bytes_per_ns, or the FMAs if slower */
         if (chunk > c.bk) return 1e300; /* its register panel; deeper slices are forced-only */
@@ -186,6 +204,12 @@ static double sgemm_cost_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int
         t += c.minblocks * block_ns * pow((double)r / c.minblocks, c.cost.beta);
     }
     return t + split_ns;
+}
+
+/* sgemm_cost_ns at a level (choose_model.h): the padded path's price of the scalar kernel (choose_pad.cu). */
+double sgemm_model_ns(const SgemmConfigEntry &c, int64_t M, int64_t N, int64_t K, int sms, int64_t splits, int level)
+{
+    return sgemm_cost_ns(c, M, N, K, sms, splits, level);
 }
 
 /* ---- Level 6 (issue 27, the skinny-n tail): the skinny-n grid priced by waves of latency-bound blocks ----
@@ -223,7 +247,9 @@ static double sgemm_skinny_n6_ns(const SgemmConfigEntry &c, int64_t M, int64_t N
         t += block_ns * (kSn6TailFloor + (1.0 - kSn6TailFloor) * (double)r / c.minblocks);
     }
     const double split_ns =
-        s > 1 ? kSn6SplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs : 0.0;
+        s > 1 ? kSn6SplitNs + (2.0 * s * M * ((N + 3) & ~(int64_t)3) + (double)M * N) * 4.0 / kSplitBytesPerNs +
+                    sgemm_reduce_chain_ns(s)
+              : 0.0;
     return kLaunchNs + split_ns + t;
 }
 
@@ -339,63 +365,6 @@ bool sgemm_tinyk_route(int64_t M, int64_t N, int64_t K)
     return K >= 1 && K <= kmax && (double)M * N >= 4.0 * (double)K * ((double)M + N);
 }
 
-/* The padded path's constants: copies at kPadBytesPerNs (read + write, DRAM), paid when under kPadShare
- * of the GEMM's modelled time (the tile kernel's scalar path issues 4 LDG.32 per float4 of A and B:
- * dense calls with K or N off 4 ran about 0.8 of the same shapes on padded rows, docs/RESULTS.md), and
- * temporaries of at most kPadMaxBytes. */
-constexpr double kPadBytesPerNs = 2500.0, kPadShare = 0.1;
-/* Each kernel the padded path adds (a copy per padded operand; the reduction when D goes through the
- * workspace unsplit), with its stream-ordered allocation, priced as a fixed launch cost: on the H100's
- * random draws of 2026-11-25 (docs/SGEMM_NOTES.md, "Shapes users bring") the padded path added 4-10 us to
- * calls of 7-20 us (2-3 added kernels), which byte pricing alone let through. */
-constexpr double kPadLaunchNs = 3000.0;
-constexpr double kPadMaxBytes = 1024.0 * 1024.0 * 1024.0;
-
-/* Level 10 (opt-in): the padded path against the scalar path's price.  Seed 112 (H100, level 7): of the 34 draws
- * with K < 64 and M N >= 2^18 on one kernel, the 29 on the scalar path (any operand off 16 bytes: the kernel's VEC
- * is all or nothing) wrote D at a median 541 GB/s (geomean 0.85 of cuBLAS; 419x5652x30 0.54 with only A's rows
- * off 16 bytes), the 5 on float4 rows at 2093 GB/s (1.13).  Level 3's rule pads only where the copies cost under
- * kPadShare of the model's time, which has no D-write term and prices both paths alike, so a 12 KB copy of A
- * (one added kernel, priced 3 us) did not pay against a 20 us call.  Here:
- *   scalar:  max(model + (kScalarSlow - 1) x its kernel work, launch + D bytes / kScalarDBytesPerNs)
- *   padded:  max(model, launch + D bytes / kVecDBytesPerNs) + the copies' bytes + kPadKernelNs per added kernel
- * and the padded path is taken when cheaper (temporaries within kPadMaxBytes).  kScalarSlow: the 0.8 of
- * docs/RESULTS.md; kPadKernelNs: the 2-3 us of device time each added kernel took (docs/SGEMM_NOTES.md). */
-constexpr double kScalarSlow = 1.25, kScalarDBytesPerNs = 540.0, kVecDBytesPerNs = 2000.0, kPadKernelNs = 2500.0;
-
-static bool sgemm_pad_pays10(int64_t M, int64_t N, int64_t splits, double gemm_ns, double moved, int launches)
-{
-    const double d_bytes = 4.0 * (double)M * (double)N;
-    /* the slower loads stretch the kernel's work, not the model's launch and split terms */
-    const double core = fmax(0.0, gemm_ns - kLaunchNs - (splits > 1 ? kSplitNs : 0.0));
-    const double scalar = fmax(gemm_ns + (kScalarSlow - 1.0) * core, kLaunchNs + d_bytes / kScalarDBytesPerNs);
-    const double padded = fmax(gemm_ns, kLaunchNs + d_bytes / kVecDBytesPerNs) + moved / kPadBytesPerNs +
-                          launches * kPadKernelNs;
-    return padded < scalar;
-}
-
-int sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, const smk_sgemm_choice &ch, bool a_al, bool b_al,
-                     bool dc_al, int level)
-{
-    level = level < 0 ? sgemm_new_paths() : level;
-    if (ch.config <= 0 || ch.config >= kNumConfigs || kConfigs[ch.config].kind != SGEMM_TILE || K <= 0 || M <= 0 ||
-        N <= 0 || (a_al && b_al && dc_al))
-        return 0;
-    const double r4k = (double)((K + 3) & ~(int64_t)3), r4n = (double)((N + 3) & ~(int64_t)3);
-    int mask = (a_al ? 0 : SGEMM_PAD_A) | (b_al ? 0 : SGEMM_PAD_B) | (dc_al && ch.splits == 1 ? 0 : SGEMM_PAD_D);
-    double temp = 0, moved = 0; /* temporaries' bytes; bytes the padded path adds */
-    if (mask & SGEMM_PAD_A) temp += 4.0 * M * r4k, moved += 4.0 * M * K + 4.0 * M * r4k;
-    if (mask & SGEMM_PAD_B) temp += 4.0 * K * r4n, moved += 4.0 * K * N + 4.0 * K * r4n;
-    if ((mask & SGEMM_PAD_D) && ch.splits == 1) /* D' written and read back (a split pays it already) */
-        temp += 4.0 * M * r4n, moved += 8.0 * M * r4n;
-    const double gemm_ns = sgemm_cost_ns(kConfigs[ch.config], M, N, K, sms, ch.splits, 3);
-    const int launches = !!(mask & SGEMM_PAD_A) + !!(mask & SGEMM_PAD_B) + ((mask & SGEMM_PAD_D) && ch.splits == 1);
-    if (temp > kPadMaxBytes) return 0;
-    if (level == 10) return sgemm_pad_pays10(M, N, ch.splits, gemm_ns, moved, launches) ? mask : 0;
-    if (moved / kPadBytesPerNs + launches * kPadLaunchNs > kPadShare * gemm_ns) return 0;
-    return mask;
-}
-
 /* The row of the tiny-k kernel (0: none compiled).  Below level 3 the first TINYK row (tiny-k, 16 rows
  * per warp).  From level 3 the row with the most rows per warp whose grid fills a wave (sms x minblocks
  * blocks), else the one with the fewest; none (0) when even that grid leaves SMs idle: seed 30's K <= 16
@@ -490,16 +459,23 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
             continue;
         }
         const long long per_wave = (long long)sms * e.minblocks;
-        int64_t cand[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+        int64_t cand[12] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         int n = 1;
         const int64_t deepest = sgemm_deepest(K, e.bk); /* no slice shallower than kMinSliceK */
-        if (tiles < 2 * per_wave && K > e.bk)
+        if (tiles < 2 * per_wave && K > e.bk) {
             for (int j = 1; j <= 4; j++) {
                 int64_t s = (j * per_wave + tiles - 1) / tiles; /* tiles * s >= j waves */
                 s = s < deepest ? s : deepest;
                 cand[n++] = s;
                 cand[n++] = s - 1 > 1 ? s - 1 : 1;
             }
+            /* sgemm_redchain: a deep split's reduction is priced by its chain, so grids of a quarter, half and
+             * one block per SM are offered too (fewer slices, a shorter chain) */
+            for (int j = 1; g_redchain > 0 && j <= 4; j *= 2) {
+                const int64_t s = (sms * j / 4 + tiles - 1) / tiles;
+                cand[n++] = s < deepest ? s : deepest;
+            }
+        }
         for (int i = 0; i < n; i++) {
             /* the config is priced as at level 2 (and offered as at its level: the "/pf" rows from 5); level 3
              * re-prices a skinny-n split (sgemm_resolve) */
@@ -597,3 +573,5 @@ extern "C" int smk_sgemm_pad_choice(int64_t M, int64_t N, int64_t K, int sms, in
                                   smk::sgemm_new_paths());
     return 0;
 }
+
+extern "C" void smk_sgemm_set_redchain(int level) { smk::g_redchain = level <= 0 ? 0 : 1; }
