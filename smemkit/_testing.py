@@ -111,7 +111,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         per SM); 2 at most 4 blocks per SM; 3 as 1, with 64x64x16's launches on the deep
                         32x64x16 half tile (csrc/sgemm/deep.h); 4 every launch of those rows, 5 as 4 with
                         64x64x16's on the half tile (tests); 6 (default since session 42) as 3 where N >= 32
-    sgemm_redchain      the SGEMM chooser's price of a K split's reduction: 0 (default) its bytes and launch; 1 also
+    sgemm_redchain      the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1 (default since session 42) also
                         the chain of dependent slice loads each lane of sgemm/reduce.cuh walks (S / L of them,
                         4 in flight; ~1.8 us per round trip past the first: sgemm/choose.cu)
     sgemm_narrow        the SGEMM chooser's narrow-N rows: 0 (default) as before; 1 skinny-n16 / skinny-n32
@@ -169,7 +169,7 @@ KNOBS = {
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
-    "sgemm_redchain": 0,  # 0..1: the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
+    "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)

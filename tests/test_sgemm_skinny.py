@@ -117,7 +117,7 @@ def test_small_m_takes_one_tile_of_the_least_ms_that_holds_it(mnk, set_knobs):
     """From path level 2 a skinny-m launch holds all of M in one tile: B is streamed once, not once per 8
     rows (the 2-4 tiles of 8 rows ran 0.34-0.59 of cuBLAS on the M = 12..30 draws).  Level 3's rule (from
     level 4 on, the default 5 included, 8 < M <= 16 takes the short tile: test_level_four_...)."""
-    set_knobs(sgemm_new_paths=3)
+    set_knobs(sgemm_new_paths=3, sgemm_redchain=0)  # level 3 as measured, its splits priced by bytes
     M = mnk[0]
     name, s = _C._sgemm_choose(*mnk, 132)
     if M > 16:  # level 3: the short tile (32 rows, 128 columns) holds M; skinny-m32 ran 0.37-0.87 there

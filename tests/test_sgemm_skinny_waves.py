@@ -131,6 +131,9 @@ def price(M, N, K, S):
         r = math.ceil((blocks % PER_WAVE) / SMS)
         t += block * (0.2 + 0.8 * r / 3)
     split = 2500.0 + (2.0 * s * M * (N + 3) // 4 * 4 + M * N) * 4.0 / 6000.0 if s > 1 else 0.0
+    if s > 1 and _testing.current()["sgemm_redchain"]:  # sgemm_reduce_chain_ns: round trips past the first
+        lanes = 32 // (2 if s >= 16 else 4 if s >= 8 else 8)
+        split += (math.ceil(math.ceil(s / lanes) / 4) - 1) * 1800.0
     return 3000.0 + split + t
 
 

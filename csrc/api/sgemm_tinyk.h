@@ -18,7 +18,7 @@ void smk_sgemm_set_tinyk(int level);
 /* Knob 'sgemm_narrow': 0 (the default) the SGEMM chooser as before; 1 it also offers the skinny-n16 / skinny-n32
  * rows for 8 < N <= 32 (csrc/sgemm/choose.cu sgemm_narrow_offer).  Process-wide. */
 void smk_sgemm_set_narrow(int level);
-/* Knob 'sgemm_redchain': 0 (the default) the SGEMM chooser prices a K split's reduction by its bytes; 1 also by
+/* Knob 'sgemm_redchain': 0 the SGEMM chooser prices a K split's reduction by its bytes; 1 (the default) also by
  * its chain of dependent loads (csrc/sgemm/choose.cu sgemm_reduce_chain_ns).  Process-wide. */
 void smk_sgemm_set_redchain(int level);
 int smk_sgemm_tinyk_level(void);
