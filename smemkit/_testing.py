@@ -80,7 +80,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         wgmma kernel cheaper than the mma.sync choice; "wgmma_padded" (4): wgmma for every
                         variant-0 product on a 9.0 device, unaligned rows through padded copies (tests);
                         "cost" (5): as "auto_padded" but by the cost model alone (smk_wgmma_auto_cost: no
-                        wave-fill gate, aligned rows included, K >= 128; an A/B arm).
+                        wave-fill gate, aligned rows included, K >= 128; an A/B arm); "auto_mid" (6): as
+                        "auto_padded", and for K of 128..255 where B's rows are aligned the wave-fill rule (A's
+                        unaligned rows copied where the copy pays: hopper/wgmma_mode.c wgmma_auto_mid).
                         Its layouts are TMA's swizzle modes: "swizzle"
                         (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3) (32B), "naive" (no swizzle);
                         "pad" is a ValueError
@@ -175,7 +177,7 @@ KNOBS = {
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)
 }
-_NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost")}  # knobs whose values also have names (index = value)
+_NAMED = {"gemm16_kernel": ("mma", "wgmma", "auto", "auto_padded", "wgmma_padded", "cost", "auto_mid")}  # knobs whose values also have names (index = value)
 _CONFIG_OP = {"sgemm_config": "sgemm", "gemm16_variant": "gemm"}  # knobs that also take a config name
 _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it
 
@@ -302,7 +304,7 @@ def gemm16_kernel_for(shape, layout="swizzle", *, cc, sms, variant=0, rows_align
     capability cc with `sms` SMs (api/wgmma.h smk_gemm16_kernel_for_ab; pure, no GPU).  rows_aligned None:
     dense rows of an aligned allocation (A's aligned iff K % 8 == 0, B's iff N % 8 == 0), a bool for both,
     or a pair (A's, B's); knob None: the gemm16_kernel knob as set now, else "mma" / "wgmma" / "auto" /
-    "auto_padded" / "wgmma_padded" / "cost" (or 0-5)."""
+    "auto_padded" / "wgmma_padded" / "cost" / "auto_mid" (or 0-6)."""
     k = -1 if knob is None else _value("gemm16_kernel", knob)
     return _wgmma_plan.kernel_for(tuple(shape), layout, cc=tuple(cc), sms=sms, variant=variant,
                                   rows_aligned=rows_aligned, knob=k)

@@ -40,7 +40,7 @@ def test_knob_names():
         with _testing.knobs(gemm16_kernel="tma"):
             pass
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_kernel=6):  # 3-5: padded copies of unaligned rows (test_wgmma_padded.py)
+        with _testing.knobs(gemm16_kernel=7):  # 3-6: padded copies of unaligned rows (test_wgmma_padded.py)
             pass
 
 

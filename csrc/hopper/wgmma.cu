@@ -131,7 +131,7 @@ static volatile int g_kernel = 3; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma,
 
 extern "C" int smk_gemm16_set_kernel(int kernel)
 {
-    if (kernel < 0 || kernel > 5)
+    if (kernel < 0 || kernel > 6)
         return -1;
     g_kernel = kernel;
     return 0;

@@ -23,14 +23,15 @@ int smk_wgmma_mode(int layout, int b, int m, int s)
  * above 1 / 1.5, i.e. 3 T >= 2 S ceil(T / S): on 132 SMs 88-132 tiles and every count from 176 pass,
  * 1-87 and 133-175 (a second wave under a third full) keep mma.sync.
  * K >= 256 (the 4-stage ring filled once) keeps the per-tile prologue and epilogue a small share. */
+static int wave_fill(int64_t M, int64_t N, int sms)
+{
+    const int64_t tiles = ((M + 127) / 128) * ((N + 255) / 256), waves = (tiles + sms - 1) / sms;
+    return 3 * tiles >= 2 * (int64_t)sms * waves;
+}
+
 int smk_wgmma_auto(int64_t M, int64_t N, int64_t K, int sms)
 {
-    int64_t tiles, waves;
-    if (M <= 0 || N <= 0 || K < 256 || sms <= 0)
-        return 0;
-    tiles = ((M + 127) / 128) * ((N + 255) / 256);
-    waves = (tiles + sms - 1) / sms;
-    return 3 * tiles >= 2 * (int64_t)sms * waves;
+    return M > 0 && N > 0 && K >= 256 && sms > 0 && wave_fill(M, N, sms);
 }
 
 /* Unaligned rows through padded copies (knob 3): the wgmma kernel then reads stream-ordered copies of A
@@ -69,6 +70,22 @@ int smk_wgmma_auto_padded(int64_t M, int64_t N, int64_t K, int sms, int a_rows_a
     return (a_rows_aligned && b_rows_aligned) || cost_wins(M, N, K, sms, a_rows_aligned, b_rows_aligned);
 }
 
+/* Knob 6 ("auto_mid"): as 3, and for 128 <= K < 256 (two to three k-tiles) where B's rows are aligned
+ * (N % 8 == 0 for a dense B: its D rows then take the wgmma kernel's staged 16-byte epilogue), the wave-fill rule
+ * and, A's rows unaligned, the copy of A against the mma.sync choice (cost_wins).  Per-candidate timings (H100,
+ * session 42, seed 3301's K 65..400 draws, GEMM16_NOTES): wgmma forced against the shipped mma.sync choice
+ * 1381x5344x216 14.7 / 30.4 us, 2048x4096x128 9.9 / 24.3, 8346x3520x146 (A off 16 bytes) 36.5 / 93.9,
+ * 9190x6352x172 72.7 / 174.1, where mma.sync's 128x256 blocks of 2-4 k-tiles spend ~12 us a wave on their
+ * register epilogue; with N odd the wgmma kernel's 2-byte scalar stores lost 2x (6548x16379x156 617 / 304). */
+static int wgmma_auto_mid(int64_t M, int64_t N, int64_t K, int sms, int a_rows_aligned, int b_rows_aligned)
+{
+    if (smk_wgmma_auto_padded(M, N, K, sms, a_rows_aligned, b_rows_aligned))
+        return 1;
+    if (M <= 0 || N <= 0 || K < 128 || K >= 256 || sms <= 0 || !b_rows_aligned || !wave_fill(M, N, sms))
+        return 0;
+    return a_rows_aligned || cost_wins(M, N, K, sms, a_rows_aligned, b_rows_aligned);
+}
+
 /* Knob 5: the cost comparison alone (no wave-fill gate), aligned rows included, K >= 128 (two k-tiles):
  * it also takes one partial wave of 128 x 256 tiles where the model finds 1.8x per SM worth more than
  * the mma.sync choice's smaller tiles or split (212x10942x233, 750x7606x214: unmeasured, an A/B arm). */
@@ -81,7 +98,7 @@ int smk_gemm16_kernel_for_ab(int knob, int variant, int64_t M, int64_t N, int64_
                              int a_rows_aligned, int b_rows_aligned, int cc_major, int cc_minor, int sms)
 {
     const int aligned = a_rows_aligned && b_rows_aligned;
-    if (variant != 0 || cc_major != 9 || cc_minor != 0 || K <= 0 || M <= 0 || N <= 0 || knob < 1 || knob > 5)
+    if (variant != 0 || cc_major != 9 || cc_minor != 0 || K <= 0 || M <= 0 || N <= 0 || knob < 1 || knob > 6)
         return 0;
     if (!aligned && knob < 3)
         return 0; /* 1 and 2: TMA on the caller's rows only */
@@ -91,6 +108,8 @@ int smk_gemm16_kernel_for_ab(int knob, int variant, int64_t M, int64_t N, int64_
         return 0;
     if (knob == 5)
         return smk_wgmma_auto_cost(M, N, K, sms, a_rows_aligned, b_rows_aligned);
+    if (knob == 6)
+        return wgmma_auto_mid(M, N, K, sms, a_rows_aligned, b_rows_aligned);
     return knob == 2 ? smk_wgmma_auto(M, N, K, sms) : smk_wgmma_auto_padded(M, N, K, sms, a_rows_aligned, b_rows_aligned);
 }
 
