@@ -99,6 +99,27 @@ def test_route_class_and_edges():
         assert check(shape, gemm16_mv_kmax=0) == 0, shape
 
 
+def test_size_checks_follow_the_route():
+    """gemm16_temp.c (smk_gemm16_temp_bytes_shape) routes as the launcher: the moved draws (TINYK -> MMA) need no
+    temporaries at either level, and no draw's temporaries change with bit 8."""
+    import ctypes
+    from smemkit import _C
+    so = ctypes.CDLL(_C.__file__)
+    so.smk_gemm16_temp_bytes_shape.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int] * 4
+    so.smk_gemm16_temp_bytes_shape.restype = ctypes.c_size_t
+    rng = np.random.default_rng(3311)
+    for (M, N, K), _ in law(400, 3311):
+        for k in (K, int(rng.integers(1, 17))):
+            for al in (0, 1):
+                got = {}
+                for level in (63, LEVEL):
+                    with _testing.knobs(gemm16_mv_level=level):
+                        got[level] = so.smk_gemm16_temp_bytes_shape(M, N, k, 0, al, al, 132)
+                assert got[63] == got[LEVEL], (M, N, k, got)
+                if check((M, N, k)) == 1:
+                    assert got[LEVEL] == 0, (M, N, k)
+
+
 def test_forced_mma_takes_chunks():
     """gemm16_matvec = 4 (the GPU tests' route): every K <= 32 with N > 16 takes the chunks at level 319."""
     for M, N, K in [(17, 33, 1), (33, 257, 7), (35, 999, 17), (70, 301, 32), (9, 17, 3)]:
