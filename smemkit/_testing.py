@@ -69,6 +69,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         128 (191 = 63 + it; opt-in, session 41): TINYK (K <= 16) as TINYK16, D written in
                         aligned 16-byte row chunks, 8 rows x 256 columns per warp, where D is 2-byte
                         and C is not read (else TINYK; gemm16_tinyk.cu)
+                        256 (319 = 63 + it; opt-in, session 42): the MMA kernel's D as aligned 16-byte
+                        row chunks at any ldd / offset (K <= 32, 4 n-tiles; csrc/gemm16/matvec_chunks.cuh)
+                        and TINYK's shapes (K <= 16, rpw <= 32) to the MMA kernel (matvec.h
+                        smk_mv_chunks_takes)
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
@@ -162,7 +166,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 63,  # 0..255 (63 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks)
+    "gemm16_mv_level": 63,  # 0..511 (63 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset
     "gemm16_kernel": 3,
     "gemm16_epi": 1,  # 0..3: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)

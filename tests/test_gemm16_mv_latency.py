@@ -47,7 +47,7 @@ def test_level_values():
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
     assert _testing.current()["gemm16_mv_level"] == 63  # the default since session 41's A/Bs (GEMM16_NOTES)
-    for bad in (-1, 256):  # 16 .. 255: bits 4-7, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py
+    for bad in (-1, 512):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

@@ -45,7 +45,7 @@ int smk_gemm16_mv_level_here(void)
 
 int smk_gemm16_set_mv_level(int level)
 {
-    if (level < 0 || level > 255)
+    if (level < 0 || level > 511)
         return -1;
     smk_gemm16_mv_level = level;
     return 0;
@@ -69,28 +69,35 @@ int smk_gemm16_set_mv_kmax(int kmax)
 namespace smk {
 namespace g16 {
 
-template <int KS, int NT, bool BF16, bool V16>
+template <int KS, int NT, bool BF16, int ST>
 static void mv_mma(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t s)
 {
     const int64_t ncg = (q.N + 8 * NT - 1) / (8 * NT);
     const bool aw = ((uintptr_t)q.A & 3) == 0 && q.lda % 2 == 0;
     if (aw)
-        mv_mma_kernel<KS, NT, BF16, true, V16><<<(unsigned)r.grid[0], kMvThreads, 0, s>>>(q, ncg, r.rpw);
+        mv_mma_kernel<KS, NT, BF16, true, ST><<<(unsigned)r.grid[0], kMvThreads, 0, s>>>(q, ncg, r.rpw);
     else
-        mv_mma_kernel<KS, NT, BF16, false, V16><<<(unsigned)r.grid[0], kMvThreads, 0, s>>>(q, ncg, r.rpw);
+        mv_mma_kernel<KS, NT, BF16, false, ST><<<(unsigned)r.grid[0], kMvThreads, 0, s>>>(q, ncg, r.rpw);
 }
 
 template <int KS, bool BF16>
 static void mv_mma_nt(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t s)
 {
-    /* 16-byte stores: 2-byte D whose rows start on 16 bytes, C not read */
-    const bool v16 = !q.out_f32 && q.beta == 0.f && ((uintptr_t)q.D & 15) == 0 && q.ldd % 8 == 0;
+    /* 16-byte stores: 2-byte D, C not read; rows on 16 bytes (ST 1), else at any offset where the route
+     * says (r.chunks, gemm16_mv_level bit 8: ST 2, KS <= 2) */
+    const bool d16 = !q.out_f32 && q.beta == 0.f;
+    const bool v16 = d16 && ((uintptr_t)q.D & 15) == 0 && q.ldd % 8 == 0;
     if (r.npad == 2)
-        mv_mma<KS, 2, BF16, false>(q, r, s);
+        mv_mma<KS, 2, BF16, 0>(q, r, s);
     else if (v16 && smk_gemm16_mv_v16)
-        mv_mma<KS, 4, BF16, true>(q, r, s);
-    else
-        mv_mma<KS, 4, BF16, false>(q, r, s);
+        mv_mma<KS, 4, BF16, 1>(q, r, s);
+    else if constexpr (KS <= 2) {
+        if (d16 && r.chunks)
+            mv_mma<KS, 4, BF16, 2>(q, r, s);
+        else
+            mv_mma<KS, 4, BF16, 0>(q, r, s);
+    } else
+        mv_mma<KS, 4, BF16, 0>(q, r, s);
 }
 
 /* ROWS in 8-warp blocks whose sums are spread over the warps (gemm16_mv_level bit 2). */

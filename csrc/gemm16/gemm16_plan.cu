@@ -347,6 +347,10 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound SKINNY_M %d n-tiles, %lld columns per warp, %lld K slices; no shared memory",
                  r.npad, (long long)r.rpw, (long long)r.splits);
+    else if (r.kind == SMK_MV_MMA && r.chunks) /* level bit 8: ST 2 where D's rows are off 16 bytes (matvec_chunks.cuh) */
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound MMA %dx%d n-tiles x k steps, %lld m-tiles per warp, 16B D chunks; no shared memory",
+                 r.npad, r.tm, (long long)r.rpw);
     else if (r.kind == SMK_MV_MMA)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound MMA %dx%d n-tiles x k steps, %lld m-tiles per warp, %lld K slices; no shared memory",

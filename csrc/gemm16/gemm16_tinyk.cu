@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "api/gemm16.h"
-#include "matvec.cuh"
+#include "matvec.cuh" /* matvec_chunks.cuh: tk_window, tk_put */
 #include "matvec.h"
 
 namespace smk {
@@ -32,20 +32,6 @@ namespace g16 {
 constexpr int kTkRows = 8;   /* rows per warp */
 constexpr int kTkCols = 256; /* columns per warp: 32 lanes x 8 */
 constexpr int kTkUK = 2;     /* B rows in flight per warp */
-
-/* 8 halves starting sh (0 .. 7) halves into c[0 .. 7] as 4 words (the lower element in the low half) */
-__device__ __forceinline__ void tk_window(const unsigned (&c)[8], int sh, unsigned (&w)[4])
-{
-    const int q = sh >> 1; /* selects on the word offset: no indexed registers */
-    unsigned e[5];
-#pragma unroll
-    for (int i = 0; i < 5; i++)
-        e[i] = q == 0 ? c[i] : q == 1 ? c[i + 1] : q == 2 ? c[i + 2] : c[i + 3];
-    const unsigned f = (unsigned)(sh & 1) * 16u;
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        w[i] = __funnelshift_r(e[i], e[i + 1], f);
-}
 
 /* B[k][n .. n + 7] as 4 words (raw; elements at or past N are whatever the chunk holds, zeros past its end) */
 __device__ __forceinline__ void tk_load_b(const unsigned short *B, int64_t ldb, int64_t k, int64_t n, int64_t N,
@@ -56,19 +42,6 @@ __device__ __forceinline__ void tk_load_b(const unsigned short *B, int64_t ldb, 
     const uint4 *ch = (const uint4 *)(pb - sh), z = make_uint4(0u, 0u, 0u, 0u);
     x = n < N ? __ldg(ch) : z;
     y = sh != 0 && n + 8 - sh < N ? __ldg(ch + 1) : z;
-}
-
-/* the chunk w (columns c0 .. c0 + 7) at d: one 16-byte store when all are in [lo, hi), else those that are */
-__device__ __forceinline__ void tk_put(unsigned short *d, const unsigned (&w)[4], int64_t c0, int64_t lo, int64_t hi)
-{
-    if (c0 >= lo && c0 + 8 <= hi) {
-        *(uint4 *)d = make_uint4(w[0], w[1], w[2], w[3]);
-        return;
-    }
-#pragma unroll
-    for (int e = 0; e < 8; e++)
-        if (c0 + e >= lo && c0 + e < hi)
-            d[e] = (unsigned short)(w[e >> 1] >> (16 * (e & 1)));
 }
 
 template <bool BF16>

@@ -24,6 +24,7 @@
 #include "api/gemm16.h"
 #include "common/ptx_mma.cuh"
 #include "epilogue.cuh"
+#include "matvec_chunks.cuh"
 #include "matvec_sum.cuh"
 
 namespace smk {
@@ -128,11 +129,11 @@ __global__ void __launch_bounds__(kMvThreads) mv_tinyk_kernel(smk_gemm16_params 
  * Values past M, N or K are zeros in the fragments (a NaN past K never meets a zero of the other
  * operand), rows and columns past M, N are not stored. */
 
-/* B[k][n] | B[k + 1][n] << 16, zeros outside K x N (2-byte loads: B's pairs straddle rows). */
+/* B[k][n] | B[k + 1][n] << 16, zeros outside K x N (2-byte loads: B's pairs straddle rows; n < 0: ST 2's left tile). */
 __device__ __forceinline__ unsigned mv_pair_b(const unsigned short *B, int64_t ldb, int64_t k, int64_t n, int64_t K,
                                               int64_t N)
 {
-    if (n >= N || k >= K)
+    if (n >= N || n < 0 || k >= K)
         return 0u;
     const unsigned lo = __ldg(B + k * ldb + n), hi = k + 1 < K ? __ldg(B + (k + 1) * ldb + n) : 0u;
     return lo | (hi << 16);
@@ -170,51 +171,26 @@ __device__ __forceinline__ void mv_mma_load_a(const smk_gemm16_params &p, int64_
     }
 }
 
-/* The quad's 4 x 4 transpose of packed outputs (NT == 4, beta == 0, 2-byte D): lane t holds, for n-tile
- * j, the rounded pair w[j] = columns 8 j + 2 t, + 1 of row half h; afterwards o = lane i's w[t], i = 0..3:
- * columns 8 t .. 8 t + 7 in order, one 16-byte store.  Two butterfly steps (xor 1, xor 2): in each a
- * lane swaps the two words whose index differs from its lane in that bit with its partner (element
- * (t, j) ends up with the partner's (t ^ b, j ^ b)); the composition is the transpose. */
-template <bool BF16>
-__device__ __forceinline__ void mv_quad_transpose16(const float (&acc)[4][4], int h, float alpha, int t, uint4 &o)
-{
-    unsigned w[4];
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-        w[j] = (unsigned)from_f<BF16>(alpha * acc[j][2 * h]) | ((unsigned)from_f<BF16>(alpha * acc[j][2 * h + 1]) << 16);
-    const bool t0 = (t & 1) != 0, t1 = (t & 2) != 0;
-#pragma unroll
-    for (int s = 0; s < 2; s++) { /* bit 0: indices 2 s + !t0 */
-        const unsigned send = t0 ? w[2 * s] : w[2 * s + 1];
-        const unsigned got = __shfl_xor_sync(0xffffffffu, send, 1);
-        if (t0)
-            w[2 * s] = got;
-        else
-            w[2 * s + 1] = got;
-    }
-#pragma unroll
-    for (int s = 0; s < 2; s++) { /* bit 1: indices s + 2 !t1 */
-        const unsigned send = t1 ? w[s] : w[s + 2];
-        const unsigned got = __shfl_xor_sync(0xffffffffu, send, 2);
-        if (t1)
-            w[s] = got;
-        else
-            w[s + 2] = got;
-    }
-    o = make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-/* An m-tile's accumulators into D (the tile epilogue's pairs, or V16's quad transpose and 16-byte
- * stores); rows past M and columns past N are not stored. */
-template <int NT, bool BF16, bool V16>
-__device__ __forceinline__ void mv_mma_store(const smk_gemm16_params &p, const float (&acc)[NT][4], int64_t mt,
-                                             int64_t n0, int g, int t, bool pair_ok)
+/* An m-tile's accumulators into D (ST 0: the tile epilogue's pairs; 1: the quad transpose and 16-byte
+ * stores; 2: the transpose and aligned 16-byte row chunks at any offset, matvec_chunks.cuh, accl the left
+ * n-tile's); rows past M and columns past N are not stored. */
+template <int NT, bool BF16, int ST>
+__device__ __forceinline__ void mv_mma_store(const smk_gemm16_params &p, const float (&acc)[NT][4],
+                                             const float (&accl)[4], int64_t mt, int64_t n0, int g, int t, bool pair_ok)
 {
     const bool use_c = p.beta != 0.f, out32 = p.out_f32 != 0;
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const int64_t row = mt * 16 + g + 8 * h;
-        if constexpr (V16) { /* every lane of the quad takes part in the transpose, then stores */
+        if constexpr (ST == 2) { /* every lane takes part (shuffles) */
+            uint4 o;
+            mv_quad_transpose16<BF16>(acc, h, p.alpha, t, o);
+            const unsigned wl = (unsigned)from_f<BF16>(p.alpha * accl[2 * h]) |
+                                ((unsigned)from_f<BF16>(p.alpha * accl[2 * h + 1]) << 16);
+            mv_store_chunks((unsigned short *)p.D, p.ldd, row, row < p.M, n0, p.N, 4 * g + t, o, wl);
+            continue;
+        }
+        if constexpr (ST == 1) { /* every lane of the quad takes part in the transpose, then stores */
             unsigned short *d = (unsigned short *)p.D + row * p.ldd;
             uint4 o;
             mv_quad_transpose16<BF16>(acc, h, p.alpha, t, o);
@@ -249,15 +225,19 @@ __device__ __forceinline__ void mv_mma_store(const smk_gemm16_params &p, const f
 
 /*
  * KS   k steps of 16 in the B panel (K <= 16 KS).   NT   n-tiles of 8 columns per warp (2, 4).
- * AW   A's rows on 4 bytes.   V16  NT == 4, 2-byte D on 16 bytes (base, ldd % 8 == 0), beta == 0: the
- *      quad transposes its outputs and each lane stores 8 columns at once (a warp: 8 rows x 64 bytes).
+ * AW   A's rows on 4 bytes.   ST   the stores (NT == 4, 2-byte D, beta == 0 for ST > 0): 0 pairs; 1 D on 16
+ *      bytes (base, ldd % 8 == 0): the quad transposes its outputs and each lane stores 8 columns at once (a
+ *      warp: 8 rows x 64 bytes); 2 any ldd / offset (gemm16_mv_level bit 8, KS <= 2): also the n-tile left
+ *      of the group (columns n0 - 8 ..: a fifth mma per k step) so that the warp owns whole aligned
+ *      chunks, 16-byte row chunks shifted by each row's offset (matvec_chunks.cuh mv_store_chunks).
  * Grid: matvec.h smk_mv_mma (ncg column groups, rpw m-tiles per warp).
  * The next m-tile's A fragments are loaded before the current tile's mma and stores.
  */
-template <int KS, int NT, bool BF16, bool AW, bool V16>
+template <int KS, int NT, bool BF16, bool AW, int ST>
 __global__ void __launch_bounds__(kMvThreads, KS <= 4 ? 4 : 3) mv_mma_kernel(smk_gemm16_params p, int64_t ncg, int64_t rpw)
 {
-    static_assert(!V16 || NT == 4, "the quad transpose takes 4 n-tiles");
+    static_assert(ST == 0 || NT == 4, "the quad transpose takes 4 n-tiles");
+    constexpr int XL = ST == 2 ? 1 : 0; /* the left n-tile */
     const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
     const int64_t w = (int64_t)blockIdx.x * 4 + (threadIdx.x >> 5);
     const int64_t cg = w % ncg, mtiles = (p.M + 15) / 16;
@@ -267,13 +247,13 @@ __global__ void __launch_bounds__(kMvThreads, KS <= 4 ? 4 : 3) mv_mma_kernel(smk
         return;
     const int64_t n0 = cg * (8 * NT);
     const int kss = (int)((p.K + 15) / 16); /* k steps with any k < K: [1, KS] */
-    unsigned b[KS][NT][2];
+    unsigned b[KS][NT + XL][2]; /* XL: b[ks][NT] the left n-tile */
     const unsigned short *B = (const unsigned short *)p.B;
 #pragma unroll
     for (int ks = 0; ks < KS; ks++)
 #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            const int64_t k = ks * 16 + 2 * t, n = n0 + 8 * j + g;
+        for (int j = 0; j < NT + XL; j++) {
+            const int64_t k = ks * 16 + 2 * t, n = n0 + 8 * (j < NT ? j : -1) + g;
             b[ks][j][0] = mv_pair_b(B, p.ldb, k, n, p.K, p.N);
             b[ks][j][1] = mv_pair_b(B, p.ldb, k + 8, n, p.K, p.N);
         }
@@ -284,7 +264,7 @@ __global__ void __launch_bounds__(kMvThreads, KS <= 4 ? 4 : 3) mv_mma_kernel(smk
         unsigned an[KS][4];
         if (mt + 1 < mt1)
             mv_mma_load_a<KS, AW>(p, mt + 1, g, t, an);
-        float acc[NT][4];
+        float acc[NT][4], accl[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
         for (int j = 0; j < NT; j++)
             acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
@@ -295,8 +275,10 @@ __global__ void __launch_bounds__(kMvThreads, KS <= 4 ? 4 : 3) mv_mma_kernel(smk
 #pragma unroll
             for (int j = 0; j < NT; j++)
                 mma16816<BF16>(acc[j], a[ks], b[ks][j][0], b[ks][j][1]);
+            if constexpr (XL == 1)
+                mma16816<BF16>(accl, a[ks], b[ks][NT][0], b[ks][NT][1]);
         }
-        mv_mma_store<NT, BF16, V16>(p, acc, mt, n0, g, t, pair_ok);
+        mv_mma_store<NT, BF16, ST>(p, acc, accl, mt, n0, g, t, pair_ok);
         if (mt + 1 < mt1)
 #pragma unroll
             for (int ks = 0; ks < KS; ks++)

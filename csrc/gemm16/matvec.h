@@ -13,7 +13,8 @@
  *         (funnel-shifted likewise), 2 x R rows in flight, one reduce-scatter of shuffles per row.
  *   TINYK K <= 16 with M, N > 8 (D is the stream): the 2-byte kernel, TM = 8 rows x 8 x 32 columns
  *         (the routing before the MMA kernel: kmax == 0).
- *   MMA   K <= kmax (default 32) with M, N > 8 where smk_mv_mma_takes says (D is the stream): tensor
+ *   MMA   K <= kmax (default 32) with M, N > 8 where smk_mv_mma_takes (level bit 8: or smk_mv_chunks_takes)
+ *         says (D is the stream): tensor
  *         cores fed from registers, no shared memory.  A warp keeps B's K x 8 NT fragment panel in
  *         registers (2-byte loads, once) and walks RPW m-tiles of 16 rows: A's fragments straight from
  *         global memory (4-byte pairs where A's rows allow), KS mma.sync m16n8k16 per n-tile, the
@@ -74,7 +75,9 @@ int smk_gemm16_set_mv_skinny(int level);
  * it; 23 = 7 + it); 32 (with 1) the fused ROWS' G rounded down to one wave of resident blocks
  * (smk_mv_rows_fused_at; 55 = 23 + it, 39 = 7 + it); 64 ROWS' narrow outputs (M <= 8, N <= 124, K > 16) to
  * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it); 128 TINYK as TINYK16 (smk_mv_tinyk: D in aligned
- * 16-byte row chunks where D is 2-byte and C is not read; 191 = 63 + it).  63 the default; 0 .. 255, -1 for anything else. */
+ * 16-byte row chunks where D is 2-byte and C is not read; 191 = 63 + it); 256 the MMA kernel's D as aligned 16-byte row
+ * chunks at any ldd / offset (r.chunks, K <= 32, 4 n-tiles) and TINYK's shapes to the MMA kernel (smk_mv_chunks_takes;
+ * 319 = 63 + it).  63 the default; 0 .. 511, -1 for anything else. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 /* The level every route of this process reads (launch, workspace queries, explain): the knob, less bit 16 where
@@ -101,6 +104,8 @@ typedef struct {
                            blocks x nw x values per lane x 32 x 4) */
     int spread;        /* nw > 4: 1 the block's sums spread over its warps (level bit 2, mv_block_sum_spread) */
     int cluster;       /* ROWS: > 1 the grid's y blocks are one cluster summing its K slices (level bit 4) */
+    int chunks;        /* MMA: 1 D as aligned 16-byte row chunks at any ldd / offset where D is 2-byte and C is not
+                          read (level bit 8; npad 4, K <= 32: matvec_chunks.cuh), else the stores of mv_mma_nt */
 } smk_mv_route;
 
 #define SMK_MV_TARGET_WARPS 8448 /* 4 x 132 SMs x 16 warps: an H100's DRAM queues full */
@@ -438,8 +443,8 @@ static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level
 /* The route of a variant-0 M x N x K call (after the BLAS normalisation: K == 0 means A and B are not
  * read) under `mode` and `kmax`: 1 and *r filled when the memory-bound path takes it, else 0.
  * Automatic: (skinny bit 1: N <= 8, M > 8, K > 16 SKINNY) N <= 8 (M >= N) COLS, M <= 8 ROWS, then MMA
- * where smk_mv_mma_takes says, SKINNY / SKINNY_M where smk_mv_skinny(_m)_takes say, else K <= 16
- * TINYK; the rest stays with the tile kernel. */
+ * where smk_mv_mma_takes says, SKINNY / SKINNY_M where smk_mv_skinny(_m)_takes say, MMA where
+ * smk_mv_chunks_takes says (level bit 8), else K <= 16 TINYK; the rest stays with the tile kernel. */
 /* ROWS' narrow outputs to SKINNY_M (gemm16_mv_level bit 6, value 64): M <= 8 with N <= SMK_MV_SEG / 2 (a ROWS
  * warp's 248-column segment at most half used: lanes past N / 8 load nothing and multiply zeros) and K > 16.
  * Why (seeds 151 / 153, level 7, H100): such calls have K >= 1057 by the law (M N K >= 2^20), and ROWS walks them
@@ -452,6 +457,20 @@ static inline int smk_mv_skinny_level(int64_t M, int64_t N, int64_t K, int level
 static inline int smk_mv_narrow_takes(int64_t M, int64_t N, int64_t K, int level)
 {
     return (level & 64) != 0 && M <= 8 && N <= SMK_MV_SEG / 2 && K > 16;
+}
+/* TINYK's shapes to the MMA kernel with its 16-byte row chunks (gemm16_mv_level bit 8, value 256; asked where the
+ * automatic route would take TINYK: K <= 16, M, N > 8, smk_mv_mma_takes declined: odd N, or N % 8 != 0 with N > 256 and
+ * M N > 2^20).  Why (H100, Nsight Compute, session 42): TINYK is issue-bound on ~20 instructions per output
+ * (9120x1485x16 fp16: 66 us, SM 54%, DRAM 2%, 168 registers, 17% occupancy; H200 seed 171: 9120x1485x16 0.44,
+ * 7171x726x16 0.51, 1054x12706x15 0.52, 5636x757x11 0.61, 602x9876x12 0.62), and the MMA kernel lost there only on its
+ * 4-byte / 2-byte stores (smk_mv_mma_takes); with the chunks a warp writes 16 rows x 4 aligned 16-byte chunks per
+ * m-tile (the edges of D's rows element by element), ~6 instructions per output.  Kept to the MMA kernel's
+ * m-tiles per warp bound (SMK_MV_MMA_MAX_RPW) and kmax > 0 (kmax 0: the routing before the MMA kernel).
+ * Unmeasured: the lead's A/B (level 319 against 63) decides. */
+static inline int smk_mv_chunks_takes(int64_t M, int64_t N, int64_t K, int kmax, int level)
+{
+    return (level & 256) != 0 && kmax > 0 && K <= 16 && M > 8 && N > 8 &&
+           smk_mv_mma_rpw(M, N, K) <= SMK_MV_MMA_MAX_RPW;
 }
 static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, int level, smk_mv_route *r)
 {
@@ -493,6 +512,8 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_skinny_level(M, N, K, level, r);
     else if (smk_mv_skinny_m_takes(M, N, K, skinny))
         rc = smk_mv_skinny_m(M, N, K, r);
+    else if (smk_mv_chunks_takes(M, N, K, kmax, level))
+        rc = smk_mv_mma(M, N, K, r);
     else if (K <= 16)
         rc = smk_mv_tinyk(M, N, K, (level & 2) != 0, (level & 128) != 0, r);
     else
@@ -502,6 +523,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         return 0;
     }
     r->parts = r->splits > 1 ? smk_mv_pow2(smk_mv_cdiv(r->splits, 8), 32) : 1;
+    r->chunks = r->kind == SMK_MV_MMA && (level & 256) && r->npad == 4 && K <= 32;
     if (r->nw == 0)
         r->nw = 4;
     if (r->kind == SMK_MV_ROWS && r->nw > 4 && (level & 4) && r->cluster < 2) { /* the sums spread: every warp writes its values */
