@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "api/gemm16.h"
+#include "api/gemm16_epi.h"
 #include "api/wgmma.h" /* smk_gemm16_copies_ns, smk_gemm16_dram_ns */
 
 /* The tiles variant 0 may choose: X(variant, BM, BN, BK, blocks per SM, efficiency in percent of the
@@ -208,7 +209,7 @@ volatile int smk_gemm16_epi = 1; /* 1 since session 38: seeds 103 / 104 0.858 ->
 
 int smk_gemm16_set_epi(int mode)
 {
-    if (mode < 0 || mode > 3)
+    if (mode < 0 || mode > 4)
         return -1;
     smk_gemm16_epi = mode;
     return 0;
@@ -223,6 +224,20 @@ int smk_gemm16_epi_staged(int mode, int64_t K, int pairs_aligned, int out_f32, i
     if (mode <= 0 || out_f32 || beta_nonzero)
         return 0;
     return mode == 2 || !pairs_aligned || K <= SMK_G16_EPI_KMAX;
+}
+
+/* Level 4 (api/gemm16_epi.h): level 1, and short-to-mid K on wide outputs with aligned pairs.  Session 42's A/B of
+ * level 2 (staged wherever it can run; seed 179, H100) moved 11 draws: it won where N >= 700 and K <= 138
+ * (4206x2548x79 0.66 -> 0.79, 1341x5324x130 0.56 -> 0.64, 13704x726x138 0.58 -> 0.63) and lost on narrow outputs
+ * (11288x116x158 0.82 -> 0.75, 11441x288x95, 3856x12x112) and at K = 433 (3601x1082x433), as session 38's level 1
+ * lost on small-N tiles: staging pays where a block's D tile is whole rows of many columns and its K loop short. */
+int smk_gemm16_epi_staged_n(int mode, int64_t N, int64_t K, int pairs_aligned, int out_f32, int beta_nonzero)
+{
+    if (mode != 4)
+        return smk_gemm16_epi_staged(mode, K, pairs_aligned, out_f32, beta_nonzero);
+    if (smk_gemm16_epi_staged(1, K, pairs_aligned, out_f32, beta_nonzero))
+        return 1;
+    return !out_f32 && !beta_nonzero && K <= SMK_G16_EPI_MID_KMAX && N >= SMK_G16_EPI_MID_NMIN;
 }
 
 /* ---- the 64x64 tile's deep staged loads (api/gemm16.h smk_gemm16_staged, load_deep.cuh) -------------- */

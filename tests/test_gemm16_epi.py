@@ -125,10 +125,10 @@ def test_level_3_tinyk_draws_on_tiles(torch, shape, dtype, rng):
 # ---- CPU ----------------------------------------------------------------------------------------------
 def test_knob_levels():
     assert _testing.KNOBS["gemm16_epi"] == 1  # the default since session 38's A/B (GEMM16_NOTES)
-    for v in (0, 1, 2, 3):
+    for v in (0, 1, 2, 3, 4):
         with _testing.knobs(gemm16_epi=v):
             assert _testing.current()["gemm16_epi"] == v
-    for bad in (-1, 4):
+    for bad in (-1, 5):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_epi=bad):
                 pass
@@ -145,6 +145,52 @@ def test_staged_rule():
             assert f(1, K, pairs, 0, 0) == f(3, K, pairs, 0, 0) == int(not pairs or K <= 64)
             for mode in (1, 2, 3):  # fp32 D, a C term: the register epilogue
                 assert f(mode, K, pairs, 1, 0) == 0 and f(mode, K, pairs, 0, 1) == 0
+
+
+def test_staged_rule_with_the_width():
+    """Level 4 (api/gemm16_epi.h): level 1, and K <= 256 with N >= 512; levels 0..3 as smk_gemm16_epi_staged."""
+    so = ctypes.CDLL(_C.__file__)
+    f, g = so.smk_gemm16_epi_staged, so.smk_gemm16_epi_staged_n
+    f.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    g.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    for N in (1, 116, 511, 512, 5324):
+        for K in (0, 17, 64, 65, 256, 257, 4096):
+            for pairs in (0, 1):
+                for o32, beta in ((0, 0), (1, 0), (0, 1)):
+                    for mode in (0, 1, 2, 3):
+                        assert g(mode, N, K, pairs, o32, beta) == f(mode, K, pairs, o32, beta)
+                    want = f(1, K, pairs, o32, beta) or (not o32 and not beta and K <= 256 and N >= 512)
+                    assert g(4, N, K, pairs, o32, beta) == int(want), (N, K, pairs, o32, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=LAYOUT_IDS)
+@pytest.mark.parametrize("shape", [(4206, 2548, 79), (1341, 5324, 130), (700, 1030, 256), (300, 514, 200)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_level_4_bit_identical_to_registers(torch, shape, layout, dtype, rng):
+    """Level 4's wider rule (even N, K 65..256, N >= 512): the staged rows and the register epilogue give the same
+    bits, within the bound, the NaN-poisoned output fully written; explain() stages D at level 4 only."""
+    M, N, K = shape
+    a = rng.uniform(-1, 1, (M, K)).astype(dtype)
+    b = rng.uniform(-1, 1, (K, N)).astype(dtype)
+    da, db = _to_torch(a, torch), _to_torch(b, torch)
+    outs = []
+    for epi in (0, 4):
+        with _testing.knobs(poison=True, gemm16_epi=epi, gemm16_kernel="mma"):
+            outs.append(_from_torch(smemkit.gemm(da, db, layout=layout), np.dtype(dtype)).view(np.uint16))
+    assert np.array_equal(outs[0], outs[1])
+    _check_views(outs[1].view(dtype).astype(np.float64), a, b, None, 1.0, 0.0, np.dtype(dtype))
+
+
+@pytest.mark.parametrize("shape", [(4206, 2548, 79), (1341, 5324, 130), (300, 514, 200)], ids=lambda s: "x".join(map(str, s)))
+def test_level_4_in_explain(shape):
+    rows = {}
+    for epi in (1, 4):
+        with _testing.knobs(gemm16_epi=epi, gemm16_kernel="mma"):
+            e = smemkit.explain("gemm", shape, layout="swizzle", dtype="float16")
+        rows[epi] = [r for r in e.accesses if r.name.startswith("D-tile")]
+    assert not rows[1] and rows[4], rows
 
 
 def _epi_rows(shape, layout, epi, config=0):

@@ -16,6 +16,7 @@
 #include "dispatch.h"
 #include "layout.h"
 #include "matvec.h"
+#include "api/gemm16_epi.h"
 #include "api/gemm16.h"
 #include "api/splitk.h"
 #include "api/wgmma.h"
@@ -69,7 +70,7 @@ int launch_layout(const smk_gemm16_params &q, int sid, bool vec, const LaunchHow
 static int epi_of(const smk_gemm16_params &q)
 {
     const int pairs = ((uintptr_t)q.D & 3u) == 0 && q.ldd % 2 == 0;
-    return smk_gemm16_epi_staged(smk_gemm16_epi, q.K, pairs, q.out_f32, q.beta != 0.f);
+    return smk_gemm16_epi_staged_n(smk_gemm16_epi, q.N, q.K, pairs, q.out_f32, q.beta != 0.f);
 }
 
 /* One variant's configuration (1 .. the table's last) on q as it is. */

@@ -21,6 +21,7 @@
 #include "layout.h"
 #include "matvec.h"
 #include "api/gemm16.h"
+#include "api/gemm16_epi.h"
 #include "smem.cuh"
 #include "tiles.h"
 
@@ -493,7 +494,7 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
      * rows are 16-byte aligned iff K and N are multiples of 8 */
     const bool staged = K > 0 && (K % 8 != 0 || N % 8 != 0);
     /* the staged epilogue as the launch decides it for a 2-byte D from such an allocation, beta == 0 */
-    const bool epi = smk_gemm16_epi_staged(smk_gemm16_epi, K, N % 2 == 0, 0, 0) != 0;
+    const bool epi = smk_gemm16_epi_staged_n(smk_gemm16_epi, N, K, N % 2 == 0, 0, 0) != 0;
     int rc = -1;
     smk_mv_route r;
     if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,

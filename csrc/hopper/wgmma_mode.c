@@ -70,7 +70,7 @@ int smk_wgmma_auto_padded(int64_t M, int64_t N, int64_t K, int sms, int a_rows_a
     return (a_rows_aligned && b_rows_aligned) || cost_wins(M, N, K, sms, a_rows_aligned, b_rows_aligned);
 }
 
-/* Knob 6 ("auto_mid"): as 3, and for 128 <= K < 256 (two to three k-tiles) where B's rows are aligned
+/* Knob 6 ("auto_mid"): as 3, and for 64 <= K < 256 (one to three k-tiles) where B's rows are aligned
  * (N % 8 == 0 for a dense B: its D rows then take the wgmma kernel's staged 16-byte epilogue), the wave-fill rule
  * and, A's rows unaligned, the copy of A against the mma.sync choice (cost_wins).  Per-candidate timings (H100,
  * session 42, seed 3301's K 65..400 draws, GEMM16_NOTES): wgmma forced against the shipped mma.sync choice
@@ -81,7 +81,7 @@ static int wgmma_auto_mid(int64_t M, int64_t N, int64_t K, int sms, int a_rows_a
 {
     if (smk_wgmma_auto_padded(M, N, K, sms, a_rows_aligned, b_rows_aligned))
         return 1;
-    if (M <= 0 || N <= 0 || K < 128 || K >= 256 || sms <= 0 || !b_rows_aligned || !wave_fill(M, N, sms))
+    if (M <= 0 || N <= 0 || K < 64 || K >= 256 || sms <= 0 || !b_rows_aligned || !wave_fill(M, N, sms))
         return 0;
     return a_rows_aligned || cost_wins(M, N, K, sms, a_rows_aligned, b_rows_aligned);
 }
