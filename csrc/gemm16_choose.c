@@ -205,7 +205,7 @@ size_t smk_gemm16_choice_bytes(int64_t M, int64_t N, int64_t K, const smk_gemm16
 }
 
 /* ---- the mma.sync kernel's epilogue (api/gemm16.h smk_gemm16_epi): register or staged rows ---------- */
-volatile int smk_gemm16_epi = 1; /* 1 since session 38: seeds 103 / 104 0.858 -> 0.887, 0.828 -> 0.860 (GEMM16_NOTES) */
+volatile int smk_gemm16_epi = 4; /* 1 since session 38: seeds 103 / 104 0.858 -> 0.887, 0.828 -> 0.860; 4 since session 42 (GEMM16_NOTES) */
 
 int smk_gemm16_set_epi(int mode)
 {

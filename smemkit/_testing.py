@@ -47,7 +47,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
                         transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
-    gemm16_mv_level     bits, 63 (default since session 41's A/Bs): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+    gemm16_mv_level     bits, 319 (default since session 42: 63 + bit 256); 63 (session 41's): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
                         40): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
@@ -78,7 +78,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
                         >= 2/3), else the ldmatrix + mma.sync kernel; "mma" (0): always mma.sync (the
                         A/B baseline); "wgmma" (1): wgmma for variant 0 on aligned rows of a 9.0 device,
-                        mma.sync everywhere else; "auto_padded" (3, the default): "auto", and where A's or B's rows
+                        mma.sync everywhere else; "auto_padded" (3, the default until session 42): "auto", and where A's or B's rows
                         are not 16-byte aligned (K % 8 or N % 8 of dense rows), wgmma on padded copies of
                         those operands where api/wgmma.h smk_wgmma_auto_padded finds the copies plus the
                         wgmma kernel cheaper than the mma.sync choice; "wgmma_padded" (4): wgmma for every
@@ -86,17 +86,17 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         "cost" (5): as "auto_padded" but by the cost model alone (smk_wgmma_auto_cost: no
                         wave-fill gate, aligned rows included, K >= 128; an A/B arm); "auto_mid" (6): as
                         "auto_padded", and for K of 64..255 where B's rows are aligned the wave-fill rule (A's
-                        unaligned rows copied where the copy pays: hopper/wgmma_mode.c wgmma_auto_mid).
+                        unaligned rows copied where the copy pays: hopper/wgmma_mode.c wgmma_auto_mid; the default since session 42).
                         Its layouts are TMA's swizzle modes: "swizzle"
                         (128B), Swizzle(2,3,3) (64B), Swizzle(1,3,3) (32B), "naive" (no swizzle);
                         "pad" is a ValueError
     gemm16_epi          the mma.sync kernel's epilogue: 0 from the mma registers (4-byte pairs
-                        where D allows, else 2-byte stores); 1 (default) staged through a layout.h tile of the
+                        where D allows, else 2-byte stores); 1 (the default until session 42) staged through a layout.h tile of the
                         block's output and written as aligned 16-byte row chunks
                         (csrc/gemm16/epilogue_rows.cuh) where D is 2-byte, beta == 0 and D's pairs are
                         unaligned or K <= 64; 2 staged wherever D is 2-byte and beta == 0 (tests); 3: 1,
                         and variant 0's TINYK outputs with K >= 4, M N >= 2^20 on the tiles instead; 4: 1,
-                        and also K <= 256 with N >= 512 (api/gemm16_epi.h smk_gemm16_epi_staged_n)
+                        and also K <= 256 with N >= 512 (api/gemm16_epi.h smk_gemm16_epi_staged_n; the default since session 42)
     gemm16_staged       variant 0's 64x64 tiles on rows read in place (not 16-byte aligned, not copied):
                         0 one k-tile of global loads in flight per block
                         (csrc/gemm16/load_staged.cuh); 1 (default since session 41): 4 k-tiles in flight, one block per SM
@@ -167,9 +167,9 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 2,
-    "gemm16_mv_level": 63,  # 0..511 (63 the default since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset
-    "gemm16_kernel": 3,
-    "gemm16_epi": 1,  # 0..4: the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
+    "gemm16_mv_level": 319,  # 0..511 (319 the default since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset
+    "gemm16_kernel": 6,  # "auto_mid", the default since session 42 (3, "auto_padded", since session 38)
+    "gemm16_epi": 4,  # 0..4 (4 the default since session 42): the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
     "gemm16_shortk": 1,  # 0..1 (1 the default since session 42): variant 0's one-block-per-SM tiles at K <= 64 kept (0) / retiled to 128x128 at 2 per SM or 64x64 (1) (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone

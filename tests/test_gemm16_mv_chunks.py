@@ -58,7 +58,8 @@ def check(shape, dtype="float16", **knobs):
         assert e319 == (chunks_config(4, int(m.group(2)), int(m.group(3))), e63[1], e63[2]), (shape, e63, e319)
         return 2
     npad, tm, rpw, blocks = mma_geometry(M, N, K)
-    if e63[0].startswith("memory-bound TINYK") and rpw <= 32 and knobs.get("gemm16_mv_kmax", 32) > 0:
+    if (e63[0].startswith("memory-bound TINYK") and rpw <= 32 and knobs.get("gemm16_mv_kmax", 32) > 0 and K >= 4
+            and N >= 128 and M >= 32):  # matvec.h SMK_MV_CHUNKS_KMIN / NMIN / MMIN: TINYK keeps the rest
         assert npad == 4 and tm == 1 and K <= 16
         assert e319 == (chunks_config(npad, tm, rpw), blocks, e63[2]) and not e319[2], (shape, e319)
         return 1
@@ -70,7 +71,7 @@ def test_level_values():
     for ok in (256, 319, 511):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 63
+    assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42
     for bad in (-1, 512):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
@@ -93,7 +94,8 @@ def test_route_class_and_edges():
             assert check(shape, dtype) == 1, shape
     # rpw > 32 stays TINYK; K = 17 odd N stays with the tiles; kmax 0 moves nothing; N <= 16 was MMA already
     for shape, want in [((15011, 15303, 2), 0), ((9120, 1485, 17), 0), ((300, 8, 5), 0), ((8, 300, 5), 0),
-                        ((2000, 13, 9), 0), ((1100, 1001, 13), 1), ((4000, 300, 16), 1), ((600, 301, 16), 2), ((4000, 600, 30), 2)]:
+                        ((2000, 13, 9), 0), ((1100, 1001, 13), 1), ((4000, 300, 16), 1), ((600, 301, 16), 2), ((4000, 600, 30), 2),
+                        ((3359, 4067, 3), 0), ((7361, 68, 7), 2), ((28, 14206, 13), 2), ((9000, 117, 12), 0), ((3359, 4067, 4), 1)]:
         assert check(shape) == want, shape
     for shape in CLASS:
         assert check(shape, gemm16_mv_kmax=0) == 0, shape

@@ -46,7 +46,7 @@ def test_level_values():
     for ok in range(16):  # 8 .. 15: bit 3, test_gemm16_mv_rule.py
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 63  # the default since session 41's A/Bs (GEMM16_NOTES)
+    assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42 (63 since session 41)
     for bad in (-1, 512):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

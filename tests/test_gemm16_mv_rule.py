@@ -76,7 +76,7 @@ def test_level_range():
     for ok in range(16):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 63  # bit 3 is in the default since session 41
+    assert _testing.current()["gemm16_mv_level"] == 319  # bit 3 is in the default since session 41, bit 8 since 42
     for bad in (-1, 512):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

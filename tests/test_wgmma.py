@@ -35,7 +35,7 @@ def test_knob_names():
         assert _testing.current()["gemm16_kernel"] == 1
     with _testing.knobs(gemm16_kernel="mma"):
         assert _testing.current()["gemm16_kernel"] == 0
-    assert _testing.current()["gemm16_kernel"] == 3  # "auto_padded", the default
+    assert _testing.current()["gemm16_kernel"] == 6  # "auto_mid", the default since session 42
     with pytest.raises(ValueError):
         with _testing.knobs(gemm16_kernel="tma"):
             pass

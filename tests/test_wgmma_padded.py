@@ -88,7 +88,7 @@ def test_knob_levels_and_names():
         assert _testing.current()["gemm16_kernel"] == 5
     with pytest.raises(ValueError):
         _C._set_knob("gemm16_kernel", 7)  # 6 is "auto_mid" (test_wgmma_mid.py)
-    assert _testing.KNOBS["gemm16_kernel"] == 3  # "auto_padded", the default since session 38's A/B
+    assert _testing.KNOBS["gemm16_kernel"] == 6  # "auto_mid", the default since session 42 (3 since session 38)
 
 
 def test_old_callers_and_levels_1_2_unchanged():

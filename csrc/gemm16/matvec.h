@@ -466,11 +466,19 @@ static inline int smk_mv_narrow_takes(int64_t M, int64_t N, int64_t K, int level
  * 4-byte / 2-byte stores (smk_mv_mma_takes); with the chunks a warp writes 16 rows x 4 aligned 16-byte chunks per
  * m-tile (the edges of D's rows element by element), ~6 instructions per output.  Kept to the MMA kernel's
  * m-tiles per warp bound (SMK_MV_MMA_MAX_RPW) and kmax > 0 (kmax 0: the routing before the MMA kernel).
- * Unmeasured: the lead's A/B (level 319 against 63) decides. */
+ * Measured (lead, H100, seed 180, level 319 against 63): 26 draws moved, 13 won; the wins at K 6..16 on wide D
+ * (3182x581x12 0.48 -> 0.88, 1257x2667x6 0.54 -> 0.73, 5082x849x10 0.62 -> 0.74), the losses at K <= 3 (6117x1434x1
+ * 1.03 -> 0.77, 11598x2929x2, 238x11891x3: TINYK's few FMAs a row are cheap), and on narrow D (7361x68x7) and short
+ * M (28x14206x13), which the MMA kernel already ran (their loss is the chunk stores').  So TINYK keeps K <
+ * SMK_MV_CHUNKS_KMIN and, as a precaution from those two, N < SMK_MV_CHUNKS_NMIN and M < SMK_MV_CHUNKS_MMIN.  Held out
+ * (seed 181, H100, with these cuts): 19 draws moved against level 63, 17 won, x1.26. */
+#define SMK_MV_CHUNKS_KMIN 4
+#define SMK_MV_CHUNKS_NMIN 128
+#define SMK_MV_CHUNKS_MMIN 32
 static inline int smk_mv_chunks_takes(int64_t M, int64_t N, int64_t K, int kmax, int level)
 {
-    return (level & 256) != 0 && kmax > 0 && K <= 16 && M > 8 && N > 8 &&
-           smk_mv_mma_rpw(M, N, K) <= SMK_MV_MMA_MAX_RPW;
+    return (level & 256) != 0 && kmax > 0 && K >= SMK_MV_CHUNKS_KMIN && K <= 16 && M >= SMK_MV_CHUNKS_MMIN &&
+           N >= SMK_MV_CHUNKS_NMIN && smk_mv_mma_rpw(M, N, K) <= SMK_MV_MMA_MAX_RPW;
 }
 static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, int level, smk_mv_route *r)
 {

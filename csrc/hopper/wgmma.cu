@@ -124,10 +124,11 @@ inline bool rows16(const void *ptr, int64_t ld) { return aligned16(ptr) && ld % 
 } /* namespace hop */
 } /* namespace smk */
 
-static volatile int g_kernel = 3; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma, 2 auto; 3 auto (the default),
-                                      4 wgmma, 5 the cost model, unaligned rows through padded copies
-                                      (gemm16_launch.cu wgmma_padded; 3 won on every draw it changed,
-                                      docs/GEMM16_NOTES.md "Session 38") */
+static volatile int g_kernel = 6; /* smk_gemm16_set_kernel: 0 mma.sync, 1 wgmma, 2 auto; 3 auto, 4 wgmma, 5 the
+                                      cost model, unaligned rows through padded copies (gemm16_launch.cu
+                                      wgmma_padded; 3 won on every draw it changed, docs/GEMM16_NOTES.md
+                                      "Session 38"); 6 (the default since session 42) 3 and K of 64..255 on
+                                      aligned B (wgmma_mode.c wgmma_auto_mid) */
 
 extern "C" int smk_gemm16_set_kernel(int kernel)
 {
