@@ -69,7 +69,8 @@ def kernel_for(shape: tuple[int, int, int], layout: Any, *, cc: tuple[int, int],
     """"wgmma" or "mma.sync": the kernel smemkit.gemm runs for an M x N x K product (rows_aligned None:
     dense rows from an aligned allocation, A's aligned iff K % 8 == 0, B's iff N % 8 == 0; a bool: both;
     a pair: A's, B's) on a device of compute capability cc with `sms` SMs; knob -1 = the gemm16_kernel
-    knob as set now (0 mma, 1 wgmma, 2 auto, 3 auto with padded copies, 4 wgmma with padded copies, 5 cost)."""
+    knob as set now (0 mma, 1 wgmma, 2 auto, 3 auto with padded copies, 4 wgmma with padded copies, 5 cost,
+    6 auto_mid, the default: 3 and K of 64..255 where B's rows are aligned)."""
     M, N, K = shape
     if rows_aligned is None:
         a_al, b_al = K % 8 == 0, N % 8 == 0
