@@ -227,25 +227,23 @@ PyDoc_STRVAR(set_knob_doc,
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
-"by element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols;\n"
-"3: for 1- and 2-byte elements with short sides\n"
-"up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the word-wise one; 2: the\n"
-"word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled kernel always;\n"
-"4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and skinny_prmt for\n"
-"every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only;\n"
-"7, the default: as 6 for 2-byte elements with rows > cols only),\n"
-"'transpose_group' (the tiled\n"
-"kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
-"to 65536), 'transpose_sector' (3, the default: the tiled kernel writes each output row from its\n"
-"first 32-byte sector on, whole aligned words, for a single uint8 matrix of at least 16 MiB whose sides\n"
-"both span at least 1.5 KB; 4: also float32 ones with sides of at least 1 KB (explain() off ncu there);\n"
-"0: never;\n"
-"1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch;\n"
-"5: 3's gate for uint8 and float16 matrices, on the sector kernel that loads its band last (64 registers,\n"
-"no spill); 6: 5 and batches, each matrix's sides by 3's rule and the whole call at least 16 MiB;\n"
-"7 (tests): as 2, the uint8 and float16 ones on that kernel),\n"
-"'transpose_mid' (0, the default: the 1- and 2-byte tiled kernel's edge tiles move element by element;\n"
-"1: as whole words clipped to the matrix where the rows' columns are contiguous),\n"
+"by element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
+"elements with short sides up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the "
+"word-wise one; 2: the word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled "
+"kernel always; 4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and "
+"skinny_prmt for every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only; 7, "
+"the default: as 6 for 2-byte elements with rows > cols only), 'transpose_group' (the tiled kernel's raster: 8, "
+"the default, groups of 8 tile rows walked column by column; 0 row-major; any G up to 65536), 'transpose_sector' "
+"(3, the default: the tiled kernel writes each output row from its first 32-byte sector on, whole aligned words, "
+"for a single uint8 matrix of at least 16 MiB whose sides both span at least 1.5 KB; 4: also float32 ones with "
+"sides of at least 1 KB (explain() off ncu there); 0: never; 1: 4-byte elements whose output pitch is at least 2 "
+"KB; 2: 1-, 2- and 4-byte elements at any pitch; 5: 3's gate for uint8 and float16 matrices, on the sector kernel "
+"that loads its band last (64 registers, no spill); 6: 5 and batches, each matrix's sides by 3's rule and the "
+"whole call at least 16 MiB; 7 (tests): as 2, the uint8 and float16 ones on that kernel), 'transpose_mid' (0, the "
+"default: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as whole words clipped to the "
+"matrix where the rows' columns are contiguous), 'transpose_shift' (0, the default: none; 1: the 1- and 2-byte "
+"tiled kernel's tiles that would cross the matrix's last row or column move inward to end on it, interior tiles "
+"overlapping a neighbour; 2: every width),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -364,6 +362,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_sector(v);
     else if (strcmp(name, "transpose_mid") == 0 && (v == 0 || v == 1))
         smk_transpose_set_mid(v);
+    else if (strcmp(name, "transpose_shift") == 0 && v >= 0 && v <= 2)
+        smk_transpose_set_shift(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)

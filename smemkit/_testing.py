@@ -29,6 +29,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         element-wise skinny kernel alone (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
     transpose_mid       0 (default): the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as
                         whole words clipped to the matrix (csrc/transpose/configs.h mid_fits, global.cuh words)
+    transpose_shift     0 (default): none; 1: the 1- and 2-byte tiled kernel's tiles that would cross the last row
+                        or column move inward to end on it (interior tiles, overlapping a neighbour; configs.h
+                        edge_shift_bits); 2: every width
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -146,7 +149,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
            "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode and g_mid_mode,
+# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode, g_mid_mode and g_shift_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi, smk_gemm16_staged and smk_gemm16_shortk,
@@ -162,6 +165,7 @@ KNOBS = {
     "transpose_group": 8,
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 0,  # 1: edge words (csrc/transpose/configs.h mid_fits)
+    "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,

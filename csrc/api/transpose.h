@@ -69,6 +69,10 @@ int smk_transpose_sector_mode(void);
  * tiles move whole words clipped to the matrix, 0 (the default) element by element.  explain() names it. */
 void smk_transpose_set_mid(int mode);
 int smk_transpose_mid_mode(void);
+/* Tests and benchmarks: edge tiles moved inward (transpose/configs.h's edge_shift_bits): 1 the 1- and 2-byte
+ * tiled launches, 2 every width, 0 (the default) none.  explain() names it. */
+void smk_transpose_set_shift(int mode);
+int smk_transpose_shift_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);

@@ -222,6 +222,27 @@ inline bool mid_fits(int wi, int row, int64_t rows, int64_t cols, int mode)
     return rows % te != 0 || cols % te != 0;
 }
 
+/* Edge tiles moved inward (knob transpose_shift; transpose_kernel's part 0, global.cuh edge_shift) for a
+ * tiled launch of row `row` of kConfigs: bit 0 where the last tile row would cross the matrix's last row
+ * (rows >= TE and rows % TE != 0: its corner moves to rows - TE), bit 1 likewise for the last tile column,
+ * unless the input moves as whole words (in_vec) while cols - TE is off a word (cols * esz % 4 != 0: a strided
+ * view's rows).  The moved tile is an interior one (whole words, the odd-pitch path) overlapping its
+ * neighbour, where it would move element by element: ncu, H200, session 43 -- 2972725x166 uint8 (half the tiles
+ * on the edge path) 1.18 warp instructions a byte against 0.19 for 1900000x256, 38x319020x71 1.28.  Mode 1:
+ * 1- and 2-byte elements; 2: every width; 0 (the default): none.  Pure in the shape. */
+inline int edge_shift_bits(int wi, int row, int64_t rows, int64_t cols, bool in_vec, int mode)
+{
+    if (mode < 1 || mode > 2 || wi < 0 || (mode == 1 && kWidths[wi].esz > 2))
+        return 0;
+    const int64_t esz = kWidths[wi].esz, te = (int64_t)kConfigs[row].tile * unit_edge(kWidths[wi].esz);
+    int bits = 0;
+    if (rows >= te && rows % te != 0)
+        bits |= 1;
+    if (cols >= te && cols % te != 0 && !(in_vec && esz < 4 && (cols * esz) % 4 != 0))
+        bits |= 2;
+    return bits;
+}
+
 /* Mode 3 (knob transpose_skinny = 3): of skinny_vec_fits's matrices, skinny_prmt.cuh (whole-word shared
  * accesses and a register transpose of E x E units) takes case B (rows > cols: the output rows are the
  * runs, the input rows packed) and case A (rows <= cols) where the output rows of S = rows elements are

@@ -43,22 +43,23 @@ struct Args {
     int in_vec, out_vec;     // whole-word global access allowed (alignment, unit column stride)
     int in_odd, out_odd;     // sub-word, rows not on words: whole words re-aligned in registers
     int in_al, out_al;       // elements naturally aligned (else byte-wise)
+    int shift;               // edge tiles moved inward (edge_shift): bit 0 the last tile row, bit 1 the last tile column
 };
 
 /* One block's place: its matrix and its tile.  Word k of unit j of thread (tx, ty) is input element row
  * r0 + (ty + j*ROWS)*E + k, columns c0 + tx*E + [0, E); it leaves as output row c0 + (ty + j*ROWS)*E + k,
- * columns r0 + tx*E + [0, E).  The tile's corner and the thread are derived where they are used, from
- * the tile indices and threadIdx. */
+ * columns r0 + tx*E + [0, E).  The tile's corner is kept (tile index * TE, or moved inward by edge_shift);
+ * the thread is derived where it is used, from threadIdx. */
 template <int TE>
 struct Block {
     const unsigned char *in; // this matrix's input
     unsigned char *out;      // this matrix's output (C-contiguous, cols x rows)
     int64_t rows, cols;      // of one matrix, in elements (Args' copies)
-    int64_t ty_tile, tx_tile; // tile row [0, ceil(rows/TE)), tile column [0, ceil(cols/TE))
+    int64_t r0_, c0_;        // the tile's first input row and column
     bool full;               // interior tile: no bounds checks (uniform across the block: no divergence)
 
-    __device__ __forceinline__ int64_t r0() const { return ty_tile * TE; } // first input row of the tile
-    __device__ __forceinline__ int64_t c0() const { return tx_tile * TE; } // first input column
+    __device__ __forceinline__ int64_t r0() const { return r0_; } // first input row of the tile
+    __device__ __forceinline__ int64_t c0() const { return c0_; } // first input column
     static __device__ __forceinline__ int tx() { return threadIdx.x; }     // [0, TILE)
     static __device__ __forceinline__ int ty() { return threadIdx.y; }     // [0, ROWS)
 };
@@ -75,6 +76,17 @@ __device__ __forceinline__ void tile_place(const Args &a, int64_t *ty_tile, int6
         *ty_tile = blockIdx.x / a.tiles_x;
         *tx_tile = blockIdx.x - *ty_tile * a.tiles_x;
     }
+}
+
+/* Part 0's edge shift (Args::shift, knob transpose_shift; launch.cu edge_shift_bits): the corner of a tile
+ * that would cross the matrix's last row (column) moves inward to rows - TE (cols - TE), so the tile is an
+ * interior one -- whole words, the odd-pitch path -- where it would move element by element.  It overlaps its
+ * neighbour, which writes the same values to the overlapped output (every store of the interior paths is
+ * exactly the tile's own bytes: whole words of its range, pieces at a warp's ends).  Only where that side is
+ * at least TE; the launcher clears a bit where the moved corner would break whole-word alignment. */
+__device__ __forceinline__ int64_t edge_shift(int64_t corner, int64_t extent, int64_t te, bool on)
+{
+    return on && corner + te > extent && extent >= te ? extent - te : corner;
 }
 
 /* n in [0, 3] bytes at p, never crossing a 4-byte boundary (so n == 2 means p is even), as the low

@@ -82,12 +82,14 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     int64_t ty_tile, tx_tile; // tile row [0, ceil(rows/TE)), tile column [0, ceil(cols/TE))
     tile_place(a, &ty_tile, &tx_tile);
     const int tx = threadIdx.x, ty = threadIdx.y;             // [0, TILE), [0, ROWS)
-    const int64_t r0 = ty_tile * TE, c0 = tx_tile * TE;
     const int64_t rows = a.rows, cols = a.cols;
+    // edge tiles moved inward (global.cuh edge_shift; never with SEC: its band and shifted rows own sectors)
+    const int64_t r0 = edge_shift(ty_tile * TE, rows, TE, !SEC && (a.shift & 1));
+    const int64_t c0 = edge_shift(tx_tile * TE, cols, TE, !SEC && (a.shift & 2));
     const unsigned char *in = a.in + b * a.in_bs * ESZ;
     unsigned char *out = a.out + b * rows * cols * ESZ;
     const bool full = r0 + TE <= rows && c0 + TE <= cols; // interior: no bounds checks, uniform per block
-    const Block<TE> blk = {in, out, rows, cols, ty_tile, tx_tile, full};
+    const Block<TE> blk = {in, out, rows, cols, r0, c0, full};
 
     // 1. all NB*P global loads back to back: w[j][k] = element row k of unit (ty + j*ROWS, tx)
     Regs<ESZ, TILE, ROWS, NB> w;

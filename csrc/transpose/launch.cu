@@ -83,6 +83,10 @@ volatile int g_sector_mode = 3;
  * clipped whole words; 0, the default, element by element (session 39: for the lead's A/B). */
 volatile int g_mid_mode = 0;
 
+/* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
+ * 1- and 2-byte tiled launches; 2 every width (session 43: for the lead's A/B). */
+volatile int g_shift_mode = 0;
+
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
 cudaError_t grid_tiles(int64_t tx, int64_t ty, int64_t batch, int64_t *tiles_x, dim3 *grid)
@@ -140,6 +144,7 @@ Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
     a.out_odd = p->esz < 4 && !a.out_vec && g_odd_path;
     a.in_al = ib % p->esz == 0;
     a.out_al = ob % p->esz == 0;
+    a.shift = 0;
     return a;
 }
 
@@ -244,6 +249,7 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         Args a = args_of(p, batch, tiles_x);
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = g_raster_group;
+        a.shift = edge_shift_bits(W, C, p->rows, p->cols, a.in_vec != 0, g_shift_mode);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode)) {
                 if constexpr (kWidths[W].esz <= 2)
@@ -301,6 +307,10 @@ extern "C" int smk_transpose_sector_mode(void) { return g_sector_mode; }
 extern "C" void smk_transpose_set_mid(int mode) { g_mid_mode = mode; }
 
 extern "C" int smk_transpose_mid_mode(void) { return g_mid_mode; }
+
+extern "C" void smk_transpose_set_shift(int mode) { g_shift_mode = mode; }
+
+extern "C" int smk_transpose_shift_mode(void) { return g_shift_mode; }
 
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 

@@ -510,6 +510,12 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
             const size_t n = strlen(plan->config);
             snprintf(plan->config + n, sizeof plan->config - n, ", edge words");
         }
+        /* a C-contiguous input on an aligned base: in_vec where its rows are on words */
+        const bool in_vec = kWidths[W].esz >= 4 || (cols * kWidths[W].esz) % 4 == 0;
+        if (edge_shift_bits(W, C, rows, cols, in_vec, smk_transpose_shift_mode())) { /* the same shared accesses */
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, ", edge tiles shifted inward");
+        }
         return 0;
     }
 }

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(TILE * ROWS, sector_min_blocks<ESZ, TILE * ROW
     const int64_t r0 = ty_tile * TE, c0 = tx_tile * TE;
     const bool cols_in = c0 + TE <= a.cols;
     const unsigned char *in = a.in + b * a.in_bs * ESZ;
-    const Block<TE> blk = {in, a.out + b * a.rows * a.cols * ESZ, a.rows, a.cols, ty_tile, tx_tile,
+    const Block<TE> blk = {in, a.out + b * a.rows * a.cols * ESZ, a.rows, a.cols, r0, c0,
                            cols_in && r0 + TE <= a.rows};
     {   // 1-3. the N main units
         Regs<ESZ, TILE, ROWS> w;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(TILE * ROWS, sector_min_blocks<ESZ, TILE * ROW
         T::template store_units<0, N>(tile, w, tx, ty);
     }
     {   // 1-3. the band's unit: unit row ty of the next tile row, rows past the matrix as zeros
-        const Block<TE> band = {in, blk.out, a.rows, a.cols, ty_tile + 1, tx_tile, cols_in};
+        const Block<TE> band = {in, blk.out, a.rows, a.cols, r0 + TE, c0, cols_in};
         Regs<ESZ, TILE, ROWS, 1> w;
         sector_load<ESZ, TILE, ROWS, 1>(w, a, band, true);
         T::template store_units<N, 1>(tile, w, tx, ty);
