@@ -10,6 +10,7 @@
 
 #include "api/debug.h"
 #include "api/gemm16.h"
+#include "api/gemm16_small.h"
 #include "api/wgmma.h"
 #include "api/sgemm.h"
 #include "api/sgemm_deep.h"
@@ -233,13 +234,11 @@ PyDoc_STRVAR(set_knob_doc,
 "word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled kernel always;\n"
 "4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and skinny_prmt for\n"
 "every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only;\n"
-"7, the default: as 6 for 2-byte elements with rows > cols only),\n"
-"'transpose_group' (the tiled\n"
+"7, the default: as 6 for 2-byte elements with rows > cols only),\n'transpose_group' (the tiled\n"
 "kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
 "to 65536), 'transpose_sector' (3, the default: the tiled kernel writes each output row from its\n"
 "first 32-byte sector on, whole aligned words, for a single uint8 matrix of at least 16 MiB whose sides\n"
-"both span at least 1.5 KB; 4: also float32 ones with sides of at least 1 KB (explain() off ncu there);\n"
-"0: never;\n"
+"both span at least 1.5 KB; 4: also float32 ones with sides of at least 1 KB (explain() off ncu there);\n0: never;\n"
 "1: 4-byte elements whose output pitch is at least 2 KB; 2: 1-, 2- and 4-byte elements at any pitch;\n"
 "5: 3's gate for uint8 and float16 matrices, on the sector kernel that loads its band last (64 registers,\n"
 "no spill); 6: 5 and batches, each matrix's sides by 3's rule and the whole call at least 16 MiB;\n"
@@ -316,7 +315,7 @@ PyDoc_STRVAR(set_knob_doc,
 "3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
 "'gemm16_shortk' (variant 0's short-K tiles: 0 as the chooser models; 1, the default: its one-slice, uncopied\n"
 "128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
-"that grid is within one block per SM (gemm16_choose.c shortk_retile)).");
+"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (0, the default: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave and larger; 2 (tests) every one).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -382,7 +381,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         ;
     else if (strcmp(name, "gemm16_staged") == 0 && smk_gemm16_set_staged(v) == 0)
         ;
-    else if (strcmp(name, "gemm16_shortk") == 0 && smk_gemm16_set_shortk(v) == 0)
+    else if ((strcmp(name, "gemm16_shortk") == 0 && smk_gemm16_set_shortk(v) == 0) ||
+             (strcmp(name, "gemm16_small") == 0 && smk_gemm16_set_small(v) == 0))
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);
