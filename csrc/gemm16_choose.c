@@ -283,7 +283,7 @@ volatile int smk_gemm16_small = 0;
 
 int smk_gemm16_set_small(int mode)
 {
-    if (mode < 0 || mode > 2)
+    if (mode < 0 || mode > 4)
         return -1;
     smk_gemm16_small = mode;
     return 0;
@@ -293,13 +293,13 @@ int smk_gemm16_set_small(int mode)
  * through a chain of load round trips and 8 warps' issue (ncu, session 43: 68x92x214 on 4 blocks where cuBLAS
  * runs 12; 121x556x82 on 18 against 96).  Halving BM doubles the blocks along M at half a block's MMAs, epilogue
  * and A loads (B's are the same, from L2 after the first).  Where the half tile's grid still fits one wave every
- * block runs at once, so the call's time is one (shorter) block's: the rule is that, and a grid it grows (M > 32;
- * smaller M goes to the memory-bound routes anyway). */
+ * block runs at once, so the call's time is one (shorter) block's: the rule is that alone (M <= 32: the same grid,
+ * blocks without the 64x64 tile's idle half). */
 int smk_gemm16_small_tile(int mode, int64_t M, int64_t N, int splits, int variant, int in_place, int sms)
 {
     if (mode <= 0 || variant != 9 || !in_place || M <= 0 || N <= 0 || splits < 1 || sms < 1)
         return 0;
-    if (mode >= 2) /* tests: every in-place 64x64 launch */
+    if (mode == 2 || mode == 4) /* tests: every in-place 64x64 launch */
         return 1;
-    return cdiv(M, 32) > cdiv(M, 64) && cdiv(M, 32) * cdiv(N, 64) * splits <= (int64_t)sms;
+    return cdiv(M, 32) * cdiv(N, 64) * splits <= (int64_t)sms;
 }

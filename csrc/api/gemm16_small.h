@@ -15,8 +15,10 @@ extern "C" {
 /* Knob gemm16_small (smemkit._testing.knobs(gemm16_small=...)): 0 (default) as before; 1 a launch of variant 0's
  * 64x64 tile (variant 9) on rows read in place runs the 32x64 half tile (the same kernel template, 8 warps of
  * 16x16, the deep staged loads of gemm16/load_deep.cuh, one block per SM) where smk_gemm16_small_tile says: the
- * half tile's grid (tiles x splits) within one wave and more blocks than the 64x64 grid's; 2 (tests) every such
- * launch, forced variant 9 included, any grid or K.  Only the automatic swizzle (sid 0) of each layout is
+ * half tile's grid (tiles x splits) within one wave (more blocks than the 64x64 grid's, or for M <= 32 the same
+ * grid with no idle half); 2 (tests) every such
+ * launch, forced variant 9 included, any grid or K; 3 and 4: 1 and 2 with the ring filled by 16-byte loads
+ * (gemm16/load_deep_wide.cuh: the aligned blocks around each chunk, funnel-shifted at the store).  Only the automatic swizzle (sid 0) of each layout is
  * instantiated: explicit swizzles keep the 64x64 tile.  smk_gemm16_set_small returns -1 for anything else. */
 extern volatile int smk_gemm16_small;
 int smk_gemm16_set_small(int mode);

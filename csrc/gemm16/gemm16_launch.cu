@@ -148,7 +148,7 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     if (counters || fix == 2)
         how.fx = {counters, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta, ch.splits, reduce_groups_per_warp(ch.splits),
                   q.out_f32 ? 1 : 0, smk_splitk_fence(), fix == 2};
-    int e = half ? launch_half(w, how, stream) : launch_variant(ch.variant, w, sid, vec, how, stream);
+    int e = half ? launch_half(w, how, smk_gemm16_small >= 3, stream) : launch_variant(ch.variant, w, sid, vec, how, stream);
     if (e == (int)cudaSuccess && !counters && fix != 2)
         e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, stream);
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
@@ -172,7 +172,7 @@ static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream
         one.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, ch.variant, !vec, sms);
         const bool half = sid == 0 && smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, ch.variant, !vec, sms);
         e = ch.splits > 1 ? launch_split(q, sid, vec, ch, sms, stream)
-            : half        ? launch_half(q, one, stream)
+            : half        ? launch_half(q, one, smk_gemm16_small >= 3, stream)
                           : launch_variant(ch.variant, q, sid, vec, one, stream);
     }
     if (mask)
@@ -350,7 +350,7 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
     }
     LaunchHow how = {q.variant == 5, 1, {0, 0}, epi_of(q)};
     how.deep = smk_gemm16_staged >= 3 && smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, q.variant, !vec, 1);
-    if (smk_gemm16_small >= 2 && sid == 0 && smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, q.variant, !vec, 1))
-        return launch_half(q, how, stream); /* tests: forced variant 9 on rows in place, on the half tile */
+    if ((smk_gemm16_small == 2 || smk_gemm16_small == 4) && sid == 0 && smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, q.variant, !vec, 1))
+        return launch_half(q, how, smk_gemm16_small >= 3, stream); /* tests: forced variant 9 on rows in place, on the half tile */
     return launch_variant(q.variant, q, sid, vec, how, stream);
 }

@@ -477,7 +477,7 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
     }
     if (half) { /* the half tile always runs the deep loads (small.h) */
         char t[48];
-        snprintf(t, sizeof t, "; half tile, deep x%d", SMK_G16_DEEP);
+        snprintf(t, sizeof t, "; half tile, %s x%d", smk_gemm16_small >= 3 ? "wide" : "deep", SMK_G16_DEEP);
         append(plan, t);
     } else if (deep) { /* the same tile, stores and ldmatrix: only the loads' depth (tiles.h Deep, load_deep.cuh) */
         char t[48]; /* plan->config holds 95 characters: "k-tiles of loads in flight" said briefly */
@@ -513,11 +513,11 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,
                                          smk_gemm16_epi, &r))
         return mv_plan(r, plan);
-    if (variant > 0 && sid == 0 && smk_gemm16_small >= 2 &&
+    if (variant > 0 && sid == 0 && (smk_gemm16_small == 2 || smk_gemm16_small == 4) &&
         smk_gemm16_small_tile(smk_gemm16_small, M, N, 1, variant, staged, sms)) { /* tests: forced variant 9 */
         rc = plan_cfg<VHalf>(M, N, K, layout, sid, staged, plan, -1, epi);
         if (rc == 0)
-            append(plan, "; half tile, deep x4");
+            append(plan, smk_gemm16_small >= 3 ? "; half tile, wide x4" : "; half tile, deep x4");
         return rc;
     }
     switch (variant) {

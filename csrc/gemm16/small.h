@@ -21,10 +21,15 @@ namespace smk {
 namespace g16 {
 
 using VHalf = Deep<Cfg<32, 64, 64, 16, 16, 4, 1>, kDeepDepth>;
+/* VHalf whose ring is filled by 16-byte loads (load_deep_wide.cuh; knob gemm16_small levels 3 / 4): its own type,
+ * so gemm16_k_small.cu can give it its own StagedDeep */
+struct VHalfWide : VHalf {
+};
 
 /* q (rows not 16-byte aligned) on the half tile in q.layout's automatic map (sid 0 only), how.splits slices of
- * how.ks (fp32 partials, the separate reduction: how.fx must be zero), how.epi as for the 64x64 tile. */
-int launch_half(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream);
+ * how.ks (fp32 partials, the separate reduction: how.fx must be zero), how.epi as for the 64x64 tile; wide:
+ * VHalfWide's loads. */
+int launch_half(const smk_gemm16_params &q, const LaunchHow &how, bool wide, cudaStream_t stream);
 
 } /* namespace g16 */
 } /* namespace smk */
