@@ -315,7 +315,7 @@ PyDoc_STRVAR(set_knob_doc,
 "3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
 "'gemm16_shortk' (variant 0's short-K tiles: 0 as the chooser models; 1, the default: its one-slice, uncopied\n"
 "128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
-"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (0, the default: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads).");
+"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (0, the default: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads, deep 64x64 too).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;

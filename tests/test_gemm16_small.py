@@ -32,6 +32,8 @@ CLASS = [(68, 92, 214), (69, 59, 343), (126, 303, 335), (236, 164, 176), (265, 4
 # forced variant 9 at level 2: K of 40 k-tiles (the ring wraps), 1 element, 1 k-tile + 1, a 3-row M tail,
 # 33 rows (a half tile of one row), a grid past a wave (960 blocks)
 FORCED = [(300, 260, 2501), (70, 70, 1), (64, 64, 65), (129, 77, 131), (33, 130, 77), (1000, 1000, 77)]
+# deep 64x64 launches the half tile leaves (its grid past a wave): level 3's 16-byte loads on the 64x64 ring
+DEEP_WIDE = [(3578, 74, 153), (2492, 90, 96), (59, 2153, 858)]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +88,9 @@ def test_rule_and_explain_on_the_law(lib, seed, sms):
         with _testing.knobs(gemm16_small=3):
             e3 = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype, sms=sms)
         assert t0 == t1, shape
-        assert e3.config == e1.config.replace(SUFFIX, WIDE) and e3.blocks == e1.blocks and e3.accesses == e1.accesses
+        # level 3: the same launches, every deep ring (the half tile's, the 64x64 tile's) filled by 16-byte loads
+        assert e3.config == e1.config.replace(SUFFIX, WIDE).replace("; in place, deep x4", "; in place, wide x4")
+        assert e3.blocks == e1.blocks and e3.accesses == e1.accesses
         if e0.config.startswith("memory-bound") or not half:
             assert e1.config == e0.config and e1.blocks == e0.blocks and e1.accesses == e0.accesses, (shape, sms)
             continue
@@ -151,11 +155,12 @@ def test_class_half_bit_equal_and_within_bound(lib, poison, shape, layout, dtype
 @pytest.mark.parametrize("shape", FORCED, ids=["x".join(map(str, s)) for s in FORCED])
 def test_forced_variant9_level2(poison, shape, layout, dtype):
     """Variant 9 forced: levels 2 and 4 run the half tile on any grid and K (K = 1: the prologue alone; 2501: the
-    ring wraps 10 times), bit-equal to the 64x64 tile."""
+    ring wraps 10 times), level 3 with gemm16_staged 3 the 64x64 deep tile with 16-byte loads; bit-equal to the
+    64x64 tile."""
     a, b, c, _, _ = operands(shape, dtype)
     got = []
-    for level in (0, 2, 4):
-        with _testing.knobs(gemm16_small=level, gemm16_variant=9, gemm16_kernel="mma"):
+    for level, staged in ((0, 1), (2, 1), (4, 1), (3, 3)):
+        with _testing.knobs(gemm16_small=level, gemm16_staged=staged, gemm16_variant=9, gemm16_kernel="mma"):
             d = smemkit.gemm(a, b, layout=layout)
             check(d, shape, dtype, dtype, 1.0, 0.0)
             got.append(_bits(d, dtype))
@@ -163,7 +168,30 @@ def test_forced_variant9_level2(poison, shape, layout, dtype):
             check(d, shape, dtype, dtype, 2.0, -0.5)
             got.append(_bits(d, dtype))
     assert np.array_equal(got[0], got[2]) and np.array_equal(got[1], got[3])
-    assert np.array_equal(got[0], got[4]) and np.array_equal(got[1], got[5])
+    for i in (4, 6):
+        assert np.array_equal(got[0], got[i]) and np.array_equal(got[1], got[i + 1])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f16", "bf16"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=LAYOUT_IDS)
+@pytest.mark.parametrize("shape", DEEP_WIDE, ids=["x".join(map(str, s)) for s in DEEP_WIDE])
+def test_deep_wide_bit_equal_and_within_bound(lib, poison, shape, layout, dtype):
+    sms = lib.smk_gemm16_device_sms()
+    with _testing.knobs(gemm16_small=3):
+        e = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype, sms=sms)
+    assert e.config.endswith("; in place, wide x4"), e.config
+    M, N, K = shape
+    a, b, c, _, _ = operands(shape, dtype)
+    got = []
+    for level in (0, 3):
+        with _testing.knobs(gemm16_small=level, gemm16_kernel="mma"):
+            d = smemkit.gemm(a, b, c, alpha=-1.5, beta=0.75, layout=layout)
+            check(d, shape, dtype, dtype, -1.5, 0.75)
+            d32 = smemkit.gemm(a, b, layout=layout, out_dtype=np.float32)
+            check(d32, shape, dtype, np.dtype(np.float32), 1.0, 0.0)
+            got.append((_bits(d, dtype), _bits(d32, np.float32)))
+    assert all(np.array_equal(x, y) for x, y in zip(*got))
 
 
 @pytest.mark.gpu

@@ -18,7 +18,8 @@ extern "C" {
  * half tile's grid (tiles x splits) within one wave (more blocks than the 64x64 grid's, or for M <= 32 the same
  * grid with no idle half); 2 (tests) every such
  * launch, forced variant 9 included, any grid or K; 3 and 4: 1 and 2 with the ring filled by 16-byte loads
- * (gemm16/load_deep_wide.cuh: the aligned blocks around each chunk, funnel-shifted at the store).  Only the automatic swizzle (sid 0) of each layout is
+ * (gemm16/load_deep_wide.cuh: the aligned blocks around each chunk, funnel-shifted at the store), and the 64x64
+ * launches knob gemm16_staged's deep gate takes that the half tile does not with those loads too.  Only the automatic swizzle (sid 0) of each layout is
  * instantiated: explicit swizzles keep the 64x64 tile.  smk_gemm16_set_small returns -1 for anything else. */
 extern volatile int smk_gemm16_small;
 int smk_gemm16_set_small(int mode);

@@ -1,6 +1,7 @@
-/* The 32x64 half tile's kernels (small.h): naive, pad and swizzle (automatic map), fp16 and bf16, the staged deep
- * loads only (rows not 16-byte aligned), element by element (VHalf) or in 16-byte blocks (VHalfWide), no fused
- * split fixup: the 12 kernels knob gemm16_small's levels can pick. */
+/* Knob gemm16_small's kernels (small.h): the 32x64 half tile with element loads (VHalf) or 16-byte loads
+ * (VHalfWide) and the 64x64 deep tile with 16-byte loads (VDeepWide); naive, pad and swizzle (automatic map),
+ * fp16 and bf16, the staged deep loads only (rows not 16-byte aligned), no fused split fixup: the 18 kernels
+ * its levels can pick. */
 #include <limits.h>
 
 #include "common/launch.h"
@@ -16,6 +17,10 @@ namespace g16 {
 template <class S>
 struct StagedDeep<VHalfWide, S> : StagedDeepWide<VHalf, S> {
     using StagedDeepWide<VHalf, S>::StagedDeepWide;
+};
+template <class S>
+struct StagedDeep<VDeepWide, S> : StagedDeepWide<VDeep, S> {
+    using StagedDeepWide<VDeep, S>::StagedDeepWide;
 };
 
 template <class C, int LAYOUT, bool BF16>
@@ -51,9 +56,14 @@ static int launch_half_cfg(const smk_gemm16_params &q, const LaunchHow &how, cud
     }
 }
 
-int launch_half(const smk_gemm16_params &q, const LaunchHow &how, bool wide, cudaStream_t stream)
+int launch_small(const smk_gemm16_params &q, const LaunchHow &how, int kind, cudaStream_t stream)
 {
-    return wide ? launch_half_cfg<VHalfWide>(q, how, stream) : launch_half_cfg<VHalf>(q, how, stream);
+    switch (kind) {
+    case kHalf: return launch_half_cfg<VHalf>(q, how, stream);
+    case kHalfWide: return launch_half_cfg<VHalfWide>(q, how, stream);
+    case kDeepWide: return launch_half_cfg<VDeepWide>(q, how, stream);
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 } /* namespace g16 */

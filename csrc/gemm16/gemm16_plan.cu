@@ -481,7 +481,8 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         append(plan, t);
     } else if (deep) { /* the same tile, stores and ldmatrix: only the loads' depth (tiles.h Deep, load_deep.cuh) */
         char t[48]; /* plan->config holds 95 characters: "k-tiles of loads in flight" said briefly */
-        snprintf(t, sizeof t, "; in place, deep x%d%s", SMK_G16_DEEP, unsplit ? ", no split" : "");
+        snprintf(t, sizeof t, "; in place, %s x%d%s", small_kind(smk_gemm16_small, false, true, sid) ? "wide" : "deep",
+                 SMK_G16_DEEP, unsplit ? ", no split" : "");
         append(plan, t);
     } else if (staged) {
         append(plan, in_place ? "; unaligned rows in place" : "; unaligned rows padded");

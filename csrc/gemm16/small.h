@@ -21,15 +21,28 @@ namespace smk {
 namespace g16 {
 
 using VHalf = Deep<Cfg<32, 64, 64, 16, 16, 4, 1>, kDeepDepth>;
-/* VHalf whose ring is filled by 16-byte loads (load_deep_wide.cuh; knob gemm16_small levels 3 / 4): its own type,
- * so gemm16_k_small.cu can give it its own StagedDeep */
+/* VHalf and the 64x64 deep tile (tiles.h VDeep) with their rings filled by 16-byte loads (load_deep_wide.cuh; knob
+ * gemm16_small levels 3 / 4): their own types, so gemm16_k_small.cu can give them their own StagedDeep */
 struct VHalfWide : VHalf {
 };
+struct VDeepWide : VDeep {
+};
 
-/* q (rows not 16-byte aligned) on the half tile in q.layout's automatic map (sid 0 only), how.splits slices of
- * how.ks (fp32 partials, the separate reduction: how.fx must be zero), how.epi as for the 64x64 tile; wide:
- * VHalfWide's loads. */
-int launch_half(const smk_gemm16_params &q, const LaunchHow &how, bool wide, cudaStream_t stream);
+/* Which of this file's kernels an in-place 64x64 launch of variant 0 (or forced variant 9) runs at knob level
+ * `knob`, given the half tile's rule (half) and knob gemm16_staged's deep gate (deep); 0: the layout units' own. */
+enum SmallKind { kSmallNone = 0, kHalf, kHalfWide, kDeepWide };
+inline int small_kind(int knob, bool half, bool deep, int sid)
+{
+    if (sid != 0 || knob <= 0)
+        return kSmallNone;
+    if (half)
+        return knob >= 3 ? kHalfWide : kHalf;
+    return deep && knob >= 3 ? kDeepWide : kSmallNone;
+}
+
+/* q (rows not 16-byte aligned) on kernel `kind` in q.layout's automatic map (sid 0 only), how.splits slices of
+ * how.ks (fp32 partials, the separate reduction: how.fx must be zero), how.epi as for the 64x64 tile. */
+int launch_small(const smk_gemm16_params &q, const LaunchHow &how, int kind, cudaStream_t stream);
 
 } /* namespace g16 */
 } /* namespace smk */
