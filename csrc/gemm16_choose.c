@@ -31,6 +31,7 @@
 
 #include "api/gemm16.h"
 #include "api/gemm16_epi.h"
+#include "api/gemm16_small.h"
 #include "api/wgmma.h" /* smk_gemm16_copies_ns, smk_gemm16_dram_ns */
 
 /* The tiles variant 0 may choose: X(variant, BM, BN, BK, blocks per SM, efficiency in percent of the
@@ -275,4 +276,30 @@ int smk_gemm16_staged_unsplit(int mode, int64_t M, int64_t N, int64_t K, int in_
     ch->splits = 1;
     ch->k_chunk = K;
     return 1;
+}
+
+/* ---- the 32x64 half tile for in-place 64x64 grids under a wave (api/gemm16_small.h, gemm16/small.h) ---------- */
+volatile int smk_gemm16_small = 0;
+
+int smk_gemm16_set_small(int mode)
+{
+    if (mode < 0 || mode > 4)
+        return -1;
+    smk_gemm16_small = mode;
+    return 0;
+}
+
+/* A 64x64 grid under a wave is one block per SM on a fraction of the SMs, each block walking all of its K
+ * through a chain of load round trips and 8 warps' issue (ncu, session 43: 68x92x214 on 4 blocks where cuBLAS
+ * runs 12; 121x556x82 on 18 against 96).  Halving BM doubles the blocks along M at half a block's MMAs, epilogue
+ * and A loads (B's are the same, from L2 after the first).  Where the half tile's grid still fits one wave every
+ * block runs at once, so the call's time is one (shorter) block's: the rule is that alone (M <= 32: the same grid,
+ * blocks without the 64x64 tile's idle half). */
+int smk_gemm16_small_tile(int mode, int64_t M, int64_t N, int splits, int variant, int in_place, int sms)
+{
+    if (mode <= 0 || variant != 9 || !in_place || M <= 0 || N <= 0 || splits < 1 || sms < 1)
+        return 0;
+    if (mode == 2 || mode == 4) /* tests: every in-place 64x64 launch */
+        return 1;
+    return cdiv(M, 32) * cdiv(N, 64) * splits <= (int64_t)sms;
 }

@@ -10,6 +10,7 @@
 
 #include "api/debug.h"
 #include "api/gemm16.h"
+#include "api/gemm16_small.h"
 #include "api/wgmma.h"
 #include "api/sgemm.h"
 #include "api/sgemm_deep.h"
@@ -224,10 +225,8 @@ PyDoc_STRVAR(set_knob_doc,
 "Tests and benchmarks: 'poison' (1: every kernel output starts as 0xFF bytes, NaN), 'host_mode'\n"
 "(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined, 3 staged through the pinned\n"
 "pool; see csrc/host.h), 'staging_cap_mib' (the pinned pool's cap), 'sgemm_config' (0 chosen per\n"
-"shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
-"(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
-"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
-"by element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
+"shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
+"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\nby element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
 "elements with short sides up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the "
 "word-wise one; 2: the word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled "
 "kernel always; 4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and "
@@ -314,7 +313,7 @@ PyDoc_STRVAR(set_knob_doc,
 "3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
 "'gemm16_shortk' (variant 0's short-K tiles: 0 as the chooser models; 1, the default: its one-slice, uncopied\n"
 "128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
-"that grid is within one block per SM (gemm16_choose.c shortk_retile)).");
+"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (0, the default: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads, deep 64x64 too).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -382,7 +381,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         ;
     else if (strcmp(name, "gemm16_staged") == 0 && smk_gemm16_set_staged(v) == 0)
         ;
-    else if (strcmp(name, "gemm16_shortk") == 0 && smk_gemm16_set_shortk(v) == 0)
+    else if ((strcmp(name, "gemm16_shortk") == 0 && smk_gemm16_set_shortk(v) == 0) ||
+             (strcmp(name, "gemm16_small") == 0 && smk_gemm16_set_small(v) == 0))
         ;
     else
         return PyErr_Format(PyExc_ValueError, "_set_knob(): bad knob %s=%d", name, v);

@@ -17,11 +17,13 @@
 #include "layout.h"
 #include "matvec.h"
 #include "api/gemm16_epi.h"
+#include "api/gemm16_small.h"
 #include "api/gemm16.h"
 #include "api/splitk.h"
 #include "api/wgmma.h"
 #include "common/splitk_fixup.cuh"
 #include "counters.h"
+#include "small.h"
 #include "tiles.h"
 
 namespace smk {
@@ -119,7 +121,8 @@ static int fixup_gate(int64_t M, int64_t N, int S, int variant, int knob)
  * says, the mma.sync kernel's last block per tile reduces instead (fixup.cuh), counting on the stream's
  * counters (counters.h; none there: the separate reduction), or (knob 3, sm_90) the tile's blocks as one
  * cluster.  The slices of a 64x64 in-place launch take the deep staged loads where knob gemm16_staged's
- * gate says (api/gemm16.h smk_gemm16_staged_deep). */
+ * gate says (api/gemm16.h smk_gemm16_staged_deep), or knob gemm16_small's kernels where it says
+ * (small.h small_kind; then the separate reduction, never the fused one). */
 static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk_gemm16_choice &ch, int sms,
                         cudaStream_t stream)
 {
@@ -137,14 +140,17 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     w.out_f32 = 1;
     LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0, {}}; /* fp32 partials: the register epilogue */
     how.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, ch.k_chunk, ch.splits, ch.variant, !vec, sms);
-    int fix = fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), dsms = 0, major = 0;
+    const int kind = small_kind(smk_gemm16_small,
+                                smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, ch.splits, ch.variant, !vec, sms),
+                                how.deep != 0, sid);
+    int fix = kind ? 0 : fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), dsms = 0, major = 0;
     if (fix == 2 && (smk::device_facts(&dsms, &major) != 0 || major < 9))
         fix = 0; /* clusters: sm_90 and later */
     unsigned *counters = fix == 1 ? smk_rt_counters(stream) : NULL;
     if (counters || fix == 2)
         how.fx = {counters, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta, ch.splits, reduce_groups_per_warp(ch.splits),
                   q.out_f32 ? 1 : 0, smk_splitk_fence(), fix == 2};
-    int e = launch_variant(ch.variant, w, sid, vec, how, stream);
+    int e = kind ? launch_small(w, how, kind, stream) : launch_variant(ch.variant, w, sid, vec, how, stream);
     if (e == (int)cudaSuccess && !counters && fix != 2)
         e = launch_reduce(q, (const float *)ws, stride, ldw, ch.splits, stream);
     smk_rt_free_on(ws, stream); /* stream-ordered: after the kernels that use it, even on failure */
@@ -152,7 +158,8 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
 }
 
 /* Variant 0: the choice of gemm16_choose.c (tile, split, padded copies or unaligned rows in place),
- * run as chosen.  A and B padded (ch.pad_a / pad_b) into temporaries freed on `stream` behind it. */
+ * run as chosen (an in-place 64x64 launch on knob gemm16_small's kernels where it says: small.h).  A and B
+ * padded (ch.pad_a / pad_b) into temporaries freed on `stream` behind it. */
 static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream_t stream)
 {
     smk_gemm16_choice ch;
@@ -166,7 +173,12 @@ static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream
     if (e == (int)cudaSuccess) {
         LaunchHow one = {0, 1, {0, 0}, epi_of(q)};
         one.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, ch.variant, !vec, sms);
-        e = ch.splits > 1 ? launch_split(q, sid, vec, ch, sms, stream) : launch_variant(ch.variant, q, sid, vec, one, stream);
+        const int kind = small_kind(smk_gemm16_small,
+                                    smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, ch.variant, !vec, sms),
+                                    one.deep != 0, sid);
+        e = ch.splits > 1 ? launch_split(q, sid, vec, ch, sms, stream)
+            : kind        ? launch_small(q, one, kind, stream)
+                          : launch_variant(ch.variant, q, sid, vec, one, stream);
     }
     if (mask)
         free_padded(tmp, stream);
@@ -343,5 +355,10 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
     }
     LaunchHow how = {q.variant == 5, 1, {0, 0}, epi_of(q)};
     how.deep = smk_gemm16_staged >= 3 && smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, q.variant, !vec, 1);
+    const bool half = (smk_gemm16_small == 2 || smk_gemm16_small == 4) && /* tests: forced variant 9 in place */
+                      smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, q.variant, !vec, 1);
+    const int kind = small_kind(smk_gemm16_small, half, how.deep != 0, sid);
+    if (kind)
+        return launch_small(q, how, kind, stream);
     return launch_variant(q.variant, q, sid, vec, how, stream);
 }

@@ -22,6 +22,8 @@
 #include "matvec.h"
 #include "api/gemm16.h"
 #include "api/gemm16_epi.h"
+#include "api/gemm16_small.h"
+#include "small.h"
 #include "smem.cuh"
 #include "tiles.h"
 
@@ -371,10 +373,14 @@ static void append(smk_plan *plan, const char *text)
     snprintf(plan->config + n, sizeof plan->config - n, "%s", text);
 }
 
+/* plan_variant's number for variant 0's 32x64 half tile (small.h VHalf), not a table variant */
+constexpr int kPlanHalf = -2;
+
 static int plan_variant(int variant, int64_t M, int64_t N, int64_t K, int64_t lda_k, int layout, int sid, bool staged,
                         smk_plan *plan, bool epi = false)
 {
     switch (variant) {
+    case kPlanHalf: return plan_cfg<VHalf>(M, N, K, layout, sid, staged, plan, lda_k, epi);
 #define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, lda_k, epi);
     SMK_G16_VARIANTS(SMK_G16_CASE)
 #undef SMK_G16_CASE
@@ -439,7 +445,8 @@ static int add_last_slice(int variant, int64_t M, int64_t N, int64_t k_last, int
  * k_chunk columns and the last one of what remains (add_last_slice; ncu counted the difference: 1245 x
  * 208 x 8608, 6 slices of 1472 and one of 1248, 524160 ldmatrix instructions, the last slice modelled
  * as a whole one 535680).  The reduction uses no shared memory.  Knob gemm16_staged: the deep staged
- * loads (load_deep.cuh; same shared-memory accesses) and level 2's dropped split, as the launcher decides. */
+ * loads (load_deep.cuh; same shared-memory accesses) and level 2's dropped split, as the launcher decides;
+ * knob gemm16_small: the 32x64 half tile (small.h) in the 64x64 tile's place, its own accesses. */
 static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, bool epi, int sms,
                    smk_plan *plan)
 {
@@ -449,7 +456,9 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
     const bool unsplit = smk_gemm16_staged_unsplit(smk_gemm16_staged, M, N, K, in_place, sms, &ch) != 0;
     const bool deep = smk_gemm16_staged_deep(smk_gemm16_staged, M, N, ch.splits > 1 ? ch.k_chunk : K, ch.splits,
                                              ch.variant, in_place, sms) != 0;
-    const int rc = plan_variant(ch.variant, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan,
+    const bool half = sid == 0 && smk_gemm16_small_tile(smk_gemm16_small, M, N, ch.splits, ch.variant, in_place, sms);
+    const int pv = half ? kPlanHalf : ch.variant;
+    const int rc = plan_variant(pv, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan,
                                 epi && ch.splits == 1); /* split-K writes fp32 partials from registers */
     if (rc != 0)
         return rc;
@@ -458,7 +467,7 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         const bool shorter = k_last != ch.k_chunk;
         for (int i = 0; i < plan->n; i++)
             plan->acc[i].repeats *= shorter ? ch.splits - 1 : ch.splits;
-        if (shorter && add_last_slice(ch.variant, M, N, k_last, K, layout, sid, in_place, plan) != 0)
+        if (shorter && add_last_slice(pv, M, N, k_last, K, layout, sid, in_place, plan) != 0)
             for (int i = 0; i < plan->n; i++) /* no room: the last slice as a whole one, as before */
                 plan->acc[i].repeats = plan->acc[i].repeats / (ch.splits - 1) * ch.splits;
         plan->blocks *= ch.splits;
@@ -466,9 +475,14 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         snprintf(t, sizeof t, "; split K %d x %lld", ch.splits, (long long)ch.k_chunk);
         append(plan, t);
     }
-    if (deep) { /* the same tile, stores and ldmatrix: only the loads' depth (tiles.h Deep, load_deep.cuh) */
+    if (half) { /* the half tile always runs the deep loads (small.h) */
+        char t[48];
+        snprintf(t, sizeof t, "; half tile, %s x%d", smk_gemm16_small >= 3 ? "wide" : "deep", SMK_G16_DEEP);
+        append(plan, t);
+    } else if (deep) { /* the same tile, stores and ldmatrix: only the loads' depth (tiles.h Deep, load_deep.cuh) */
         char t[48]; /* plan->config holds 95 characters: "k-tiles of loads in flight" said briefly */
-        snprintf(t, sizeof t, "; in place, deep x%d%s", SMK_G16_DEEP, unsplit ? ", no split" : "");
+        snprintf(t, sizeof t, "; in place, %s x%d%s", small_kind(smk_gemm16_small, false, true, sid) ? "wide" : "deep",
+                 SMK_G16_DEEP, unsplit ? ", no split" : "");
         append(plan, t);
     } else if (staged) {
         append(plan, in_place ? "; unaligned rows in place" : "; unaligned rows padded");
@@ -500,6 +514,13 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,
                                          smk_gemm16_epi, &r))
         return mv_plan(r, plan);
+    if (variant > 0 && sid == 0 && (smk_gemm16_small == 2 || smk_gemm16_small == 4) &&
+        smk_gemm16_small_tile(smk_gemm16_small, M, N, 1, variant, staged, sms)) { /* tests: forced variant 9 */
+        rc = plan_cfg<VHalf>(M, N, K, layout, sid, staged, plan, -1, epi);
+        if (rc == 0)
+            append(plan, smk_gemm16_small >= 3 ? "; half tile, wide x4" : "; half tile, deep x4");
+        return rc;
+    }
     switch (variant) {
     case 0:
         return plan_v0(M, N, K, layout, sid, staged, epi, sms, plan);
