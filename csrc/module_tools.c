@@ -244,8 +244,8 @@ PyDoc_STRVAR(set_knob_doc,
 "5: 3's gate for uint8 and float16 matrices, on the sector kernel that loads its band last (64 registers,\n"
 "no spill); 6: 5 and batches, each matrix's sides by 3's rule and the whole call at least 16 MiB;\n"
 "7 (tests): as 2, the uint8 and float16 ones on that kernel),\n"
-"'transpose_mid' (0, the default: the 1- and 2-byte tiled kernel's edge tiles move element by element;\n"
-"1: as whole words clipped to the matrix where the rows' columns are contiguous),\n"
+"'transpose_mid' (0, the default: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as\n"
+"whole words clipped to the matrix where the rows' columns are contiguous; 2: transpose/lean.cuh's paths),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -362,7 +362,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_raster_group(v);
     else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7)
         smk_transpose_set_sector(v);
-    else if (strcmp(name, "transpose_mid") == 0 && (v == 0 || v == 1))
+    else if (strcmp(name, "transpose_mid") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_mid(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
