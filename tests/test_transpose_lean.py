@@ -282,6 +282,63 @@ def replay_store(base, col, pitch):
     return hits
 
 
+def replay_row_fast(base, col, pitch):
+    """Lean::row_fast for one warp on one output row (lim == 128 or 4 <= lim <= 124): the writes per row offset,
+    each checked to carry its own byte, at the fixed piece offsets of the kernel."""
+    lo = col
+    lim = max(0, min(128, pitch - lo))
+    assert lim == 128 or 4 <= lim <= 124
+    S = (base + col) % 4
+    clip = lim != 128
+    hits = {}
+    vals = [[col + 4 * lane + i for i in range(4)] for lane in range(32)]
+
+    def put(o, val):  # o: bytes from the warp's first
+        assert 0 <= o < lim and val == lo + o, (o, val, lim)
+        hits[lo + o] = hits.get(lo + o, 0) + 1
+
+    for lane in range(32):
+        o = 4 * lane - S
+        v = vals[lane]
+        prev = vals[lane - 1] if lane else vals[0]
+        x = (prev + v)[4 - S:8 - S]
+        l0, l31 = lane == 0, (not clip) and lane == 31
+        whole = (S == 0 or not l0) and (not clip or o + 4 <= lim)
+        tn = lim - o if clip and 0 <= o < lim < o + 4 else 0
+        if whole:
+            for i in range(4):
+                put(o + i, x[i])
+        if tn == 1:
+            put(o, x[0])
+        if tn >= 2:
+            put(o, x[0]), put(o + 1, x[1])
+        if tn == 3:
+            put(o + 2, x[2])
+        pieces = {1: ([(1, 0), (2, 1), (3, 2)], [(4, 3)]), 2: ([(2, 0), (3, 1)], [(4, 2), (5, 3)]),
+                  3: ([(3, 0)], [(4, 1), (5, 2), (6, 3)])}.get(S, ([], []))
+        if l0:
+            for at, byte in pieces[0]:
+                put(o + at, v[byte])
+        if l31:
+            for at, byte in pieces[1]:
+                put(o + at, v[byte])
+    return hits
+
+
+@pytest.mark.parametrize("esz", [1, 2])
+def test_lean_replay_row_fast(esz):
+    """Every output byte of the warps row_fast takes written once, with its own value, nothing outside."""
+    r = np.random.default_rng(4303)
+    for _ in range(3000):
+        pitch = int(r.integers(4, 700)) * esz
+        base = int(r.integers(0, 64)) * esz + int(r.integers(0, 2)) * (esz == 2)
+        for c0 in range(0, pitch, 128):
+            lim = min(128, pitch - c0)
+            if lim == 128 or 4 <= lim <= 124:
+                hits = replay_row_fast(base, c0, pitch)
+                assert sorted(hits) == list(range(c0, c0 + lim)) and set(hits.values()) == {1}
+
+
 @pytest.mark.parametrize("esz", [1, 2])
 def test_lean_replay(esz):
     r = np.random.default_rng(4301)

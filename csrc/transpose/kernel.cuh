@@ -12,6 +12,7 @@
  *   4. SharedTile::load_columns: the column read, the access the layouts are about (tile.cuh, with the
  *      bank arithmetic of naive / pad / swizzle)
  *   5. global stores, lane = input unit row: GlobalStore::whole / ::edge (global.cuh), or the odd path
+ *   (MID = 2, knob transpose_mid = 2: parts 1 and 5 off the aligned interior path are lean.cuh's)
  *
  * The layout is one template argument and changes the index map and nothing else: tile, threads,
  * units per thread and bounds handling are shared by construction.

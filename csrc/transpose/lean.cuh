@@ -171,27 +171,36 @@ struct Lean {
             }
     }
 
-    /* Output row phase k of a warp whose 128 bytes all lie inside the row, at shift S (uniform per warp): lane
-     * i's aligned word i at q whole, but lane 0's when S != 0, whose bytes [S, 4) are v's first 4 - S; lane
-     * 31's word after it takes v's last S bytes.  The pieces sit at fixed offsets from q: no address work. */
-    template <int S>
-    static __device__ __forceinline__ void row_full(const R &w, int k, unsigned char *q, int64_t step, int nc,
-                                                    bool l0, bool l31)
+    /* Output row phase k of a warp at shift S (uniform per warp), its bytes [0, lim) of the row (lim == 128, or
+     * CLIP: lim in [4, 124], so that lane 31's word after its own is never the warp's): lane i's aligned word i
+     * at q whole where it lies inside, but lane 0's when S != 0, whose bytes [S, 4) are v's first 4 - S; with
+     * lim == 128 lane 31's word after it takes v's last S bytes; with CLIP the lane whose word holds byte lim - 1
+     * stores its first lim - o bytes (o: its word's offset).  Every piece sits at a fixed offset from q. */
+    template <int S, bool CLIP>
+    static __device__ __forceinline__ void row_fast(const R &w, int k, unsigned char *q, int64_t step, int nc,
+                                                    int lane, int lim)
     {
+        const int o = 4 * lane - S;                                        // lane's word: [o, o + 4) of the warp's
+        const bool l0 = lane == 0, l31 = !CLIP && lane == 31;
+        const bool whole = (S == 0 || !l0) && (!CLIP || o + 4 <= lim);
+        const int tn = CLIP && o >= 0 && o < lim && lim < o + 4 ? lim - o : 0; // the row's end: its bytes, 1-3
 #pragma unroll
         for (int j = 0; j < N; j++, q += step) {
             const W v = w[j][k];
-            if constexpr (S == 0) {
-                if (j * JR + k < nc)
-                    *reinterpret_cast<W *>(q) = v;
-                continue;
-            }
-            const W x = __funnelshift_l(__shfl_up_sync(0xffffffffu, v, 1), v, 8 * S);
+            const W x = S == 0 ? v : __funnelshift_l(__shfl_up_sync(0xffffffffu, v, 1), v, 8 * S);
             if (j * JR + k >= nc) // uniform per warp, after the shuffle
                 continue;
-            if (!l0)
+            if (whole)
                 *reinterpret_cast<W *>(q) = x;
             uint16_t *h = reinterpret_cast<uint16_t *>(q);
+            if constexpr (CLIP) { // [0, tn) of the word: a byte, a half, or a half and a byte
+                if (tn == 1)
+                    q[0] = (unsigned char)x;
+                if (tn >= 2)
+                    h[0] = (uint16_t)x;
+                if (tn == 3)
+                    q[2] = (unsigned char)(x >> 16);
+            }
             if constexpr (S == 1) {
                 if (l0)
                     q[1] = (unsigned char)v, h[1] = (uint16_t)(v >> 8);
@@ -202,12 +211,25 @@ struct Lean {
                     h[1] = (uint16_t)v;
                 if (l31)
                     h[2] = (uint16_t)(v >> 16);
-            } else {
+            } else if constexpr (S == 3) {
                 if (l0)
                     q[3] = (unsigned char)v;
                 if (l31)
                     h[2] = (uint16_t)(v >> 8), q[6] = (unsigned char)(v >> 24);
             }
+        }
+    }
+
+    /* Output row phase k at its shift s (uniform per warp) on row_fast. */
+    template <bool CLIP>
+    static __device__ __forceinline__ void row_phase(const R &w, int k, unsigned char *p, int64_t step, int nc,
+                                                     int lane, int lim)
+    {
+        switch ((int)((uintptr_t)p & 3)) {
+        case 0: row_fast<0, CLIP>(w, k, p, step, nc, lane, lim); break;
+        case 1: row_fast<1, CLIP>(w, k, p - 1, step, nc, lane, lim); break;
+        case 2: row_fast<2, CLIP>(w, k, p - 2, step, nc, lane, lim); break;
+        default: row_fast<3, CLIP>(w, k, p - 3, step, nc, lane, lim); break;
         }
     }
 
@@ -234,17 +256,13 @@ struct Lean {
         }
         const int lim = room(pitch, col - 4 * lane) < 0 ? 0 : room(pitch, col - 4 * lane) > 128 ? 128
                         : room(pitch, col - 4 * lane); // the warp's bytes of the row: [0, lim) from its first
-        if (lim == 128) { // all 128 inside (uniform per warp): s picks the code
-            const bool l0 = lane == 0, l31 = lane == 31;
+        if (lim == 128 || (lim >= 4 && lim <= 124)) { // uniform per warp: s picks the code
 #pragma unroll
             for (int k = 0; k < P; k++) {
-                unsigned char *p = row + k * pitch;
-                switch ((int)((uintptr_t)p & 3)) { // s, uniform per warp
-                case 0: row_full<0>(w, k, p, step, nc, l0, l31); break;
-                case 1: row_full<1>(w, k, p - 1, step, nc, l0, l31); break;
-                case 2: row_full<2>(w, k, p - 2, step, nc, l0, l31); break;
-                default: row_full<3>(w, k, p - 3, step, nc, l0, l31); break;
-                }
+                if (lim == 128)
+                    row_phase<false>(w, k, row + k * pitch, step, nc, lane, lim);
+                else
+                    row_phase<true>(w, k, row + k * pitch, step, nc, lane, lim);
             }
         } else if (lim < 4) { // 0-3 bytes, lane 0's first ones, byte by byte (a piece may sit inside one word)
 #pragma unroll
@@ -262,7 +280,7 @@ struct Lean {
         }
     }
 
-    /* A warp whose row ends inside its 128 bytes (lim in [4, 128)): each lane's aligned word whole where it lies
+    /* A warp whose row ends inside its lane 31's word after its own (lim in [125, 128)): each lane's aligned word whole where it lies
      * in [0, lim), else at most one piece a lane -- the word clipped to [0, lim), or (lane 31) the s bytes
      * after it -- as store_piece splits it (a byte and / or a half), worked out once per k. */
     static __device__ __forceinline__ void store_clipped(const R &w, unsigned char *row, int64_t pitch, int64_t step,
