@@ -9,6 +9,8 @@
  *                with the bank arithmetic of naive / pad / swizzle
  *   global.cuh   the global side: Args, a block's place, the whole / odd-pitch / edge load and store paths
  *   kernel.cuh   the tiled kernel, as the parts above in order
+ *   lean.cuh     the tiled kernel's lean global paths for 1- and 2-byte odd-pitch and edge tiles (knob
+ *                transpose_mid = 2: mid_fits)
  *   sector.cuh   the tiled kernel's sector store (parts 4 and 5 on each output row's 32-byte sectors)
  *   sector_kernel.cuh the sector store's own kernel for 1- and 2-byte elements: the band loaded last
  *   skinny.cuh   the skinny kernel: one side of at most 32 elements, a TR x TC element tile staged in
@@ -213,11 +215,18 @@ inline bool sector_split(int esz, int mode) { return mode >= 5 && esz <= 2; }
  * a short side S of 65..256 every (S <= 128 elements) or half the tiles are edge tiles: seed 111 (H100,
  * ff4f153, profile_calls) float16 S 65..256 0.43 of a copy (all-edge draws 0.28-0.44) against float32 1.01
  * at the same S, while the S = 256 uint8 draws (no edge tile) ran at 0.94-0.96.  The sector store
- * (sector_fits) keeps its shapes.  0, the default: element by element as before.  Pure in the shape. */
+ * (sector_fits) keeps its shapes.  0, the default: element by element as before.  Pure in the shape.
+ * Mode 2 (session 43, lean.cuh): every launch of the shipped 1- and 2-byte row, whatever the shape -- odd
+ * pitches, which the launcher alone sees, make interior tiles take it too: whole words with the per-k work
+ * hoisted out of the unit loop, the straddling word of a row as a byte + a half piece, for odd-pitch interior
+ * tiles and edge tiles alike (ncu, session 43: those issued 0.51 and 0.74-1.28 warp instructions a byte against
+ * 0.20 on aligned interior tiles).  Aligned interior tiles run the plain kernel's code. */
 inline bool mid_fits(int wi, int row, int64_t rows, int64_t cols, int mode)
 {
-    if (mode != 1 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 2)
+    if (mode < 1 || mode > 2 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 2)
         return false;
+    if (mode == 2)
+        return true;
     const int64_t te = (int64_t)kConfigs[row].tile * unit_edge(kWidths[wi].esz);
     return rows % te != 0 || cols % te != 0;
 }

@@ -12,6 +12,7 @@
  *   4. SharedTile::load_columns: the column read, the access the layouts are about (tile.cuh, with the
  *      bank arithmetic of naive / pad / swizzle)
  *   5. global stores, lane = input unit row: GlobalStore::whole / ::edge (global.cuh), or the odd path
+ *   (MID = 2, knob transpose_mid = 2: parts 1 and 5 off the aligned interior path are lean.cuh's)
  *
  * The layout is one template argument and changes the index map and nothing else: tile, threads,
  * units per thread and bounds handling are shared by construction.
@@ -44,6 +45,7 @@
 #include <cuda_runtime.h>
 
 #include "transpose/global.cuh"
+#include "transpose/lean.cuh"
 #include "transpose/sector.cuh"
 #include "transpose/tile.cuh"
 #include "transpose/unit.cuh"
@@ -59,14 +61,16 @@ constexpr int kMaxGridYZ = 65535;
  *   ROWS   thread rows per block: blockDim = (TILE, ROWS), each thread moves TILE/ROWS units
  *   SEC    the sector store (sector.cuh): one more unit row of ROWS per thread (the band), and part 5
  *          writes each output row from its first 32-byte boundary on, as whole aligned words
- *   MID    (1- and 2-byte elements, not with SEC; knob transpose_mid) edge tiles move whole words clipped
- *          to the matrix (global.cuh's words) where the rows allow, in place of element by element; held to
- *          64 registers (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
-template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, bool MID = false>
+ *   MID    (1- and 2-byte elements, not with SEC; knob transpose_mid) 1: edge tiles move whole words clipped
+ *          to the matrix (global.cuh's words) where the rows allow, in place of element by element; 2: the
+ *          lean paths (lean.cuh) for odd-pitch interior tiles and edge tiles alike; held to 64 registers
+ *          (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
 __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) transpose_kernel(const Args a)
 {
     static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
     static_assert(TILE % ROWS == 0 && !(SEC && MID), "each thread moves a whole number of units; MID without SEC");
+    static_assert(MID != 2 || ESZ <= 2, "the lean paths are the sub-word units'");
     typedef typename Unit<ESZ>::W W;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E; // TE: edge in elements
     constexpr int NB = N + SEC; // units a thread loads: N, and the band's with SEC
@@ -95,7 +99,10 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     Regs<ESZ, TILE, ROWS, NB> w;
     if (full && a.in_vec) {
         Load::whole(w, a, blk);
-    } else if (E > 1 && full && a.in_odd) {
+    } else if (MID == 2 && Lean<ESZ, TILE, ROWS>::load_ok(a)) {
+        if constexpr (MID == 2) // odd pitches and edge tiles: whole words, per-k work hoisted (lean.cuh)
+            Lean<ESZ, TILE, ROWS>::load(w, a, blk);
+    } else if (E > 1 && MID != 2 && full && a.in_odd) {
         if constexpr (E > 1) { // ODD PITCHES: every load first, then the shuffles and shifts
             const int lane = tx & 31;
             const int64_t rs = a.in_rs * ESZ; // row pitch in bytes (any sign)
@@ -130,7 +137,7 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
                 }
         }
     } else {
-        Load::template edge_or_words<MID>(w, a, blk);
+        Load::template edge_or_words<MID == 1>(w, a, blk);
     }
     // 2. w[j][k] = element column k of unit j
 #pragma unroll
@@ -147,7 +154,10 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     // 5. word k of unit j is output row c0 + (ty + j*ROWS)*E + k, output columns r0 + tx*E + [0, E)
     if (full && a.out_vec) {
         Store::whole(w, a, blk);
-    } else if (E > 1 && full && a.out_odd) {
+    } else if (MID == 2) {
+        if constexpr (MID == 2)
+            Lean<ESZ, TILE, ROWS>::store(w, a, blk);
+    } else if (E > 1 && MID != 2 && full && a.out_odd) {
         if constexpr (E > 1) { // ODD PITCHES: lane i stores aligned word i, lanes 0 and 31 the partial ends
             const int lane = tx & 31;
             unsigned char *dst = out + ((c0 + (int64_t)ty * E) * rows + r0 + (int64_t)tx * E) * ESZ;
@@ -168,7 +178,7 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
                 }
         }
     } else {
-        Store::template edge_or_words<MID>(w, a, blk);
+        Store::template edge_or_words<MID == 1>(w, a, blk);
     }
 }
 

@@ -24,7 +24,7 @@ namespace {
  * sizes its own grid and arguments. */
 typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
 
-template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, bool MID = false>
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 {
     constexpr int bytes = tile_bytes<ESZ, TILE>(L, SEC ? TILE + ROWS : TILE); // SEC: the band's unit rows
@@ -80,7 +80,8 @@ volatile int g_raster_group = 8;
 volatile int g_sector_mode = 3;
 
 /* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
- * clipped whole words; 0, the default, element by element (session 39: for the lead's A/B). */
+ * clipped whole words; 2 the lean paths (lean.cuh) for their odd-pitch interior and edge tiles (session 43,
+ * for the lead's A/B); 0, the default, element by element (session 39: for the lead's A/B). */
 volatile int g_mid_mode = 0;
 
 /* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
@@ -259,7 +260,8 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
             }
             if constexpr (kWidths[W].esz <= 2)
                 if (mid_fits(W, C, p->rows, p->cols, g_mid_mode))
-                    return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, true>(grid, stream, a);
+                    return g_mid_mode == 2 ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 2>(grid, stream, a)
+                                           : launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 1>(grid, stream, a);
         }
         return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
     }

@@ -508,7 +508,7 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
         if (mid_fits(W, C, rows, cols, smk_transpose_mid_mode())) {
             const size_t n = strlen(plan->config);
-            snprintf(plan->config + n, sizeof plan->config - n, ", edge words");
+            snprintf(plan->config + n, sizeof plan->config - n, smk_transpose_mid_mode() == 2 ? ", lean edges" : ", edge words");
         }
         /* a C-contiguous input on an aligned base: in_vec where its rows are on words */
         const bool in_vec = kWidths[W].esz >= 4 || (cols * kWidths[W].esz) % 4 == 0;
