@@ -233,7 +233,7 @@ PyDoc_STRVAR(set_knob_doc,
 "word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled kernel always;\n"
 "4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and skinny_prmt for\n"
 "every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only;\n"
-"7, the default: as 6 for 2-byte elements with rows > cols only),\n"
+"7, the default: as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean),\n"
 "'transpose_group' (the tiled\n"
 "kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
 "to 65536), 'transpose_sector' (3, the default: the tiled kernel writes each output row from its\n"
@@ -356,7 +356,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_tinyk(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
-    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 7)
+    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 8)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);
