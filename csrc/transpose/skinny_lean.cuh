@@ -13,18 +13,21 @@
  *
  * What.  The same tile, grid, shared geometry and shared access pattern as skinny_vec.cuh's runs_to_flat
  * (so plan.cu replays it with skinny_vec_block, and explain()'s counts are skinny_vec's), moved with
- *   - each run word's item (s, j, run address, run byte ro, F byte x) computed once, kept in registers
- *     over a half of the items (two halves of 8 / 9 words: every load of a half in flight);
- *   - a warp-uniform test per word (every lane's word wholly inside its run: __all_sync): then its E
- *     elements are E shared stores with no predicate, each one IADD (x + e*S*esz), the map (naive 0,
- *     pad 2, swizzle 3 instructions: lean_slot), a shift, the store; else each element's store under a
- *     warp vote (an element no lane moves is not issued, as skinny_vec: the plan's rule);
- *   - the shared window once (__cvta_generic_to_shared), 32-bit shared addresses (st.shared / ld.shared);
- *   - the flat phase: a warp wholly inside [mis, fend) (every warp but a tile's first and last) one
- *     LDS.32 and one STG.32 at a fixed immediate stride (x = 4t + 1024k), else skinny_vec's cut-word rule.
- * Estimated (hand count of the path, per 4-byte run word, interior warps): uint8 ~13 item + ~4.5 a byte
- * element + ~8 flat = ~39 thread instructions = ~0.30 warp instructions a byte (skinny_vec: 1.22, ncu);
- * fp16 ~13 + 2 x 4.5 + 8 = ~30 = ~0.23 (skinny_prmt_a 1.48).  Registers <= 64, no spill (ptxas -v, sm_90).
+ *   - each run word's item (s, j, run address, run byte ro, F byte x) computed once and kept in registers over
+ *     a group of items (8, 4, 4, then the tail word: 8 loads in flight a thread), a group skipped whole where
+ *     its first run is past S (S' > S: S = 5 bytes runs 11 of 17 items, S = 34 halves 10);
+ *   - a vote-free warp-uniform test per word (a warp's lanes hold consecutive words of one run, so lane 0's
+ *     word starting in the run and lane 31's ending in it are one test in every lane): then E shared stores
+ *     with no predicate, each one IADD (x + e*S*esz), the map (lean_slot: naive 0, pad 2, swizzle 3
+ *     instructions), a shift, the store; else each element's store under a warp reduction (no store issued
+ *     that no lane makes: the plan's rule);
+ *   - the flat phase: whole words under one predicate from per-thread constants (bytes left from the lane's
+ *     / warp's first word), LDS.32 and STG.32 at immediate offsets (x = 4t + 1024k); the cut words (the tile's
+ *     first when the output is off a word, its last) only in the tile's first and last warp steps.
+ * Measured without a GPU (sm_90 SASS, nvcc 13.0 -O3, layout pad; docs/TRANSPOSE_NOTES.md "Session 43"): per
+ * thread, the run phase of a whole tile 1701 -> 921 instructions (uint8; fp16 1163 -> 789) and the flat phase
+ * about 80 -> 15 a word; on the interior path about 46 (uint8) / 38 (fp16) a run word plus 15 a flat word,
+ * against about 180 / 115 for skinny_vec's case A.  Registers 64, no spill (ptxas -v, every layout and width).
  */
 #ifndef SMK_TRANSPOSE_SKINNY_LEAN_CUH
 #define SMK_TRANSPOSE_SKINNY_LEAN_CUH
@@ -60,8 +63,10 @@ struct LeanA {
     int S, SE, nb, mis, fend, lw, t, sh, lo4, hi4;
 
     /* Run item k (k == kVecSteps: the tail word 2^lw of run t): the word's address, its run byte ro (negative:
-     * before the run) and the F byte x of its element 0; false when the thread has none. */
-    __device__ __forceinline__ bool item(int k, const uint32_t *&g, int &ro, int &x) const
+     * before the run; kNone where the thread has no item, s >= S, so that "ro < nb" alone says it has one and
+     * no flag per item stays live across the loads) and the F byte x of its element 0. */
+    static constexpr int kNone = 1 << 30;
+    __device__ __forceinline__ void item(int k, const uint32_t *&g, int &ro, int &x) const
     {
         const int q = t + k * kVecThreads;
         const int s = k < kVecSteps ? q >> lw : t, j = k < kVecSteps ? q & ((1 << lw) - 1) : 1 << lw;
@@ -70,7 +75,7 @@ struct LeanA {
         ro = 4 * j - ms;
         g = reinterpret_cast<const uint32_t *>(ra - ms) + (uint32_t)j; // j >= 0: a 64-bit LEA
         x = mis + s * ESZ + (ro >> LE) * SE; // ro is a multiple of ESZ (element-aligned runs)
-        return s < S && ro < nb;
+        ro = s < S ? ro : kNone;
     }
 
     /* One run word's elements to their F places: all of them when every lane's word is whole, else each under
@@ -81,9 +86,11 @@ struct LeanA {
      * so "every lane's word lies inside the run" is lane 0's word from byte 0 on and lane 31's ending by nb:
      * ro - 4 lane >= 0 and ro + 4 (32 - lane) <= nb, the same in every lane (no vote); then E stores with no
      * predicate.  Else each element under a warp vote: no store issued that no lane makes (plan.cu's rule). */
-    __device__ __forceinline__ void put(uint32_t v, int ro, int x, bool ok) const
+    __device__ __forceinline__ void put(uint32_t v, int ro, int x) const
     {
-        if (ok && ro >= lo4 && ro + hi4 <= nb) {
+        if (ro >= nb)
+            return; // no element here (warp-uniform but in the tail item: one run a lane there)
+        if (ro >= lo4 && ro + hi4 <= nb) {
 #pragma unroll
             for (int e = 0; e < E; e++)
                 *at(x + e * SE) = (T)(v >> (8 * ESZ * e));
@@ -95,7 +102,7 @@ struct LeanA {
         unsigned m = 0; // the elements this lane moves
 #pragma unroll
         for (int e = 0; e < E; e++)
-            m |= (unsigned)(ok && ro + e * ESZ >= 0 && ro + e * ESZ < nb) << e;
+            m |= (unsigned)(ro + e * ESZ >= 0 && ro + e * ESZ < nb) << e;
         const unsigned any = __reduce_or_sync(__activemask(), m); // the whole warp: the branch is warp-uniform
 #pragma unroll
         for (int e = 0; e < E; e++)
@@ -103,22 +110,25 @@ struct LeanA {
                 *at(x + e * SE) = (T)(v >> (8 * ESZ * e));
     }
 
-    /* Items [K0, K1): every load in flight, then the stores. */
+    /* Items [K0, K1): every load in flight, then the stores; none where the group's first run is past S (s
+     * grows with k; the tail item, k = kVecSteps, always runs).  S = 5 bytes (S' = 8) has 10 item steps of 16,
+     * S = 34 halves (S' = 64) 9. */
     template <int K0, int K1>
     __device__ __forceinline__ void scatter() const
     {
+        if (K0 < kVecSteps && (K0 * kVecThreads >> lw) >= S)
+            return; // block-uniform
         uint32_t v[K1 - K0];
         int ro[K1 - K0], x[K1 - K0];
-        bool ok[K1 - K0];
 #pragma unroll
         for (int k = K0; k < K1; k++) {
             const uint32_t *g;
-            ok[k - K0] = item(k, g, ro[k - K0], x[k - K0]);
-            v[k - K0] = ok[k - K0] ? *g : 0u;
+            item(k, g, ro[k - K0], x[k - K0]);
+            v[k - K0] = ro[k - K0] < nb ? *g : 0u;
         }
 #pragma unroll
         for (int k = K0; k < K1; k++)
-            put(v[k - K0], ro[k - K0], x[k - K0], ok[k - K0]);
+            put(v[k - K0], ro[k - K0], x[k - K0]);
     }
 
     /* F out: word x = 4 (t + 256 k) to global fa + x.  The whole words under a predicate (no branch): a warp
@@ -180,8 +190,12 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_lean_a_kernel(const Ski
     k.sh = skinny_vec_geometry(L, k.S, ESZ).log2_cols + 2;
     k.lo4 = 4 * (k.t & 31);
     k.hi4 = 128 - k.lo4;
-    k.template scatter<0, kVecSteps / 2>(); // two halves: 17 words with their items at once pass 64 registers
-    k.template scatter<kVecSteps / 2, kVecSteps + 1>();
+    // 8 loads in flight a thread (17 words with their items at once pass 64 registers), the later groups smaller
+    // so that a short side S < S' (the items past run S - 1) skips more of them
+    k.template scatter<0, kVecSteps / 2>();
+    k.template scatter<kVecSteps / 2, kVecSteps * 3 / 4>();
+    k.template scatter<kVecSteps * 3 / 4, kVecSteps>();
+    k.template scatter<kVecSteps, kVecSteps + 1>();
     __syncthreads();
     k.flat_out();
 }
