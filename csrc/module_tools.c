@@ -227,13 +227,13 @@ PyDoc_STRVAR(set_knob_doc,
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n"
 "(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
 "rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\n"
-"by element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols;\n"
-"3: for 1- and 2-byte elements with short sides\n"
+"by element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte elements with short sides\n"
 "up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the word-wise one; 2: the\n"
 "word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled kernel always;\n"
 "4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and skinny_prmt for\n"
 "every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only;\n"
-"7, the default: as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean),\n"
+"7, the default: as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean; 9: as 8\n"
+"where 7 runs skinny_vec only),\n"
 "'transpose_group' (the tiled\n"
 "kernel's raster: 8, the default, groups of 8 tile rows walked column by column; 0 row-major; any G up\n"
 "to 65536), 'transpose_sector' (3, the default: the tiled kernel writes each output row from its\n"
@@ -356,7 +356,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_tinyk(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
-    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 8)
+    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 9)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
         smk_transpose_set_raster_group(v);

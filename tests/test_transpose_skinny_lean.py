@@ -8,10 +8,10 @@ path) on fixed shapes and on 3000 draws of the law; the plan (explain()'s access
 layout); a Python replay of the lean kernel's own index arithmetic (items, the vote-free warp tests, the flat phase's
 predicates) on a byte memory with odd bases, odd pitches, strided rows and batches, against NumPy -- which also checks
 that every test the kernel takes as warp-uniform is uniform, that every load stays inside the words holding the input,
-and that the instructions it issues are the plan's.  GPU (marked): bit-exact against NumPy at mode 8 for every S in
-1..64, both widths (and bool / bfloat16 / int16 as bits), batches, torch views (offsets, strided rows and matrices,
-padded rows, out= off a word inside a 0xFF buffer), NumPy views (negative row strides), fp16 NaN payloads and -0.0,
-and modes 7 / 8 agreeing.
+and that the instructions it issues are the plan's.  GPU (marked): bit-exact against NumPy at mode 8 (and 9: mode 8
+only where mode 7 runs skinny_vec) for every S in 1..64, both widths (and bool / bfloat16 / int16 as bits), batches,
+torch views (offsets, strided rows and matrices, padded rows, out= off a word inside a 0xFF buffer), NumPy views
+(negative row strides), fp16 NaN payloads and -0.0, and modes 7 / 8 / 9 agreeing.
 """
 import sys
 from pathlib import Path
@@ -50,10 +50,13 @@ def test_lean_choice(dtype, set_knobs):
         vec = config(sh, dtype)
         set_knobs(transpose_skinny=8)
         now = config(sh, dtype)
+        set_knobs(transpose_skinny=9)
+        nine = config(sh, dtype)
         if in_class(sh, esz):
             assert vec.startswith("skinny-vec ") and now == "skinny-lean " + vec[len("skinny-vec "):], sh
+            assert nine == (now if was.startswith("skinny-vec ") else was), sh  # 9: mode 7's skinny_vec part
         else:
-            assert now == was, sh
+            assert now == was and nine == was, sh
 
 
 def test_lean_choice_on_draws():
@@ -66,14 +69,15 @@ def test_lean_choice_on_draws():
     for seed in (3400, 3401):
         for d in transpose_draws(1500, seed):
             got = []
-            for mode in (7, 8):
+            for mode in (7, 8, 9):
                 with _testing.knobs(transpose_skinny=mode):
                     got.append(smemkit.explain("transpose", d.shape, "pad", d.dtype).config)
             if in_class(d.shape, d.itemsize):
                 seen += 1
                 assert got[1].startswith("skinny-lean ") and not got[0].startswith("skinny-lean"), d
+                assert got[2] == (got[1] if got[0].startswith("skinny-vec ") else got[0]), d
             else:
-                assert got[1] == got[0], d
+                assert got[1] == got[0] and got[2] == got[0], d
     assert seen >= 100
 
 
@@ -294,10 +298,12 @@ def test_lean_fp16_specials(layout, poison, set_knobs):
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
 @pytest.mark.parametrize("view", ["offset-1", "row-slice", "batch-step", "padded-cols", "out-offset", "out-offset-3"])
 @pytest.mark.parametrize("short", [1, 3, 5, 13, 33, 63, 4, 34, 64])
-def test_lean_device_views(layout, dtype, view, short, rng, torch, set_knobs):
+@pytest.mark.parametrize("mode", [8, 9])
+def test_lean_device_views(layout, dtype, view, short, mode, rng, torch, set_knobs):
     """torch views: input base off by one element, every other row (S halves), every other matrix, padded rows
-    (in_rs > cols); out= off a word inside a 0xFF-filled buffer whose other bytes must stay 0xFF."""
-    set_knobs(transpose_skinny=8)
+    (in_rs > cols); out= off a word inside a 0xFF-filled buffer whose other bytes must stay 0xFF (mode 9: word-multiple
+    rows there go to the lean kernel, the launcher's rule)."""
+    set_knobs(transpose_skinny=mode)
     L = 4099
     n = 3 * short * L
     flat = random_bits((n + 1,), np.dtype(dtype), rng)
@@ -336,12 +342,14 @@ def test_lean_host_views(layout, dtype, short, rng, poison, set_knobs):
 @pytest.mark.parametrize("shape", [(31, 21813), (1, 77777), (5, 412893), (63, 2589), (13, 7, 7777), (4, 34, 3001),
                                    (6, 7, 9999), (2, 64, 5000)], ids=lambda s: "x".join(map(str, s)))
 def test_lean_modes_agree(dtype, shape, rng, poison, set_knobs):
-    """Mode 8 (skinny_lean) and mode 7 (skinny_vec / skinny_prmt_a) on the same tensors, every layout."""
+    """Modes 8 / 9 (skinny_lean; 9 where 7 runs skinny_vec) and mode 7 (skinny_vec / skinny_prmt_a) on the same
+    tensors, every layout."""
     a = random_bits(shape, np_dtype(dtype), rng)
     for layout in LAYOUTS:
         got = {}
-        for mode in (7, 8):
+        for mode in (7, 8, 9):
             set_knobs(transpose_skinny=mode)
             got[mode] = smemkit.matrix_transpose(a, layout=layout)
         assert_bits_equal(got[8], got[7])
+        assert_bits_equal(got[9], got[7])
         assert_bits_equal(got[8], swapped(a))

@@ -65,7 +65,7 @@ volatile int g_odd_path = 1;
  * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
  * sides 65..128 only; 7 (the default since session 41) 6 for 2-byte elements with rows > cols only (configs.h's
  * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
- * (configs.h's skinny_lean_a_fits; session 43, for the lead's A/B). */
+ * (configs.h's skinny_lean_a_fits; session 43, for the lead's A/B); 9 as 8 where 7 runs skinny_vec only. */
 volatile int g_skinny_mode = 7;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
@@ -226,7 +226,9 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
 {
     if constexpr (ESZ <= 2) {
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
-        if (skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
+        const bool lean9 = g_skinny_mode == 9 && (uintptr_t)p->out % 4 != 0 && // mode 9: what mode 7 sends to
+                           skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, 8); // skinny_vec
+        if ((skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) || lean9) && al)
             return launch_skinny_lean<L, ESZ>(p, batch, stream);
         if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
             (p->rows > p->cols || (uintptr_t)p->out % 4 == 0 || // case A: output rows on words, or

@@ -80,7 +80,10 @@ struct LeanA {
 
     /* One run word's elements to their F places: all of them when every lane's word is whole, else each under
      * a warp vote (no store issued that no lane makes). */
-    __device__ __forceinline__ T *at(int x) const { return reinterpret_cast<T *>(skinny_vec_smem + lean_slot(L, sh, x)); }
+    __device__ __forceinline__ T *at(int x) const
+    {
+        return reinterpret_cast<T *>(skinny_vec_smem + lean_slot(L, sh, x));
+    }
 
     /* One run word's elements to their F places.  A warp's lanes hold consecutive words of one run (W >= 64),
      * so "every lane's word lies inside the run" is lane 0's word from byte 0 on and lane 31's ending by nb:
