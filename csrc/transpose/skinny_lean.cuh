@@ -52,14 +52,14 @@ SMK_HD int lean_slot(int layout, int sh, int x)
 
 #ifdef __CUDACC__
 /* One block's view (names as VecBlock's): input run s at rbase + s * rp (nb bytes), F byte x = global byte
- * fa + x (the tile's bytes [mis, fend)), F's shared map row 2^sh bytes, the buffer at shared address sm. */
+ * fa + x (the tile's bytes [mis, fend)), a row of F's shared map 2^sh bytes; lo4 / hi4 = 4 lane / 4 (32 - lane). */
 template <int L, int ESZ>
 struct LeanA {
+    typedef typename Unit<ESZ>::T T;
     static constexpr int E = 4 / ESZ, LE = ESZ == 2 ? 1 : 0;
     const unsigned char *rbase;
     unsigned char *fa;
     int64_t rp;
-    typedef typename Unit<ESZ>::T T;
     int S, SE, nb, mis, fend, lw, t, sh, lo4, hi4;
 
     /* Run item k (k == kVecSteps: the tail word 2^lw of run t): the word's address, its run byte ro (negative:
@@ -78,8 +78,7 @@ struct LeanA {
         ro = s < S ? ro : kNone;
     }
 
-    /* One run word's elements to their F places: all of them when every lane's word is whole, else each under
-     * a warp vote (no store issued that no lane makes). */
+    /* F byte x's element in shared memory (F's map: lean_slot). */
     __device__ __forceinline__ T *at(int x) const
     {
         return reinterpret_cast<T *>(skinny_vec_smem + lean_slot(L, sh, x));
@@ -134,10 +133,11 @@ struct LeanA {
             put(v[k - K0], ro[k - K0], x[k - K0]);
     }
 
-    /* F out: word x = 4 (t + 256 k) to global fa + x.  The whole words under a predicate (no branch): a warp
-     * step has one whenever its first whole lane's word ends by fend; the cut words (the tile's first word
-     * when mis > 0, its last when fend is off a word) element by element under a warp vote, only in the
-     * tile's first and last warp steps (a warp-uniform test).  So the instructions issued are skinny_vec's. */
+    /* F out: word x = 4 (t + 256 k) to global fa + x.  The whole words under one predicate from per-thread
+     * constants, guarded by a warp-uniform "some lane is whole" (its first whole lane's word ends by fend);
+     * the cut words (the tile's first word when mis > 0, its last when fend is off a word) element by element
+     * under a warp vote, only in the tile's first and last warp steps (a warp-uniform test).  So the
+     * instructions issued are skinny_vec's. */
     __device__ __forceinline__ void flat_out() const
     {
         const int fw = fend - 4 * (t & ~31), fl = fend - 4 * t; // tile bytes from the warp's / lane's first word on
