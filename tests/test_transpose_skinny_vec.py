@@ -73,8 +73,11 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 5)  # the narrow case A (tests/test_transpose_skinny_narrow.py)
     smemkit._C._set_knob("transpose_skinny", 6)  # mode 4 up to S = 128 (tests/test_transpose_skinny_wide.py)
     smemkit._C._set_knob("transpose_skinny", 7)  # the default: 6 for 2-byte rows > cols
+    smemkit._C._set_knob("transpose_skinny", 8)  # 7 and the lean case A (tests/test_transpose_skinny_lean.py)
+    smemkit._C._set_knob("transpose_skinny", 9)  # 8 where 7 runs skinny_vec only
+    smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 8)
+        smemkit._C._set_knob("transpose_skinny", 10)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

@@ -21,7 +21,9 @@
  *                rows <= cols with rows * esz a multiple of 4; knob transpose_skinny = 3: skinny_prmt_fits;
  *                4: also short sides 65..256, skinny_wide_fits; 5: 3 and every rows <= cols,
  *                skinny_narrow_a_fits; 6: 3 and short sides 65..128; 7 (the default): 6 for 2-byte
- *                elements with rows > cols only)
+ *                elements with rows > cols only; 8: 7 and case A on skinny_lean.cuh; 9: 8 for mode 7's
+ *                skinny_vec case A only)
+ *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -107,7 +109,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
@@ -282,8 +284,8 @@ constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 12
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode == 6 || mode == 7 ? kPrmtMaxShortHalf : 0;
-    if (mode == 7 && (esz != 2 || rows <= cols))
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 9 ? kPrmtMaxShortHalf : 0;
+    if (mode >= 7 && (esz != 2 || rows <= cols))
         return false;
     return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
 }
@@ -303,6 +305,22 @@ inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t 
 inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     return mode == 5 && rows <= cols && skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+}
+
+/* Mode 8 (knob transpose_skinny = 8, session 43): mode 7, and case A (rows <= cols) of every skinny_vec_fits
+ * matrix (1- and 2-byte elements, S = rows <= 64, any pitch and output base) on skinny_lean.cuh's
+ * skinny_lean_a_kernel: skinny_vec's tile, grid and shared accesses with the arithmetic around each access
+ * hoisted.  Why: Nsight Compute (H200, session 43) finds case A issue-bound on both of its kernels,
+ * 9x5x4128923 uint8 on skinny_vec 1.22 warp instructions a byte at 88% issue, 54x34x25317 fp16 on
+ * skinny_prmt_a 1.48 at 84% (the tiled kernel's aligned tiles: 0.19); on the random law (seeds 164 / 172 / 183)
+ * case A is the worst skinny class, 0.47-0.53 of a copy.  Mode 9: mode 7, and the part of that case A which mode 7
+ * leaves on skinny_vec (output rows off words: rows * esz mod 4 != 0; at the launcher also an output base off a
+ * word), skinny_prmt_a keeping the rest -- the two halves of mode 8 apart in one build.  Pure in the shape,
+ * strides, element size and mode. */
+inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return (mode == 8 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+           skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
 /* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):

@@ -15,6 +15,7 @@
 #include "transpose/kernel.cuh"
 #include "transpose/sector_kernel.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_vec.cuh"
 
@@ -63,7 +64,8 @@ volatile int g_odd_path = 1;
  * (session 38: slower on the device, opt-in); 5 as 3 and skinny_prmt_a_kernel for every rows <= cols of
  * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
  * sides 65..128 only; 7 (the default since session 41) 6 for 2-byte elements with rows > cols only (configs.h's
- * skinny_wide_fits: docs/TRANSPOSE_NOTES.md). */
+ * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
+ * (configs.h's skinny_lean_a_fits; session 43, for the lead's A/B); 9 as 8 where 7 runs skinny_vec only. */
 volatile int g_skinny_mode = 7;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
@@ -201,6 +203,27 @@ cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cud
     return cudaGetLastError();
 }
 
+/* Case A on the lean kernel (skinny_lean.cuh; configs.h's skinny_lean_a_fits): skinny_vec's tile, grid and
+ * shared bytes (at most 17 KB, no opt-in). */
+template <int L, int ESZ>
+cudaError_t launch_skinny_lean(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    const int lt = skinny_vec_lt(p->rows, p->cols, ESZ);
+    const int64_t tl = (int64_t)1 << lt;
+    SkinnyVecArgs a;
+    dim3 grid;
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((p->cols + tl - 1) / tl, 1, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    matrix_args(&a, p, batch, tiles_x);
+    a.s = (int)p->rows;
+    a.lt = lt;
+    a.runs_in = 1;
+    skinny_lean_a_kernel<L, ESZ><<<grid, kVecThreads, skinny_vec_bytes(L, a.s, lt, ESZ), stream>>>(a);
+    return cudaGetLastError();
+}
+
 /* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in);
  * the word-wise ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are
  * element-aligned. */
@@ -209,6 +232,10 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
 {
     if constexpr (ESZ <= 2) {
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
+        const bool lean9 = g_skinny_mode == 9 && (uintptr_t)p->out % 4 != 0 && // mode 9: what mode 7 sends to
+                           skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, 8); // skinny_vec
+        if ((skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) || lean9) && al)
+            return launch_skinny_lean<L, ESZ>(p, batch, stream);
         if (skinny_prmt_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
             (p->rows > p->cols || (uintptr_t)p->out % 4 == 0 || // case A: output rows on words, or
              skinny_prmt_any_a(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode))) // mode 4's / 5's any

@@ -17,11 +17,27 @@
 #include "transpose/configs.h"
 #include "transpose/sector.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_vec.cuh"
 #include "transpose/tile.cuh"
 
 namespace {
+
+/* skinny_lean.cuh's map is skinny_vec_slot (the lean kernel's plan is skinny_vec's): checked here over 40 rows
+ * of F (the swizzle's 32-row period and more) for both row lengths (2^5 words: S < 64, 2^6: S = 64). */
+constexpr bool lean_slot_is_skinny_vec_slot()
+{
+    for (int layout = 0; layout < SMK_NUM_LAYOUTS; layout++)
+        for (int s : {63, 64}) {
+            const smk_tile tl = skinny_vec_geometry(layout, s, 1);
+            for (int x = 0; x < (40 << (tl.log2_cols + 2)); x++)
+                if (lean_slot(layout, tl.log2_cols + 2, x) != skinny_vec_slot(tl, x))
+                    return false;
+        }
+    return true;
+}
+static_assert(lean_slot_is_skinny_vec_slot(), "skinny_lean.cuh's lean_slot must be skinny_vec_slot");
 
 /* acc[0] = the row store, acc[1] = the column read of one block; lane addresses in bytes. */
 template <int ESZ, int TILE, int ROWS>
@@ -486,6 +502,13 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
     if constexpr (c.kind == kSkinny) {
         constexpr int esz = kWidths[W].esz;
         if constexpr (esz <= 2) {
+            if (skinny_lean_a_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) { // skinny_vec's accesses
+                const int own = skinny_vec_plan<esz>(layout, rows, cols, plan);
+                char tile[sizeof plan->config];
+                snprintf(tile, sizeof tile, "%s", plan->config + strlen("skinny-vec "));
+                snprintf(plan->config, sizeof plan->config, "skinny-lean %s", tile);
+                return own;
+            }
             if (skinny_prmt_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode()))
                 return skinny_prmt_plan<esz>(layout, rows, cols, plan);
             if (skinny_vec_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode()))
