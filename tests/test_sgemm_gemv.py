@@ -1,6 +1,7 @@
 """Issue 27's matrix-vector calls, knob sgemm_gemv (csrc/sgemm/gemv.h, gemv.cuh, gemv.cu): N == 1 (A x, a group of
 8 / 16 / 32 lanes per row of A) and M == 1 (x^T B, float4 column groups of B in 32- / 64- / 128-column strips, K over
-a block's 8 warps and a split of <= 64 slices summed by reduce.cuh).  CPU: the route is taken exactly for automatic
+a block's 8 warps and a split of <= 64 slices summed by reduce.cuh at knob 1, by the kernel's last block per grid
+column at knob 2).  CPU: the route is taken exactly for automatic
 calls with M == 1 or N == 1 and K >= 1 at knob 1, every other call's plan unchanged; explain() replays the cols
 kernel's cross-warp sum (4 wavefronts a warp access in every layout).  GPU: automatic calls in every layout on the
 class's shapes, K = 1 and long K, alpha / beta / C, beta = 0 with NaN in C, out= (also out=c), rows off 16 bytes
@@ -61,6 +62,20 @@ def test_route_takes_exactly_the_class():
             assert on["config"].startswith(want), (mnk, on["config"])
         else:
             assert on["config"] == off["config"] and on["blocks"] == off["blocks"], mnk
+
+
+def test_level_two_fuses_exactly_the_splits():
+    """Knob 2: the same route, and a split's slices summed in the kernel (no reduce kernel) wherever the grid has
+    <= 4096 columns (counters.h SMK_RT_COUNTERS); explain() counts the tail's second cross-warp sum."""
+    for mnk in class_shapes(800):
+        one, two = plan(mnk, 1), plan(mnk, 2)
+        s = splits_of(one)
+        assert splits_of(two) == s and two["blocks"] == one["blocks"], mnk
+        assert ("fused tail" in two["config"]) == (s > 1 and one["blocks"] // s <= 4096), (mnk, two["config"])
+        assert two["config"].replace(", fused tail", "") == one["config"], mnk
+        if mnk[0] == 1 and mnk[1] > 1:
+            extra = one["blocks"] // s if s > 1 else 0
+            assert [a[3] for a in two["accesses"]] == [a[3] + extra for a in one["accesses"]], mnk
 
 
 def test_forced_calls_keep_the_chooser():
@@ -139,8 +154,9 @@ def operands(rng, M, N, K, beta):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("mnk", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
-def test_numpy_calls_within_bound(layout, mnk, alpha, beta, rng, poison, set_knobs):
-    set_knobs(sgemm_gemv=1)
+@pytest.mark.parametrize("level", [1, 2])
+def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, set_knobs):
+    set_knobs(sgemm_gemv=level)
     a, b, c = operands(rng, *mnk, beta)
     c_before = None if c is None else c.copy()
     d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
@@ -173,8 +189,9 @@ def torch_case(torch, g, M, N, K, how):
 @pytest.mark.parametrize("mnk", [(1, 263, 13808), (1, 1327, 6349), (1, 77, 5), (1, 4099, 130), (7288, 1, 304),
                                  (4529, 1, 1547), (3, 1, 70001), (33, 1, 9), (1, 1, 2049)],
                          ids=lambda s: "x".join(map(str, s)))
-def test_torch_views_within_bound(layout, how, mnk, torch, poison, set_knobs):
-    set_knobs(sgemm_gemv=1)
+@pytest.mark.parametrize("level", [1, 2])
+def test_torch_views_within_bound(layout, how, mnk, level, torch, poison, set_knobs):
+    set_knobs(sgemm_gemv=level)
     M, N, K = mnk
     g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
     a, b, c = torch_case(torch, g, M, N, K, how)
@@ -189,7 +206,8 @@ def test_torch_views_within_bound(layout, how, mnk, torch, poison, set_knobs):
 @pytest.mark.parametrize("mnk", [(1, 263, 13808), (4529, 1, 1547), (1, 70, 9), (3, 1, 5001)],
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("shift", [0, 1, 3])
-def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
+@pytest.mark.parametrize("level", [1, 2])
+def test_out_and_c_in_nan_frames(mnk, shift, level, torch, set_knobs):
     """out= a view `shift` floats past 16 bytes in a NaN frame: nothing written outside it; beta = 0 with C all
     NaN reads no C; out=c (C aliasing D) with beta != 0."""
     set_knobs(sgemm_gemv=1)
@@ -211,10 +229,13 @@ def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mnk", [(1, 300, 5000), (300, 1, 5000), (1, 1, 70000)], ids=lambda s: "x".join(map(str, s)))
-def test_nan_inf_and_repeats(mnk, set_knobs):
-    """NaN / Inf propagate like NumPy's (and nowhere else); two calls give the same bits (fixed sum order)."""
-    set_knobs(sgemm_gemv=1)
+@pytest.mark.parametrize("mnk", [(1, 300, 5000), (300, 1, 5000), (1, 1, 70000), (1, 8833, 2381)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("level", [1, 2])
+def test_nan_inf_and_repeats(mnk, level, set_knobs):
+    """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits (fixed sum order,
+    whichever block of the fused tail arrives last)."""
+    set_knobs(sgemm_gemv=level)
     M, N, K = mnk
     a = np.ones((M, K), np.float32)
     b = np.ones((K, N), np.float32)
@@ -226,14 +247,17 @@ def test_nan_inf_and_repeats(mnk, set_knobs):
     np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
     rng = np.random.default_rng(M + N + K)
     a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
-    np.testing.assert_array_equal(smemkit.sgemm(a, b), smemkit.sgemm(a, b))
+    first = smemkit.sgemm(a, b)
+    for _ in range(3):
+        np.testing.assert_array_equal(smemkit.sgemm(a, b), first)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_k_zero_and_law_draws(layout, torch, poison, set_knobs):
+@pytest.mark.parametrize("level", [1, 2])
+def test_k_zero_and_law_draws(layout, level, torch, poison, set_knobs):
     """K = 0 keeps the old path (beta C or zeros); 40 of the class's law draws (seed 3433) as dense torch calls."""
-    set_knobs(sgemm_gemv=1)
+    set_knobs(sgemm_gemv=level)
     c = np.random.default_rng(5).standard_normal((1, 11)).astype(np.float32)
     np.testing.assert_array_equal(smemkit.sgemm(np.ones((1, 0), np.float32), np.ones((0, 11), np.float32),
                                                 layout=layout), np.zeros((1, 11)))

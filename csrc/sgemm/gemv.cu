@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "layout.h"
+#include "counters.h"
 #include "runtime.h"
 #include "sgemm/gemv.cuh"
 #include "sgemm/gemv.h"
@@ -60,7 +61,7 @@ static void sgemv_split(int64_t K, long long blocks, int sms, int per_sm, int64_
 
 SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 {
-    SgemvRoute r = {SGEMV_NONE, 0, 1, K, 0};
+    SgemvRoute r = {SGEMV_NONE, 0, 1, K, 0, 0};
     if (knob <= 0 || K < 1 || M < 1 || N < 1 || sms < 1 || (M != 1 && N != 1)) return r;
     if (N == 1) { /* A x (also M == 1: a dot product, one row split along K) */
         r.kind = SGEMV_ROWS;
@@ -69,6 +70,7 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
         r.g = rows_lanes(r.k_chunk); /* a shallower slice may want fewer lanes per row */
         const int rows = kGemvThreads / r.g;
         r.blocks_x = (M + rows - 1) / rows;
+        r.fused = knob >= 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
         return r;
     }
     r.kind = SGEMV_COLS; /* x^T B */
@@ -76,6 +78,7 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
     const int64_t strip = 4LL * r.g, rows_per_step = (int64_t)kGemvColsWarps * (32 / r.g);
     r.blocks_x = (N + strip - 1) / strip;
     sgemv_split(K, r.blocks_x, sms, 4, 2 * rows_per_step, &r); /* >= 2 rows of B per lane and slice */
+    r.fused = knob >= 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
     return r;
 }
 
@@ -84,48 +87,49 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 static bool al16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 template <int G>
-static void rows_go(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl, cudaStream_t st)
+static void rows_go(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl, const SgemvTail &t, cudaStream_t st)
 {
     const bool av = al16(q.A) && q.lda % 4 == 0, xv = q.ldb == 1 && al16(q.B);
-    if (av && xv) sgemv_rows_kernel<G, true, true><<<grid, kGemvThreads, 0, st>>>(q, sl);
-    else if (av) sgemv_rows_kernel<G, true, false><<<grid, kGemvThreads, 0, st>>>(q, sl);
-    else if (xv) sgemv_rows_kernel<G, false, true><<<grid, kGemvThreads, 0, st>>>(q, sl);
-    else sgemv_rows_kernel<G, false, false><<<grid, kGemvThreads, 0, st>>>(q, sl);
+    if (av && xv) sgemv_rows_kernel<G, true, true><<<grid, kGemvThreads, 0, st>>>(q, sl, t);
+    else if (av) sgemv_rows_kernel<G, true, false><<<grid, kGemvThreads, 0, st>>>(q, sl, t);
+    else if (xv) sgemv_rows_kernel<G, false, true><<<grid, kGemvThreads, 0, st>>>(q, sl, t);
+    else sgemv_rows_kernel<G, false, false><<<grid, kGemvThreads, 0, st>>>(q, sl, t);
 }
 
 template <int CW, int LAYOUT>
-static void cols_go(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl, cudaStream_t st)
+static void cols_go(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl, const SgemvTail &t, cudaStream_t st)
 {
-    if (al16(q.B) && q.ldb % 4 == 0) sgemv_cols_kernel<CW, LAYOUT, true><<<grid, kGemvThreads, 0, st>>>(q, sl);
-    else sgemv_cols_kernel<CW, LAYOUT, false><<<grid, kGemvThreads, 0, st>>>(q, sl);
+    if (al16(q.B) && q.ldb % 4 == 0) sgemv_cols_kernel<CW, LAYOUT, true><<<grid, kGemvThreads, 0, st>>>(q, sl, t);
+    else sgemv_cols_kernel<CW, LAYOUT, false><<<grid, kGemvThreads, 0, st>>>(q, sl, t);
 }
 
 template <int CW>
-static int cols_layout(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl, cudaStream_t st)
+static int cols_layout(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl, const SgemvTail &t, cudaStream_t st)
 {
     switch (q.layout) {
-    case SMK_NAIVE: cols_go<CW, SMK_NAIVE>(q, grid, sl, st); break;
-    case SMK_PAD: cols_go<CW, SMK_PAD>(q, grid, sl, st); break;
-    case SMK_SWIZZLE: cols_go<CW, SMK_SWIZZLE>(q, grid, sl, st); break;
+    case SMK_NAIVE: cols_go<CW, SMK_NAIVE>(q, grid, sl, t, st); break;
+    case SMK_PAD: cols_go<CW, SMK_PAD>(q, grid, sl, t, st); break;
+    case SMK_SWIZZLE: cols_go<CW, SMK_SWIZZLE>(q, grid, sl, t, st); break;
     default: return (int)cudaErrorInvalidValue;
     }
     return (int)cudaSuccess;
 }
 
 /* One launch of the route's kernel over q (D: the output, or the workspace with alpha 1, beta 0). */
-static int sgemv_kernel(const smk_sgemm_params &q, const SgemvRoute &r, const SgemmSlice &sl, cudaStream_t st)
+static int sgemv_kernel(const smk_sgemm_params &q, const SgemvRoute &r, const SgemmSlice &sl, const SgemvTail &t,
+                        cudaStream_t st)
 {
     if (r.blocks_x <= 0 || r.blocks_x > 0x7fffffffLL || r.splits < 1 || r.splits > 65535)
         return (int)cudaErrorInvalidValue;
     const dim3 grid((unsigned)r.blocks_x, (unsigned)r.splits);
     int e = (int)cudaSuccess;
     if (r.kind == SGEMV_ROWS) {
-        if (r.g == 8) rows_go<8>(q, grid, sl, st);
-        else if (r.g == 16) rows_go<16>(q, grid, sl, st);
-        else rows_go<32>(q, grid, sl, st);
+        if (r.g == 8) rows_go<8>(q, grid, sl, t, st);
+        else if (r.g == 16) rows_go<16>(q, grid, sl, t, st);
+        else rows_go<32>(q, grid, sl, t, st);
     } else {
-        e = r.g == 8 ? cols_layout<8>(q, grid, sl, st) : r.g == 16 ? cols_layout<16>(q, grid, sl, st)
-                                                                   : cols_layout<32>(q, grid, sl, st);
+        e = r.g == 8 ? cols_layout<8>(q, grid, sl, t, st) : r.g == 16 ? cols_layout<16>(q, grid, sl, t, st)
+                                                                   : cols_layout<32>(q, grid, sl, t, st);
     }
     return e != (int)cudaSuccess ? e : (int)cudaGetLastError();
 }
@@ -133,9 +137,10 @@ static int sgemv_kernel(const smk_sgemm_params &q, const SgemvRoute &r, const Sg
 int sgemv_launch(const smk_sgemm_params &q, const SgemvRoute &r, int sms, bool pdl, cudaStream_t stream)
 {
     if (r.kind == SGEMV_NONE) return (int)cudaErrorInvalidValue;
+    SgemvTail tail = {NULL, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta};
     if (r.splits <= 1) {
         const SgemmSlice whole = {(int)q.K, 0};
-        return sgemv_kernel(q, r, whole, stream);
+        return sgemv_kernel(q, r, whole, tail, stream);
     }
     const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
     void *ws = NULL;
@@ -148,8 +153,10 @@ int sgemv_launch(const smk_sgemm_params &q, const SgemvRoute &r, int sms, bool p
     w.alpha = 1.f;
     w.beta = 0.f;
     const SgemmSlice slice = {(int)r.k_chunk, stride};
-    int e = sgemv_kernel(w, r, slice, stream);
-    if (e == (int)cudaSuccess) e = sgemm_reduce_launch(q, (const float *)ws, stride, ldw, r.splits, sms, pdl, stream);
+    if (r.fused) tail.counters = smk_rt_counters(stream); /* none to give (capture, a full table): the reduction */
+    int e = sgemv_kernel(w, r, slice, tail, stream);
+    if (e == (int)cudaSuccess && tail.counters == NULL)
+        e = sgemm_reduce_launch(q, (const float *)ws, stride, ldw, r.splits, sms, pdl, stream);
     smk_rt_free_on(ws, stream); /* stream-ordered: behind the kernels that use it, even on failure */
     return e;
 }
@@ -163,16 +170,17 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan)
     plan->smem_bytes = 0;
     plan->blocks = r.blocks_x * r.splits;
     if (r.kind == SGEMV_ROWS) {
-        snprintf(plan->config, sizeof plan->config, "gemv rows (N = 1), %d lanes per row, no shared memory, splits %d",
-                 r.g, r.splits);
+        snprintf(plan->config, sizeof plan->config, "gemv rows (N = 1), %d lanes per row, no shared memory%s, splits %d",
+                 r.g, r.fused ? ", fused tail" : "", r.splits);
         return 0;
     }
     const smk_tile TR = smk_sgemm_tile(layout, 7);
     const int n = kGemvColsWarps - 1; /* per warp: one store by each warp w > 0, the loads by warp 0 */
+    const long long reps = plan->blocks + (r.fused ? r.blocks_x : 0); /* the fused tail sums once more per column */
     plan->acc[0] = smk_access{"partial-sum store (STS.128, warps 1..7, Red[w-1][4*lane])", 16, 1, SMK_ACC_LDST, n,
-                              plan->blocks, plan->acc[0].addr, plan->acc[0].gaddr};
+                              reps, plan->acc[0].addr, plan->acc[0].gaddr};
     plan->acc[1] = smk_access{"partial-sum load (LDS.128, warp 0, Red[v-1][4*lane])", 16, 0, SMK_ACC_LDST, n,
-                              plan->blocks, plan->acc[1].addr, plan->acc[1].gaddr};
+                              reps, plan->acc[1].addr, plan->acc[1].gaddr};
     if (plan->acc[0].addr && plan->acc[1].addr)
         for (int lane = 0; lane < 32; lane++)
             for (int i = 0; i < n; i++) {
@@ -181,8 +189,8 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan)
             }
     plan->n = 2;
     plan->smem_bytes = smk_tile_elems(TR, n) * (int)sizeof(float);
-    snprintf(plan->config, sizeof plan->config, "gemv cols (M = 1), %d-column strips, %d warps over K, splits %d",
-             4 * r.g, kGemvColsWarps, r.splits);
+    snprintf(plan->config, sizeof plan->config, "gemv cols (M = 1), %d-column strips, %d warps over K%s, splits %d",
+             4 * r.g, kGemvColsWarps, r.fused ? ", fused tail" : "", r.splits);
     return 0;
 }
 

@@ -75,13 +75,31 @@ __device__ __forceinline__ float4 gemv_x4(const float *x, int64_t ldb, int c, in
     return v;
 }
 
+/* The fused tail's count (knob 2; splitk_fixup.cuh fixup_tile's protocol at splitk_fence 1): the block's partial
+ * stores, a barrier, one device-wide fence, the count on this grid column's counter; the last of the S blocks
+ * resets it (zero for the stream's next launch) and fences before the barrier that releases its reads.  Called
+ * by every thread; true in every thread of the last block. */
+__device__ __forceinline__ bool gemv_arrive(unsigned *counters, int S)
+{
+    __syncthreads();
+    int last = 0;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(S - 1);
+        if (last) atomicExch(counters + blockIdx.x, 0u);
+        __threadfence();
+    }
+    return __syncthreads_or(last) != 0;
+}
+
 /*
  * G     lanes per row (8, 16, 32).   AV  every row of A on 16 bytes (A aligned, lda % 4 == 0).
  * XV    x contiguous (ldb == 1) and on 16 bytes.
  * p     validated, normalised (K >= 1); slice: grid y's K ranges (k_chunk a multiple of 16), D + y * d_stride.
  */
 template <int G, bool AV, bool XV>
-__global__ void __launch_bounds__(kGemvThreads, 2) sgemv_rows_kernel(const smk_sgemm_params p, const SgemmSlice slice)
+__global__ void __launch_bounds__(kGemvThreads, 2)
+    sgemv_rows_kernel(const smk_sgemm_params p, const SgemmSlice slice, const SgemvTail tail)
 {
     constexpr int U = (XV && !AV) ? 4 : 8; /* chunks in flight per lane (the select path holds two x chunks each) */
     pdl_allow_dependents();
@@ -117,10 +135,27 @@ __global__ void __launch_bounds__(kGemvThreads, 2) sgemv_rows_kernel(const smk_s
     float t = (s.x + s.y) + (s.z + s.w);
 #pragma unroll
     for (int o = G / 2; o >= 1; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
-    if (gl != 0 || !in) return;
-    float *d = p.D + blockIdx.y * slice.d_stride + row * p.ldd;
-    const float v = p.alpha * t;
-    *d = p.beta != 0.f ? fmaf(p.beta, p.C[row * p.ldc], v) : v; /* C read only when beta != 0 */
+    if (gl == 0 && in) {
+        const float v = p.alpha * t;
+        p.D[blockIdx.y * slice.d_stride + row * p.ldd] = p.beta != 0.f ? fmaf(p.beta, p.C[row * p.ldc], v) : v;
+    }
+    if (tail.counters == nullptr || !gemv_arrive(tail.counters, (int)gridDim.y)) return;
+    /* the last block of this row block: row's S partials, lane gl slices gl, gl + G, .., all loads first */
+    constexpr int ZL = (kGemvMaxSplits + G - 1) / G;
+    const int S = (int)gridDim.y;
+    float z[ZL];
+#pragma unroll
+    for (int j = 0; j < ZL; ++j)
+        z[j] = in && gl + j * G < S ? __ldcg(p.D + (gl + j * G) * slice.d_stride + row * p.ldd) : 0.f;
+    t = 0.f;
+#pragma unroll
+    for (int j = 0; j < ZL; ++j) t += z[j];
+#pragma unroll
+    for (int o = G / 2; o >= 1; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
+    if (gl == 0 && in) {
+        const float v = tail.alpha * t;
+        tail.D[row * tail.ldd] = tail.beta != 0.f ? fmaf(tail.beta, tail.C[row * tail.ldc], v) : v;
+    }
 }
 
 /* parts.cuh realign_load / realign_finish for a group of CW lanes (gl = lane % CW) reading 4 * CW consecutive
@@ -196,12 +231,74 @@ __device__ __forceinline__ void gemv_cols_stream(const smk_sgemm_params &p, floa
     }
 }
 
+/* COLS: the block's sum of its lanes' s -- the RW row groups of a warp in an XOR tree, then warps 1..7 through
+ * Red to warp 0, in order -- valid in warp 0 (every lane: its column group's sum).  Called by every thread. */
+template <int CW, int LAYOUT>
+__device__ __forceinline__ void gemv_cols_sum(float4 &s, float *red)
+{
+    constexpr smk_tile TR = smk_sgemm_tile(LAYOUT, 7);
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+#pragma unroll
+    for (int o = CW; o < 32; o <<= 1) { /* the row groups: every lane ends with its column group's sum */
+        s.x += __shfl_xor_sync(0xffffffffu, s.x, o);
+        s.y += __shfl_xor_sync(0xffffffffu, s.y, o);
+        s.z += __shfl_xor_sync(0xffffffffu, s.z, o);
+        s.w += __shfl_xor_sync(0xffffffffu, s.w, o);
+    }
+    if (w > 0) *reinterpret_cast<float4 *>(&red[smk_tile_offset(TR, w - 1, 4 * lane)]) = s;
+    __syncthreads();
+    if (w != 0) return;
+#pragma unroll 1
+    for (int v = 1; v < kGemvColsWarps; ++v) {
+        const float4 t = *reinterpret_cast<const float4 *>(&red[smk_tile_offset(TR, v - 1, 4 * lane)]);
+        s.x += t.x, s.y += t.y, s.z += t.z, s.w += t.w;
+    }
+}
+
+/* COLS' fused tail (knob 2): the S partial strips of the workspace (W: slice 0 at the lane's column), thread
+ * (w, r) taking slices w * RW + r, + 8 RW, .. (all its loads issued before the first add), summed by
+ * gemv_cols_sum: the order is S's and CW's alone, whichever block is last. */
+template <int CW, int LAYOUT>
+__device__ __forceinline__ float4 gemv_cols_tail(const float *W, int64_t stride, int nvalid, float *red)
+{
+    constexpr int RW = 32 / CW, ZL = (kGemvMaxSplits + kGemvColsWarps * RW - 1) / (kGemvColsWarps * RW);
+    const int S = (int)gridDim.y, z0 = (int)(threadIdx.x >> 5) * RW + (int)(threadIdx.x & 31) / CW;
+    float4 v[ZL];
+#pragma unroll
+    for (int j = 0; j < ZL; ++j) {
+        const int z = z0 + j * kGemvColsWarps * RW;
+        const float *q = W + (int64_t)(z < S ? z : 0) * stride;
+        v[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (z < S && nvalid >= 4) v[j] = __ldcg(reinterpret_cast<const float4 *>(q));
+        else if (z < S && nvalid > 0) { /* the row's last group: its written columns only, never the pad */
+            v[j].x = __ldcg(q);
+            if (nvalid > 1) v[j].y = __ldcg(q + 1);
+            if (nvalid > 2) v[j].z = __ldcg(q + 2);
+        }
+    }
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int j = 0; j < ZL; ++j) s.x += v[j].x, s.y += v[j].y, s.z += v[j].z, s.w += v[j].w;
+    gemv_cols_sum<CW, LAYOUT>(s, red);
+    return s;
+}
+
+/* d[0..3] = alpha s + beta c[0..3], nvalid of them, float4 where d (and c when read) are on 16 bytes. */
+__device__ __forceinline__ void gemv_store(float *d, const float *c, float4 s, float alpha, float beta, int nvalid)
+{
+    const bool v16 = ((reinterpret_cast<uintptr_t>(d) & 15) == 0) && (beta == 0.f || (reinterpret_cast<uintptr_t>(c) & 15) == 0);
+    if (v16) store4<true>(d, c, s, alpha, beta, nvalid);
+    else store4<false>(d, c, s, alpha, beta, nvalid);
+}
+
 /*
  * CW      float4 column groups per warp row (8, 16, 32): a block's strip is 4 CW columns.
  * LAYOUT  smk_layout of the cross-warp sum.   BV  B's rows on 16 bytes (B aligned, ldb % 4 == 0).
+ * tail    counters NULL: D is the output (or, split, the workspace); else the fused tail's (knob 2).
  */
 template <int CW, int LAYOUT, bool BV>
-__global__ void __launch_bounds__(kGemvThreads, 2) sgemv_cols_kernel(const smk_sgemm_params p, const SgemmSlice slice)
+__global__ void __launch_bounds__(kGemvThreads, 2)
+    sgemv_cols_kernel(const smk_sgemm_params p, const SgemmSlice slice, const SgemvTail tail)
 {
     constexpr int W = kGemvColsWarps, RW = 32 / CW;
     constexpr smk_tile TR = smk_sgemm_tile(LAYOUT, 7);
@@ -218,28 +315,12 @@ __global__ void __launch_bounds__(kGemvThreads, 2) sgemv_cols_kernel(const smk_s
     const float *bp = p.B + (int64_t)kbeg * p.ldb + (nvalid > 0 ? col : 0);
     float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
     gemv_cols_stream<CW, BV, 8>(p, s, bp, p.A + kbeg, w * RW, klen, nvalid, strip_in);
-#pragma unroll
-    for (int o = CW; o < 32; o <<= 1) { /* the row groups: every lane ends with its column group's sum */
-        s.x += __shfl_xor_sync(0xffffffffu, s.x, o);
-        s.y += __shfl_xor_sync(0xffffffffu, s.y, o);
-        s.z += __shfl_xor_sync(0xffffffffu, s.z, o);
-        s.w += __shfl_xor_sync(0xffffffffu, s.w, o);
-    }
-    if (w > 0) *reinterpret_cast<float4 *>(&red[smk_tile_offset(TR, w - 1, 4 * lane)]) = s;
-    __syncthreads();
-    if (w != 0) return;
-#pragma unroll 1
-    for (int v = 1; v < W; ++v) {
-        const float4 t = *reinterpret_cast<const float4 *>(&red[smk_tile_offset(TR, v - 1, 4 * lane)]);
-        s.x += t.x, s.y += t.y, s.z += t.z, s.w += t.w;
-    }
-    if (r != 0 || nvalid <= 0) return;
-    float *d = p.D + blockIdx.y * slice.d_stride + col;
-    const float *c = p.C + col; /* formed only; read only if beta != 0 */
-    const bool v16 = ((reinterpret_cast<uintptr_t>(d) & 15) == 0) &&
-                     (p.beta == 0.f || (reinterpret_cast<uintptr_t>(c) & 15) == 0);
-    if (v16) store4<true>(d, c, s, p.alpha, p.beta, nvalid);
-    else store4<false>(d, c, s, p.alpha, p.beta, nvalid);
+    gemv_cols_sum<CW, LAYOUT>(s, red);
+    const bool out = w == 0 && r == 0 && nvalid > 0; /* the lanes that hold the block's sums and store them */
+    if (out) gemv_store(p.D + blockIdx.y * slice.d_stride + col, p.C + col, s, p.alpha, p.beta, nvalid);
+    if (tail.counters == nullptr || !gemv_arrive(tail.counters, (int)gridDim.y)) return;
+    s = gemv_cols_tail<CW, LAYOUT>(p.D + (nvalid > 0 ? col : 0), slice.d_stride, nvalid, red);
+    if (out) gemv_store(tail.D + col, tail.C + col, s, tail.alpha, tail.beta, nvalid);
 }
 
 } /* namespace smk */

@@ -39,6 +39,17 @@ struct SgemvRoute {
     int splits;      /* K slices (grid y), 1..kGemvMaxSplits */
     int64_t k_chunk; /* depth of every slice but the last */
     long long blocks_x;
+    int fused;       /* 1: a split's slices summed by the last block of each grid column (knob 2), no reduce kernel */
+};
+
+/* The fused tail's arguments (knob 2, gemv.cuh gemv_arrive): the arrival counters (counters.h; NULL: no tail, the
+ * separate reduction or no split) and the caller's output, which the last block of a grid column writes. */
+struct SgemvTail {
+    unsigned *counters;
+    float *D;
+    const float *C;
+    int64_t ldd, ldc;
+    float alpha, beta;
 };
 
 /* Pure (no CUDA call, no state): the route for an M x N x K call (after gemm_args' normalisation) at knob
@@ -57,7 +68,10 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan);
 int sgemm_reduce_launch(const smk_sgemm_params &q, const float *ws, int64_t stride, int64_t ldw, int S, int sms,
                         bool pdl, cudaStream_t stream);
 
-/* The knob (launch.cu g_gemv): 0 (the default) off; 1 the route above for every automatic call with M or N == 1. */
+/* The knob (launch.cu g_gemv): 0 (the default) off; 1 the route above for every automatic call with M or N == 1, a
+ * K split summed by reduce.cuh's kernel; 2 as 1, the split summed in the kernel by the last block of each grid
+ * column (x), its loads of every slice issued before the first add (where the grid has <= SMK_RT_COUNTERS
+ * columns and the stream has counters; else as 1). */
 int sgemm_gemv_level();
 
 } /* namespace smk */
