@@ -136,6 +136,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         4 in flight; ~1.8 us per round trip past the first: sgemm/choose.cu)
     sgemm_narrow        the SGEMM chooser's narrow-N rows: 0 (default) as before; 1 skinny-n16 / skinny-n32
                         (csrc/sgemm/skinny_n.cuh, one N tile of 16 / 32 columns) offered for 8 < N <= 32
+    sgemm_gemv          the SGEMM's matrix-vector route: 0 (default) off; 1 automatic calls with M == 1 or N == 1 (K >= 1)
+                        on csrc/sgemm/gemv.cuh (N == 1: a group of lanes per row of A; M == 1: float4 column
+                        groups of B, K split over a block's warps and slices: csrc/sgemm/gemv.h), a K split summed
+                        by csrc/sgemm/reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column
     sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 csrc/sgemm/tinyk.cuh; 1 (default since session 41) its lean variant
                         (csrc/sgemm/tinyk_lean.cuh: per-lane pointers computed once, the register panel as deep
                         as the K slice; D bit for bit the same)
@@ -163,7 +167,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi, smk_gemm16_staged, smk_gemm16_shortk and smk_gemm16_small,
-# sgemm/launch.cu g_new_paths, g_fixup, g_epi, g_deep, g_tinyk and g_narrow, sgemm/choose.cu g_redchain, runtime.c g_pdl)
+# sgemm/launch.cu g_new_paths, g_fixup, g_epi, g_deep, g_tinyk, g_narrow and g_gemv, sgemm/choose.cu g_redchain, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -192,6 +196,7 @@ KNOBS = {
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
+    "sgemm_gemv": 0,  # 0..2: the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2) (sgemm/gemv.h sgemv_route)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)

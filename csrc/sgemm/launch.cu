@@ -26,6 +26,7 @@
 #include "sgemm/deep.h"
 #include "sgemm/epi.h"
 #include "sgemm/fixup.cuh"
+#include "sgemm/gemv.h"
 #include "sgemm/launch.h"
 #include "sgemm/reduce.cuh"
 
@@ -65,6 +66,12 @@ static volatile int g_tinyk = 1;
  * rows offered for 8 < N <= 32 (issue 27's narrow-N class: choose.cu sgemm_narrow_offer). */
 static volatile int g_narrow = 0;
 int sgemm_narrow() { return g_narrow; }
+
+/* smk_sgemm_set_gemv (knob sgemm_gemv): 0 (the default) the chooser's kernels for every call; 1 automatic calls
+ * (config and splits not forced) with M == 1 or N == 1 take the matrix-vector route (gemv.h, gemv.cuh), a K split
+ * summed by reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column (gemv.cuh gemv_arrive). */
+static volatile int g_gemv = 0;
+int sgemm_gemv_level() { return g_gemv; }
 
 static volatile int g_deep = 6; /* session 41's A/Bs and, with the deep kernel's own swizzle A tile, session 42's: SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
@@ -334,6 +341,12 @@ static int launch_reduce(const smk_sgemm_params &q, const float *ws, int64_t str
     return e;
 }
 
+int sgemm_reduce_launch(const smk_sgemm_params &q, const float *ws, int64_t stride, int64_t ldw, int S, int sms,
+                        bool pdl, cudaStream_t stream)
+{
+    return launch_reduce(q, ws, stride, ldw, S, sms, pdl, stream);
+}
+
 /* The gate, pure: whether a split launch of `config` (a TILE row) over S slices of an M x N output
  * finishes itself (fixup.cuh) at knob level `knob`: common/splitk_fixup.cuh fixup_gate_model. */
 static int fixup_gate(int64_t M, int64_t N, int S, int config, int knob)
@@ -469,6 +482,10 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     int sms = 0, major = 0;
     const int e = smk::device_facts(&sms, &major);
     if (e != 0) return e;
+    if (q.config == 0 && q.splits == 0 && smk::g_gemv > 0) { /* M == 1 or N == 1: the matrix-vector route */
+        const smk::SgemvRoute r = smk::sgemv_route(q.M, q.N, q.K, sms, smk::g_gemv);
+        if (r.kind != smk::SGEMV_NONE) return smk::sgemv_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
+    }
     smk_sgemm_choice ch;
     smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
     const int pad = !vec && smk::sgemm_new_paths() ? smk::pad_mask(q, ch, sms) : 0;
@@ -490,6 +507,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
+extern "C" void smk_sgemm_set_gemv(int level) { smk::g_gemv = level <= 0 ? 0 : level >= 2 ? 2 : 1; }
 extern "C" void smk_sgemm_set_narrow(int level) { smk::g_narrow = level <= 0 ? 0 : 1; }
 extern "C" void smk_sgemm_set_tinyk(int level) { smk::g_tinyk = level <= 0 ? 0 : 1; }
 extern "C" int smk_sgemm_tinyk_level(void) { return smk::g_tinyk; }

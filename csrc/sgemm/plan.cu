@@ -16,6 +16,7 @@
 #include "sgemm/configs.h"
 #include "sgemm/deep.h"
 #include "sgemm/epi.h"
+#include "sgemm/gemv.h"
 #include "sgemm/launch.h"
 #include "sgemm/maps.h"
 
@@ -390,6 +391,10 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     if (!plan || M < 0 || N < 0 || K < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX || layout < 0 ||
         layout >= SMK_NUM_LAYOUTS || sms < 1 || config < 0 || config >= smk::kNumConfigs || splits < 0)
         return -1;
+    if (config == 0 && splits == 0 && smk::sgemm_gemv_level() > 0) { /* as the launch: the matrix-vector route */
+        const smk::SgemvRoute r = smk::sgemv_route(M, N, K, sms, smk::sgemm_gemv_level());
+        if (r.kind != smk::SGEMV_NONE) return smk::sgemv_plan(r, layout, plan);
+    }
     smk_sgemm_choice ch;
     smk::sgemm_resolve(M, N, K, sms, config, splits, &ch, smk::sgemm_new_paths()); /* as the launch */
     const smk::SgemmConfigEntry &c = smk::kConfigs[ch.config];
