@@ -226,12 +226,12 @@ PyDoc_STRVAR(set_knob_doc,
 "(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined, 3 staged through the pinned\n"
 "pool; see csrc/host.h), 'staging_cap_mib' (the pinned pool's cap), 'sgemm_config' (0 chosen per\n"
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
-"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\nby element, as before), 'transpose_skinny' (7, the default: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
+"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\nby element, as before), 'transpose_skinny' (8, the default since session 43: 7 and the lean case A; 7: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
 "elements with short sides up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the "
 "word-wise one; 2: the word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled "
 "kernel always; 4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and "
-"skinny_prmt for every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only; 7, "
-"the default: as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean; 9: as 8 where 7 runs skinny_vec only), 'transpose_group' (the tiled kernel's raster: 8, "
+"skinny_prmt for every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only; 7: "
+"as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean; 9: as 8 where 7 runs skinny_vec only), 'transpose_group' (the tiled kernel's raster: 8, "
 "the default, groups of 8 tile rows walked column by column; 0 row-major; any G up to 65536), 'transpose_sector' "
 "(3, the default: the tiled kernel writes each output row from its first 32-byte sector on, whole aligned words, "
 "for a single uint8 matrix of at least 16 MiB whose sides both span at least 1.5 KB; 4: also float32 ones with "
@@ -304,7 +304,7 @@ PyDoc_STRVAR(set_knob_doc,
 "'sgemm_narrow' (the SGEMM chooser's narrow-N rows: 0, the default, as before; 1 skinny-n16 / skinny-n32\n"
 "(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
 "'sgemm_redchain' (the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1, the default, also\n"
-"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (0, the default, off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column),\n"
+"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (3, the default since session 43: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
 "fence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
@@ -313,7 +313,7 @@ PyDoc_STRVAR(set_knob_doc,
 "3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
 "'gemm16_shortk' (variant 0's short-K tiles: 0 as the chooser models; 1, the default: its one-slice, uncopied\n"
 "128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
-"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (0, the default: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads, deep 64x64 too).");
+"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (1, the default since session 43; 0: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads, deep 64x64 too).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -345,7 +345,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_epi(v);
     else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 6)
         smk_sgemm_set_deep(v);
-    else if ((strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_gemv") == 0 && v >= 0 && v <= 2))
+    else if ((strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_gemv") == 0 && v >= 0 && v <= 3))
         (strcmp(name, "sgemm_gemv") == 0 ? smk_sgemm_set_gemv : smk_sgemm_set_narrow)(v);
     else if (strcmp(name, "sgemm_redchain") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_redchain(v);

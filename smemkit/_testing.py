@@ -19,7 +19,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_splits        0: chosen per shape; else the K slices to force (1 .. 65535)
     transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
                         whole words; 0: element by element
-    transpose_skinny    7 (default since session 41): as 3 and, for 2-byte elements with rows > cols and short
+    transpose_skinny    8 (default since session 43): 7 and case A of skinny_vec's class on csrc/transpose/skinny_lean.cuh;
+                        7 (session 41's default): as 3 and, for 2-byte elements with rows > cols and short
                         sides 65..128, skinny_prmt too; 3: the register-transpose kernel (csrc/transpose/skinny_prmt.cuh) for 1- and
                         2-byte elements, short sides up to 64, where it fits, else the word-wise skinny kernel
                         (csrc/transpose/skinny_vec.cuh); 2: the word-wise one alone there; 4: as 3 and
@@ -139,7 +140,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_gemv          the SGEMM's matrix-vector route: 0 (default) off; 1 automatic calls with M == 1 or N == 1 (K >= 1)
                         on csrc/sgemm/gemv.cuh (N == 1: a group of lanes per row of A; M == 1: float4 column
                         groups of B, K split over a block's warps and slices: csrc/sgemm/gemv.h), a K split summed
-                        by csrc/sgemm/reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column
+                        by csrc/sgemm/reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column;
+                        3 (the default since session 43) as 1 for N == 1 alone
     sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 csrc/sgemm/tinyk.cuh; 1 (default since session 41) its lean variant
                         (csrc/sgemm/tinyk_lean.cuh: per-lane pointers computed once, the register panel as deep
                         as the K slice; D bit for bit the same)
@@ -175,7 +177,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
-    "transpose_skinny": 7,  # 0..9 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits): 7 since session 41
+    "transpose_skinny": 8,  # 0..9 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits): 8 since session 43 (7 since session 41)
     "transpose_group": 8,
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 0,  # 1: edge words, 2: lean paths (csrc/transpose/configs.h mid_fits)
@@ -190,13 +192,13 @@ KNOBS = {
     "gemm16_epi": 4,  # 0..4 (4 the default since session 42): the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
     "gemm16_shortk": 1,  # 0..1 (1 the default since session 42): variant 0's one-block-per-SM tiles at K <= 64 kept (0) / retiled to 128x128 at 2 per SM or 64x64 (1) (gemm16_choose.c)
-    "gemm16_small": 0,  # 0..4: variant 0's in-place 64x64 launches as they are (0) / on the 32x64 half tile with the deep loads where its grid fits one wave (1) / every such launch, forced variant 9 included, tests (2) / 1 and 2 with the rings (the deep 64x64 one too) filled by 16-byte loads (3, 4) (api/gemm16_small.h)
+    "gemm16_small": 1,  # 0..4 (1 the default since session 43): variant 0's in-place 64x64 launches as they are (0) / on the 32x64 half tile with the deep loads where its grid fits one wave (1) / every such launch, forced variant 9 included, tests (2) / 1 and 2 with the rings (the deep 64x64 one too) filled by 16-byte loads (3, 4) (api/gemm16_small.h)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
-    "sgemm_gemv": 0,  # 0..2: the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2) (sgemm/gemv.h sgemv_route)
+    "sgemm_gemv": 3,  # 0..3 (3 the default since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3) (sgemm/gemv.h sgemv_route)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)

@@ -73,7 +73,8 @@ def deep_model(level, M, N, K, ch, in_place, sms=SMS):
 
 
 def explain(shape, level, dtype="float16"):
-    with _testing.knobs(gemm16_staged=level):
+    # the 64x64 tile's deep loads alone: gemm16_small (the half tile, test_gemm16_small.py) off
+    with _testing.knobs(gemm16_staged=level, gemm16_small=0):
         e = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype)
     return e
 

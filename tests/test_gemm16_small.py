@@ -61,7 +61,7 @@ def test_knob_range():
     for ok in range(5):
         with _testing.knobs(gemm16_small=ok):
             assert _testing.current()["gemm16_small"] == ok
-    assert _testing.current()["gemm16_small"] == 0  # opt-in until the lead's A/B
+    assert _testing.current()["gemm16_small"] == 1  # the default since session 43's held-out A/B
     for bad in (-1, 5):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_small=bad):

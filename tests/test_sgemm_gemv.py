@@ -47,9 +47,16 @@ def class_shapes(n=1500, seed=3431):
 
 # ---- CPU ----------------------------------------------------------------------------------------------
 
-def test_knob_default_is_off():
-    assert _testing.KNOBS["sgemm_gemv"] == 0
+def test_knob_default_takes_n1_alone():
+    """Level 3, the default since session 43: the rows route for N == 1, the chooser's kernels for M == 1 (the cols
+    route lost on wide unaligned B in session 43's held-out A/B); 0 off for both."""
+    assert _testing.KNOBS["sgemm_gemv"] == 3
     assert not plan((1, 263, 13808), 0)["config"].startswith("gemv")
+    assert plan((1, 263, 13808), 3)["config"] == plan((1, 263, 13808), 0)["config"]
+    assert plan((7288, 1, 304), 3)["config"].startswith("gemv rows (N = 1)")
+    for mnk in class_shapes(300):
+        three, want = plan(mnk, 3), plan(mnk, 1 if mnk[1] == 1 else 0)
+        assert (three["config"], three["blocks"]) == (want["config"], want["blocks"]), mnk
 
 
 def test_route_takes_exactly_the_class():

@@ -44,8 +44,8 @@ def config(shape, dtype):
 def test_vec_choice(dtype, set_knobs):
     shapes = [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
               (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]
-    for shape in shapes:  # the default (3): skinny_prmt where it fits, else the word-wise kernel
-        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ")), shape
+    for shape in shapes:  # the default (8): skinny_prmt where it fits, the lean case A, else the word-wise kernel
+        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ", "skinny-lean ")), shape
     assert config((2237203, 3), dtype).startswith("skinny-prmt ")  # case B always fits
     set_knobs(transpose_skinny=2)
     for shape in shapes:

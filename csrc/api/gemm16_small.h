@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* Knob gemm16_small (smemkit._testing.knobs(gemm16_small=...)): 0 (default) as before; 1 a launch of variant 0's
+/* Knob gemm16_small (smemkit._testing.knobs(gemm16_small=...)): 0 as before; 1 (the default since session 43) a launch of variant 0's
  * 64x64 tile (variant 9) on rows read in place runs the 32x64 half tile (the same kernel template, 8 warps of
  * 16x16, the deep staged loads of gemm16/load_deep.cuh, one block per SM) where smk_gemm16_small_tile says: the
  * half tile's grid (tiles x splits) within one wave (more blocks than the 64x64 grid's, or for M <= 32 the same

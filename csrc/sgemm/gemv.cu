@@ -62,7 +62,7 @@ static void sgemv_split(int64_t K, long long blocks, int sms, int per_sm, int64_
 SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 {
     SgemvRoute r = {SGEMV_NONE, 0, 1, K, 0, 0};
-    if (knob <= 0 || K < 1 || M < 1 || N < 1 || sms < 1 || (M != 1 && N != 1)) return r;
+    if (knob <= 0 || K < 1 || M < 1 || N < 1 || sms < 1 || (M != 1 && N != 1) || (knob == 3 && N != 1)) return r;
     if (N == 1) { /* A x (also M == 1: a dot product, one row split along K) */
         r.kind = SGEMV_ROWS;
         int g = rows_lanes(K);
@@ -70,7 +70,7 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
         r.g = rows_lanes(r.k_chunk); /* a shallower slice may want fewer lanes per row */
         const int rows = kGemvThreads / r.g;
         r.blocks_x = (M + rows - 1) / rows;
-        r.fused = knob >= 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
+        r.fused = knob == 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
         return r;
     }
     r.kind = SGEMV_COLS; /* x^T B */
@@ -78,7 +78,7 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
     const int64_t strip = 4LL * r.g, rows_per_step = (int64_t)kGemvColsWarps * (32 / r.g);
     r.blocks_x = (N + strip - 1) / strip;
     sgemv_split(K, r.blocks_x, sms, 4, 2 * rows_per_step, &r); /* >= 2 rows of B per lane and slice */
-    r.fused = knob >= 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
+    r.fused = knob == 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
     return r;
 }
 

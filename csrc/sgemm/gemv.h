@@ -71,7 +71,8 @@ int sgemm_reduce_launch(const smk_sgemm_params &q, const float *ws, int64_t stri
 /* The knob (launch.cu g_gemv): 0 (the default) off; 1 the route above for every automatic call with M or N == 1, a
  * K split summed by reduce.cuh's kernel; 2 as 1, the split summed in the kernel by the last block of each grid
  * column (x), its loads of every slice issued before the first add (where the grid has <= SMK_RT_COUNTERS
- * columns and the stream has counters; else as 1). */
+ * columns and the stream has counters; else as 1); 3 as 1 for N == 1 alone (session 43's held-out A/B: the rows
+ * route won 11 of 12 N == 1 draws, the cols route 10 of 15 M == 1 ones, losing on wide unaligned B). */
 int sgemm_gemv_level();
 
 } /* namespace smk */

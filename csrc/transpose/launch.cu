@@ -63,10 +63,10 @@ volatile int g_odd_path = 1;
  * kernel always; 4 as 3 and skinny_prmt.cuh for the short sides 65..256 of configs.h's skinny_wide_fits
  * (session 38: slower on the device, opt-in); 5 as 3 and skinny_prmt_a_kernel for every rows <= cols of
  * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
- * sides 65..128 only; 7 (the default since session 41) 6 for 2-byte elements with rows > cols only (configs.h's
+ * sides 65..128 only; 7 (session 41's default) 6 for 2-byte elements with rows > cols only (configs.h's
  * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
- * (configs.h's skinny_lean_a_fits; session 43, for the lead's A/B); 9 as 8 where 7 runs skinny_vec only. */
-volatile int g_skinny_mode = 7;
+ * (configs.h's skinny_lean_a_fits; the default since session 43: seed 186, 23 draws moved, all won, x1.36); 9 as 8 where 7 runs skinny_vec only. */
+volatile int g_skinny_mode = 8;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
  * walked column by column, 8 the default (H100, random law, the acceptance's timing: seed 41 all draws
