@@ -381,3 +381,41 @@ def test_lean_load_fix_lanes():
         if tl >= 0:
             o = lo + 4 * tl - s
             assert (ce - s, rb - ce + s) == (o, rb - o) and 1 <= rb - o <= 3
+
+
+def _tool(name):
+    """A CUDA tool from PATH or CUDA_HOME / CUDA_PATH / /usr/local/cuda, else None."""
+    import os
+    import shutil
+    from pathlib import Path
+    found = shutil.which(name)
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if not found and root and (Path(root) / "bin" / name).exists():
+            found = str(Path(root) / "bin" / name)
+    return found
+
+
+def test_lean_store_sass(tmp_path):
+    """Session 43's device failure (H100: every warp whose output row ends inside its 128 bytes wrote all 128): ptxas
+    (nvcc 13.0, sm_90) fused lean.cuh's `min(max(lim, 0), 128) == 128` into the predicate output of a VIMNMX.RELU,
+    which the device took the other way round.  The store's branches now test the clamped room itself; this checks
+    that no VIMNMX with a predicate output is left in the lean kernels (both widths, every layout)."""
+    import re
+    import subprocess
+    from pathlib import Path
+    nvcc, dis = _tool("nvcc"), _tool("nvdisasm") or _tool("cuobjdump")
+    if not nvcc or not dis:
+        pytest.skip("needs nvcc and nvdisasm / cuobjdump")
+    csrc = Path(__file__).resolve().parent.parent / "csrc"
+    src = tmp_path / "lean_sass.cu"
+    src.write_text('#include "transpose/kernel.cuh"\nvoid go(Args a)\n{\n' + "".join(
+        f"    transpose_kernel<{lay}, {esz}, {tile}, 8, false, 2><<<1, dim3({tile}, 8)>>>(a);\n"
+        for lay in range(3) for esz, tile in ((1, 32), (2, 64))) + "}\n")
+    cubin = tmp_path / "lean_sass.cubin"
+    subprocess.run([nvcc, "-std=c++17", "-O3", "-arch=sm_90", "-cubin", "-I", str(csrc), "-o", str(cubin), str(src)],
+                   check=True, capture_output=True, timeout=600)
+    args = [dis, "-c", str(cubin)] if dis.endswith("nvdisasm") else [dis, "-sass", str(cubin)]
+    sass = subprocess.run(args, check=True, capture_output=True, text=True, timeout=120).stdout
+    assert "transpose_kernel" in sass
+    bad = [ln.strip() for ln in sass.splitlines() if re.search(r"\bVIMNMX\S*\s+R\w+\s*,\s*!?P\d", ln)]
+    assert not bad, bad

@@ -254,17 +254,21 @@ struct Lean {
             }
             return;
         }
-        const int lim = room(pitch, col - 4 * lane) < 0 ? 0 : room(pitch, col - 4 * lane) > 128 ? 128
-                        : room(pitch, col - 4 * lane); // the warp's bytes of the row: [0, lim) from its first
-        if (lim == 128 || (lim >= 4 && lim <= 124)) { // uniform per warp: s picks the code
+        // The warp's bytes of the row, [0, lim) from its first (room: clamped to [-8, 136]).  The branches test
+        // lim itself, never a min() of it: ptxas (nvcc 13.0, sm_90) fused `min(max(lim, 0), 128) == 128` into the
+        // predicate output of a VIMNMX.RELU that the device took the other way round, so every warp whose row
+        // ends inside its 128 bytes ran the unclipped code and wrote past them (session 43, H100).  Guarded on
+        // the CPU by tests/test_transpose_lean.py's test_lean_store_sass (no VIMNMX predicate output left).
+        const int lim = room(pitch, col - 4 * lane);
+        if (lim >= 128) { // uniform per warp: s picks the code
 #pragma unroll
-            for (int k = 0; k < P; k++) {
-                if (lim == 128)
-                    row_phase<false>(w, k, row + k * pitch, step, nc, lane, lim);
-                else
-                    row_phase<true>(w, k, row + k * pitch, step, nc, lane, lim);
-            }
-        } else if (lim < 4) { // 0-3 bytes, lane 0's first ones, byte by byte (a piece may sit inside one word)
+            for (int k = 0; k < P; k++)
+                row_phase<false>(w, k, row + k * pitch, step, nc, lane, 128);
+        } else if (lim >= 4 && lim <= 124) {
+#pragma unroll
+            for (int k = 0; k < P; k++)
+                row_phase<true>(w, k, row + k * pitch, step, nc, lane, lim);
+        } else if (lim < 4) { // 0-3 bytes (lim <= 0: none), lane 0's, byte by byte (a piece may sit inside one word)
 #pragma unroll
             for (int k = 0; k < P; k++) {
                 unsigned char *q = row + k * pitch;
