@@ -30,7 +30,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         on the lean case-A kernel (csrc/transpose/skinny_lean.cuh, session 43); 9: as 8 only
                         where 7 runs skinny_vec (output rows off words); 1: the
                         element-wise skinny kernel alone (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
-    transpose_mid       0 (default): the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as
+    transpose_mid       2 (default since session 43): the lean paths below; 0: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as
                         whole words clipped to the matrix (csrc/transpose/configs.h mid_fits, global.cuh words);
                         2: the lean paths for odd-pitch interior and edge tiles (csrc/transpose/lean.cuh)
     transpose_shift     0 (default): none; 1: the 1- and 2-byte tiled kernel's tiles that would cross the last row
@@ -180,7 +180,7 @@ KNOBS = {
     "transpose_skinny": 8,  # 0..9 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits): 8 since session 43 (7 since session 41)
     "transpose_group": 8,
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
-    "transpose_mid": 0,  # 1: edge words, 2: lean paths (csrc/transpose/configs.h mid_fits)
+    "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)
     "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,

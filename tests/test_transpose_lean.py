@@ -148,7 +148,7 @@ def test_lean_choice_property(dtype):
             e2 = smemkit.explain("transpose", shape, "pad", dtype)
         with knobs(transpose_mid=0):
             e0 = smemkit.explain("transpose", shape, "pad", dtype)
-        assert "lean" not in e0.config and "edge words" not in e2.config
+        assert "lean edges" not in e0.config and "edge words" not in e2.config
         tiled = "skinny" not in e0.config and "sector" not in e0.config
         assert ("lean edges" in e2.config) == (tiled and esz <= 2), (shape, e2.config)
 

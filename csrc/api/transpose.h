@@ -65,8 +65,10 @@ int smk_transpose_skinny_mode(void);
  * pitch of at least 2 KB, 2 for 1-, 2- and 4-byte elements at any pitch.  The plan follows the same mode. */
 void smk_transpose_set_sector(int mode);
 int smk_transpose_sector_mode(void);
-/* Tests and benchmarks: edge words (transpose/configs.h's mid_fits): 1 the 1- and 2-byte tiled kernel's edge
- * tiles move whole words clipped to the matrix, 0 (the default) element by element.  explain() names it. */
+/* Tests and benchmarks: the 1- and 2-byte tiled kernel's global paths off the aligned interior one
+ * (transpose/configs.h's mid_fits): 2, the default since session 43, transpose/lean.cuh's lean paths for odd-pitch
+ * interior and edge tiles; 1 edge tiles as whole words clipped to the matrix; 0 element by element.  explain()
+ * names 1 and 2. */
 void smk_transpose_set_mid(int mode);
 int smk_transpose_mid_mode(void);
 /* Tests and benchmarks: edge tiles moved inward (transpose/configs.h's edge_shift_bits): 1 the 1- and 2-byte
