@@ -242,12 +242,11 @@ PyDoc_STRVAR(set_knob_doc,
 "default since session 43: the lean paths; 0: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as whole words clipped to the "
 "matrix where the rows' columns are contiguous; 2: transpose/lean.cuh's paths), 'transpose_shift' (0, the default: none; 1: the 1- and 2-byte "
 "tiled kernel's tiles that would cross the matrix's last row or column move inward to end on it, interior tiles "
-"overlapping a neighbour; 2: every width),\n"
+"overlapping a neighbour; 2: every width), 'transpose_copy' (2, the default since session 44: 1 x n and n x 1 matrices whose elements are contiguous move as a copy (transpose/copy.cuh); 1: 1- and 2-byte ones only; 0: never),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
-"/ MMA, 5 / 6 forced SKINNY where N <= 32 / SKINNY_M where M <= 32), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n"
-"'gemm16_mv_v16' (1, the default: the MMA kernel stores 16 bytes per lane where D allows; 0: 4-byte pairs),\n"
+"/ MMA, 5 / 6 forced SKINNY where N <= 32 / SKINNY_M where M <= 32), 'gemm16_mv_kmax' (the MMA kernel's K bound, 16 .. 128, default 32; 0: the routing before it),\n'gemm16_mv_v16' (1, the default: the MMA kernel stores 16 bytes per lane where D allows; 0: 4-byte pairs),\n"
 "'gemm16_mv_skinny' (bits, 2 the default; 0: off; 1: the SKINNY kernel (A streamed once, K split across\n"
 "blocks) for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape; 2: SKINNY for N <= 8\n"
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
@@ -305,8 +304,7 @@ PyDoc_STRVAR(set_knob_doc,
 "(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
 "'sgemm_redchain' (the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1, the default, also\n"
 "its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (3, the default since session 43: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone),\n"
-"'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\n"
-"fence each; 0: a fence in every thread, session 39's protocol),\n"
+"'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\nfence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
 "flight per block; 1, the default: 4 k-tiles (gemm16/load_deep.cuh, one block per SM) where smk_gemm16_staged_deep says:\n"
 "grid within a wave, >= 2 k-tiles per slice; 2: 1, and the chooser's K split of <= 8 k-tiles dropped there;\n"
@@ -363,6 +361,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_mid(v);
     else if (strcmp(name, "transpose_shift") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_shift(v);
+    else if (strcmp(name, "transpose_copy") == 0 && v >= 0 && v <= 2)
+        smk_transpose_set_copy(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if (strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0)

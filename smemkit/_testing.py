@@ -36,6 +36,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     transpose_shift     0 (default): none; 1: the 1- and 2-byte tiled kernel's tiles that would cross the last row
                         or column move inward to end on it (interior tiles, overlapping a neighbour; configs.h
                         edge_shift_bits); 2: every width
+    transpose_copy      2 (default since session 44): 1 x n and n x 1 matrices contiguous along n move as a copy of their
+                        bytes (csrc/transpose/copy.cuh, configs.h copy_fits); 1: 1- and 2-byte elements only; 0: never
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -182,6 +184,7 @@ KNOBS = {
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)
     "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)
+    "transpose_copy": 2,  # 2 (the default since session 44): 1 x n / n x 1 matrices as a copy, 1: sub-word only, 0: never (csrc/transpose/configs.h copy_fits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,

@@ -23,6 +23,15 @@ import smemkit
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD
 from test_transpose_skinny_vec import STEPS, THREADS, lt_of, slot
+from smemkit._testing import knobs as _knobs
+
+@pytest.fixture(autouse=True)
+def _vectors_on_the_kernels():
+    """This module's 1 x n and n x 1 shapes test the skinny kernels (strided vectors still take them): the copy
+    route (knob transpose_copy, tests/test_transpose_copy.py) off."""
+    with _knobs(transpose_copy=0):
+        yield
+
 
 LAYOUTS = smemkit.LAYOUTS
 SHORT = [1, 2, 3, 4, 5, 7, 9, 13, 31, 32, 33, 34, 36, 54, 63, 64]

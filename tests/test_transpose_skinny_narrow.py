@@ -19,6 +19,15 @@ import smemkit
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD, config, fbytes, replay_a, rrows
 from test_transpose_skinny_vec import THREADS, lt_of
+from smemkit._testing import knobs as _knobs
+
+@pytest.fixture(autouse=True)
+def _vectors_on_the_kernels():
+    """This module's 1 x n and n x 1 shapes test the skinny kernels (strided vectors still take them): the copy
+    route (knob transpose_copy, tests/test_transpose_copy.py) off."""
+    with _knobs(transpose_copy=0):
+        yield
+
 
 LAYOUTS = smemkit.LAYOUTS
 NARROW = [1, 2, 3, 5, 7, 13, 31, 33, 63]

@@ -13,6 +13,15 @@ import pytest
 
 import smemkit
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
+from smemkit._testing import knobs as _knobs
+
+@pytest.fixture(autouse=True)
+def _vectors_on_the_kernels():
+    """This module's 1 x n and n x 1 shapes test the skinny kernels (strided vectors still take them): the copy
+    route (knob transpose_copy, tests/test_transpose_copy.py) off."""
+    with _knobs(transpose_copy=0):
+        yield
+
 
 LAYOUTS = smemkit.LAYOUTS
 THREADS, LOG2_BYTES, STEPS = 256, 14, 16  # skinny_vec.cuh: kVecThreads, kVecLog2Bytes, kVecSteps

@@ -75,6 +75,10 @@ int smk_transpose_mid_mode(void);
  * tiled launches, 2 every width, 0 (the default) none.  explain() names it. */
 void smk_transpose_set_shift(int mode);
 int smk_transpose_shift_mode(void);
+/* Tests and benchmarks: the copy route for 1 x n and n x 1 matrices (transpose/configs.h's copy_fits, transpose/copy.cuh):
+ * 2 (default since session 44) every width, 1 1- and 2-byte elements, 0 never. */
+void smk_transpose_set_copy(int mode);
+int smk_transpose_copy_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);

@@ -338,6 +338,28 @@ inline bool skinny_prmt_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t 
     return narrow || skinny_prmt_any_a(rows, cols, in_rs, in_cs, esz, mode);
 }
 
+/* The copy route (knob transpose_copy, transpose/copy.cuh; session 44): where a matrix has one row or one column
+ * and its elements are contiguous along the other side, its transpose is its own bytes in the same order, so
+ * the whole call is a copy (issue 26: the 1- and 2-byte n x 1 batches ran on skinny_prmt at 0.36-0.45 of a copy,
+ * seed 192).  Mode 1 sub-word widths only, 2 every width, 0 never.  Pure in the shape, strides, element size and
+ * mode; the launcher adds the batch stride's test (copy.cuh's copy_plan). */
+constexpr int kCopyThreads = 256;
+constexpr int kCopyWords = 4; /* copy_kernel's 16-byte words a thread moves, loads before stores */
+
+/* copy_kernel's blocks for `bytes` from bases on 16 bytes. */
+inline int64_t copy_blocks(int64_t bytes)
+{
+    const int64_t words = bytes / 16, per = (int64_t)kCopyThreads * kCopyWords;
+    return words == 0 ? 1 : (words + per - 1) / per;
+}
+
+inline bool copy_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    if (mode <= 0 || (mode == 1 && esz > 2))
+        return false;
+    return (rows == 1 && in_cs == 1) || (cols == 1 && in_rs == 1);
+}
+
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits (or, mode 4,
  * skinny_wide_fits), else resolve(). */
 inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int mode)

@@ -12,6 +12,7 @@
 #include "common/launch.h"
 #include "api/transpose.h"
 #include "transpose/configs.h"
+#include "transpose/copy.cuh"
 #include "transpose/kernel.cuh"
 #include "transpose/sector_kernel.cuh"
 #include "transpose/skinny.cuh"
@@ -90,6 +91,10 @@ volatile int g_mid_mode = 2;
 /* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
  * 1- and 2-byte tiled launches; 2 every width (session 43: for the lead's A/B). */
 volatile int g_shift_mode = 0;
+
+/* The copy route (configs.h's copy_fits, copy.cuh): 2, the default since session 44, every width; 1 1- and 2-byte
+ * elements; 0 never (H100, seed 195: the 11 vector draws 0.927 -> 1.077 of a copy, min 0.569 -> 0.887). */
+volatile int g_copy_mode = 2;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -342,6 +347,10 @@ extern "C" void smk_transpose_set_shift(int mode) { g_shift_mode = mode; }
 
 extern "C" int smk_transpose_shift_mode(void) { return g_shift_mode; }
 
+extern "C" void smk_transpose_set_copy(int mode) { g_copy_mode = mode; }
+
+extern "C" int smk_transpose_copy_mode(void) { return g_copy_mode; }
+
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
@@ -357,6 +366,11 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */
     if (p->rows == 0 || p->cols == 0)
         return cudaSuccess;
+    if (variant == 0 && copy_fits(p->rows, p->cols, p->in_rs, p->in_cs, p->esz, g_copy_mode)) {
+        const CopyPlan c = copy_plan(p, batch);
+        if (c.how != 0)
+            return launch_copy(p, c, stream);
+    }
     return kLaunch.fn[v - kConfigs][p->layout][wi](p, batch, stream);
 }
 

@@ -576,6 +576,11 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
     if (__builtin_mul_overflow(batch, rows, &elems) || __builtin_mul_overflow(elems, cols, &elems) ||
         elems > ((int64_t)1 << 62))
         return -1;
+    if (copy_fits(rows, cols, cols, 1, esz, smk_transpose_copy_mode())) { /* copy.cuh on a fresh (aligned) output */
+        *plan = smk_plan{0, {}, "", copy_blocks(elems * esz), kCopyThreads, 0};
+        snprintf(plan->config, sizeof plan->config, "copy (%s: the same bytes), no shared memory", rows == 1 ? "1 x n" : "n x 1");
+        return 0;
+    }
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
     const Config *v = choose(0, wi, rows, cols, cols, 1, smk_transpose_skinny_mode());
     const int own = kPlan.fn[v - kConfigs][wi](layout, batch, rows, cols, plan);
