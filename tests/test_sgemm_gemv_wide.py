@@ -1,9 +1,9 @@
-"""Issue 27's "M tiny, N wide" calls on the wide kernel, knob sgemm_gemv levels 4 and 5 (csrc/sgemm/gemv_wide.cuh,
+"""Issue 27's "M tiny, N wide" calls on the wide kernel, knob sgemm_gemv levels 4 to 6 (csrc/sgemm/gemv_wide.cuh,
 route: csrc/sgemm/gemv.cu wide_route): M <= 4 rows (level 5: M == 1 alone), any N > 1, any K, rows of B at any
 alignment, lanes owning columns c0 + lane + 32 j (j < V = 1, or 4 at M == 1), the block's 8 warps over K, a split of
-<= 128 slices summed in the kernel by the last block of each grid column.  CPU: the route is taken exactly for the
-class at each level (N == 1 keeps level 3's rows route, everything else its plan), its geometry on thousands of
-shapes of the law and of the class, explain()'s replay of the Red passes (4 wavefronts a warp access, every layout).
+<= 128 slices summed in the kernel by the last block of each grid column (level 6: by reduce.cuh).
+CPU: the route is taken exactly for the class at each level (N == 1 keeps level 3's rows route, everything else
+its plan), its geometry on thousands of shapes of the law and of the class, explain()'s replay of the Red passes (4 wavefronts a warp access, every layout).
 GPU: M = 1..4 in every layout, unaligned N and K, K = 1 and deep K, alpha / beta / C, NaN-poisoned outputs, B rows
 off 16 bytes and odd pitches in NaN frames, out= and out=c, NaN / Inf propagation, bit-identical repeats; all
 against the float64 reference within gamma_{K+2} (test_sgemm.check)."""
@@ -47,21 +47,21 @@ def geometry(cfg):
 
 def test_knob_range_and_default():
     assert _testing.KNOBS["sgemm_gemv"] == 3
-    for v in (4, 5):
+    for v in (4, 5, 6):
         with _testing.knobs(sgemm_gemv=v):
             assert _testing.current()["sgemm_gemv"] == v
     with pytest.raises(ValueError):
-        with _testing.knobs(sgemm_gemv=6):
+        with _testing.knobs(sgemm_gemv=7):
             pass
 
 
-@pytest.mark.parametrize("level", [4, 5])
+@pytest.mark.parametrize("level", [4, 5, 6])
 def test_route_takes_exactly_the_class(level):
     law = [d.shape for d in draws.sgemm_draws(1500, 3442)]
     for mnk in tiny_m_shapes(1500) + law:
         M, N, K = mnk
         on, three = plan(mnk, level), plan(mnk, 3)
-        if N > 1 and M <= (4 if level == 4 else 1) and K >= 1:
+        if N > 1 and M <= (1 if level == 5 else 4) and K >= 1:
             assert on["config"].startswith(f"gemv wide (M = {M})"), (mnk, on["config"])
         else:  # N == 1 (the rows route), M > 4 / M > 1, K == 0: level 3's plan
             assert (on["config"], on["blocks"]) == (three["config"], three["blocks"]), mnk
@@ -103,6 +103,8 @@ def test_route_geometry():
         if s > 1:
             assert chunk % 8 == 0 and chunk >= 32 and math.ceil(K / chunk) == s, (mnk, p)
             assert strips < 4 * SMS and p["blocks"] <= 4 * SMS, (mnk, p)  # one wave
+        six = plan(mnk, 6)  # level 6: the same grid, every split summed by reduce.cuh
+        assert six["config"] == p["config"].replace(", fused tail", "") and six["blocks"] == p["blocks"], mnk
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -137,8 +139,9 @@ AB = [(1.0, 0.0), (-0.5, 0.0), (2.0, -0.75)]
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("mnk", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
-def test_numpy_calls_within_bound(layout, mnk, alpha, beta, rng, poison, set_knobs):
-    set_knobs(sgemm_gemv=4)
+@pytest.mark.parametrize("level", [4, 6])
+def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, set_knobs):
+    set_knobs(sgemm_gemv=level)
     a, b, c = operands(rng, *mnk, beta)
     c_before = None if c is None else c.copy()
     d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
@@ -193,7 +196,7 @@ def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
 @pytest.mark.gpu
 @pytest.mark.parametrize("mnk", [(1, 300, 5000), (2, 301, 5003), (4, 1000, 70000 // 4), (1, 8833, 2381),
                                  (3, 129, 64)], ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("level", [4, 5])
+@pytest.mark.parametrize("level", [4, 5, 6])
 def test_nan_inf_and_repeats(mnk, level, set_knobs):
     """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits (fixed sum order,
     whichever block of the fused tail arrives last)."""

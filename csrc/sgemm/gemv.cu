@@ -89,12 +89,12 @@ static int wide_cols(int64_t N, int64_t K, int sms)
     return 8 * strips * 128 <= 9 * N && strips * r.splits >= 2LL * sms ? 4 : 1;
 }
 
-static SgemvRoute wide_route(int64_t M, int64_t N, int64_t K, int sms)
+static SgemvRoute wide_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 {
     SgemvRoute r = {SGEMV_WIDE, M == 1 ? wide_cols(N, K, sms) : 1, 1, K, 0, 0, (int)M};
     r.blocks_x = (N + 32LL * r.g - 1) / (32LL * r.g);
     wide_split(K, r.blocks_x, sms, r.g, &r);
-    r.fused = r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
+    r.fused = knob != 6 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS; /* 6: the reduce kernel's A/B */
     return r;
 }
 
@@ -102,7 +102,7 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 {
     SgemvRoute r = {SGEMV_NONE, 0, 1, K, 0, 0, 0};
     if (knob <= 0 || K < 1 || M < 1 || N < 1 || sms < 1) return r;
-    if (knob >= 4 && N != 1) return M <= (knob == 5 ? 1 : 4) ? wide_route(M, N, K, sms) : r;
+    if (knob >= 4 && N != 1) return M <= (knob == 5 ? 1 : 4) ? wide_route(M, N, K, sms, knob) : r;
     if ((M != 1 && N != 1) || (knob == 3 && N != 1)) return r;
     if (N == 1) { /* A x (also M == 1: a dot product, one row split along K) */
         r.kind = SGEMV_ROWS;

@@ -90,7 +90,7 @@ int sgemm_reduce_launch(const smk_sgemm_params &q, const float *ws, int64_t stri
  * loads of 32 consecutive floats a warp instruction (rows of B off 16 bytes: one sector more, the same code),
  * <= 64 registers (4 blocks of 8 warps per SM), a K split sized to ~4 blocks per SM summed in the kernel by the
  * last block per grid column (as 2) or, without counters, by reduce.cuh; 5 as 4 for M == 1 alone (M = 2..4
- * keep the chooser's kernels). */
+ * keep the chooser's kernels); 6 as 4 with every split summed by reduce.cuh (the fused tail's A/B). */
 int sgemm_gemv_level();
 
 } /* namespace smk */
