@@ -3,7 +3,8 @@ route: csrc/sgemm/gemv.cu wide_route): M <= 4 rows (level 5: M == 1 alone), any 
 alignment, lanes owning columns c0 + lane + 32 j (j < V = 1, or 4 at M == 1), the block's 8 warps over K, a split of
 <= 128 slices summed in the kernel by the last block of each grid column (level 6: by reduce.cuh).
 CPU: the route is taken exactly for the class at each level (N == 1 keeps level 3's rows route, everything else
-its plan), its geometry on thousands of shapes of the law and of the class, explain()'s replay of the Red passes (4 wavefronts a warp access, every layout).
+its plan), its geometry on thousands of shapes of the law and of the class, explain()'s replay of the Red passes
+(4 wavefronts a warp access, every layout).
 GPU: M = 1..4 in every layout, unaligned N and K, K = 1 and deep K, alpha / beta / C, NaN-poisoned outputs, B rows
 off 16 bytes and odd pitches in NaN frames, out= and out=c, NaN / Inf propagation, bit-identical repeats; all
 against the float64 reference within gamma_{K+2} (test_sgemm.check)."""
@@ -99,7 +100,8 @@ def test_route_geometry():
         wide_ok = M == 1 and 8 * s128 * 128 <= 9 * N and s128 * wide_slices(K, s128, 4)[0] >= 2 * SMS
         assert (v == 4) == wide_ok, (mnk, p)
         want, chunk = wide_slices(K, strips, v)
-        assert s == want and p["blocks"] == strips * s and 1 <= s <= (64 if v == 4 else 128) and fused == (s > 1), (mnk, p)
+        assert s == want and p["blocks"] == strips * s and fused == (s > 1), (mnk, p)
+        assert 1 <= s <= (64 if v == 4 else 128), (mnk, p)
         if s > 1:
             assert chunk % 8 == 0 and chunk >= 32 and math.ceil(K / chunk) == s, (mnk, p)
             assert strips < 4 * SMS and p["blocks"] <= 4 * SMS, (mnk, p)  # one wave
@@ -225,7 +227,7 @@ def test_law_draws(layout, torch, poison, set_knobs):
     shapes = [d.shape for d in draws.sgemm_draws(3000, 3443) if d.shape[0] <= 4 and d.shape[1] > 1][:40]
     g = torch.Generator(device="cuda").manual_seed(3443)
     for M, N, K in shapes:
-        if N * K > 1 << 26:  # the float64 reference of a > 512 MB B on the host: skip, the others cover the path
+        if N * K > 1 << 24:  # the float64 reference of a > 128 MB B on the host: skip (27 of the 40 stay)
             continue
         a, b, c = torch_case(torch, g, M, N, K, "dense")
         d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5, layout=layout)

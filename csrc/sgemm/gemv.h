@@ -46,7 +46,7 @@ struct SgemvRoute {
     int splits;      /* K slices (grid y), 1..kGemvMaxSplits (WIDE: wide_max_splits(g)) */
     int64_t k_chunk; /* depth of every slice but the last */
     long long blocks_x;
-    int fused;       /* 1: a split's slices summed by the last block of each grid column (knob 2, 4, 5), no reduce kernel */
+    int fused;       /* 1: a split's slices summed by the last block of each grid column (knobs 2, 4, 5), no reduce */
     int m;           /* WIDE: rows of the output (1..4) */
 };
 

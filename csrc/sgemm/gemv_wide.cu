@@ -1,6 +1,6 @@
 /*
  * sgemm/gemv_wide.cu -- the instances of gemv_wide.cuh's kernel (M = 1..4 rows at 1 column a lane, M = 1 also at 4,
- * the three layouts of its Red tile) and their dispatch; gemv.cu's launcher calls it with the grid and slices of the route.
+ * the three layouts of its Red tile) and their dispatch; gemv.cu's launcher calls it with the route's grid and slices.
  */
 #include <cuda_runtime.h>
 
