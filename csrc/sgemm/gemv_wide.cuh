@@ -27,15 +27,16 @@
 
 namespace smk {
 
-/* Rows of B a lane has in flight per batch: 8 (V = 4: 32 loads of B, 8 of X, 4 sums; 62 registers), 16 at M == 1
- * with 1 column a lane (16 + 16 loads: 64 bytes of B a lane, as a 4-column lane's 128 at 8 rows).  4 columns a
- * lane serve M == 1 alone: with M >= 2 rows they spilled 12-32 bytes at the 64 registers of 4 blocks per SM even
- * at 4 rows a batch (ptxas, sm_90), so M = 2..4 take 1 column a lane (46-64 registers, no spill). */
+/* Rows of B a lane has in flight per batch: 8 at 4 columns a lane (32 loads of B, 128 bytes), 16 at 1 column
+ * (64 bytes); X's loads (L1 hits) come after B's, M of them live at a time (SASS, sm_90: every B load of a batch
+ * issued before the first FFMA).  4 columns a lane serve M == 1 alone: with M >= 2 rows they spilled 12-32 bytes
+ * at the 64 registers of 4 blocks per SM even at 4 rows a batch (ptxas, sm_90), so M = 2..4 take 1 column a lane
+ * (55-64 registers, no spill). */
 template <int M, int V>
 struct WideGeom {
     static constexpr int SL = M * V;               /* slots per lane */
     static constexpr int P = (SL + 3) / 4;         /* float4 passes through Red */
-    static constexpr int U = (M == 1 && V == 1) ? 16 : 8;
+    static constexpr int U = V == 1 ? 16 : 8;
     static constexpr int STEP = kGemvColsWarps;    /* rows between a warp's consecutive rows */
     static constexpr int ZL = wide_max_splits(V) / kGemvColsWarps; /* the tail: slices a lane, one round trip */
 };
@@ -69,7 +70,7 @@ __device__ __forceinline__ void wide_stream(const smk_sgemm_params &p, float (&s
     const int w = (int)(threadIdx.x >> 5);
 #pragma unroll 1
     for (int k0 = w; k0 < klen; k0 += G::STEP * G::U) { /* warp-uniform */
-        float b[G::U][V], x[G::U][M];
+        float b[G::U][V];
 #pragma unroll
         for (int u = 0; u < G::U; ++u) {
             const int k = k0 + u * G::STEP;
@@ -77,15 +78,17 @@ __device__ __forceinline__ void wide_stream(const smk_sgemm_params &p, float (&s
             const float *row = bq + (int64_t)(in ? k : 0) * p.ldb;
 #pragma unroll
             for (int j = 0; j < V; ++j) b[u][j] = in && cin[j] ? __ldg(row + 32 * j) : 0.f;
-#pragma unroll
-            for (int m = 0; m < M; ++m) x[u][m] = in ? __ldg(xq + (int64_t)m * p.lda + k) : 0.f;
         }
 #pragma unroll
-        for (int u = 0; u < G::U; ++u)
+        for (int u = 0; u < G::U; ++u) { /* X after B: L1 hits, M registers live at a time, not U M */
+            const int k = k0 + u * G::STEP;
 #pragma unroll
-            for (int m = 0; m < M; ++m)
+            for (int m = 0; m < M; ++m) {
+                const float x = k < klen ? __ldg(xq + (int64_t)m * p.lda + k) : 0.f;
 #pragma unroll
-                for (int j = 0; j < V; ++j) s[m * V + j] = fmaf(x[u][m], b[u][j], s[m * V + j]);
+                for (int j = 0; j < V; ++j) s[m * V + j] = fmaf(x, b[u][j], s[m * V + j]);
+            }
+        }
     }
 }
 
