@@ -1,7 +1,8 @@
-"""Issue 27's "M tiny, N wide" calls on the wide kernel, knob sgemm_gemv levels 4 to 6 (csrc/sgemm/gemv_wide.cuh,
+"""Issue 27's "M tiny, N wide" calls on the wide kernel, knob sgemm_gemv levels 4 to 7 (csrc/sgemm/gemv_wide.cuh,
 route: csrc/sgemm/gemv.cu wide_route): M <= 4 rows (level 5: M == 1 alone), any N > 1, any K, rows of B at any
 alignment, lanes owning columns c0 + lane + 32 j (j < V = 1, or 4 at M == 1), the block's 8 warps over K, a split of
-<= 128 slices summed in the kernel by the last block of each grid column (level 6: by reduce.cuh).
+<= 128 slices summed in the kernel by the last block of each grid column (level 6: by reduce.cuh;
+level 7: the count one acq_rel atomic, no device-wide fence).
 CPU: the route is taken exactly for the class at each level (N == 1 keeps level 3's rows route, everything else
 its plan), its geometry on thousands of shapes of the law and of the class, explain()'s replay of the Red passes
 (4 wavefronts a warp access, every layout).
@@ -48,15 +49,15 @@ def geometry(cfg):
 
 def test_knob_range_and_default():
     assert _testing.KNOBS["sgemm_gemv"] == 3
-    for v in (4, 5, 6):
+    for v in (4, 5, 6, 7):
         with _testing.knobs(sgemm_gemv=v):
             assert _testing.current()["sgemm_gemv"] == v
     with pytest.raises(ValueError):
-        with _testing.knobs(sgemm_gemv=7):
+        with _testing.knobs(sgemm_gemv=8):
             pass
 
 
-@pytest.mark.parametrize("level", [4, 5, 6])
+@pytest.mark.parametrize("level", [4, 5, 6, 7])
 def test_route_takes_exactly_the_class(level):
     law = [d.shape for d in draws.sgemm_draws(1500, 3442)]
     for mnk in tiny_m_shapes(1500) + law:
@@ -75,10 +76,15 @@ def test_forced_calls_keep_the_chooser():
             assert (on["config"], on["blocks"]) == (off["config"], off["blocks"]), mnk
 
 
-def wide_slices(K, strips, v):
-    """gemv.cu wide_split: one wave of 4 blocks per SM, slices >= 32 rows, <= 128 of them (64 at 4 columns a lane),
-    a multiple of 8 deep."""
-    s = max(1, min(1 if strips >= 4 * SMS else 4 * SMS // strips, K // 32, 64 if v == 4 else 128))
+def wide_cap(M, v):
+    """gemv.h wide_max_splits: 128 slices where a lane holds <= 2 sums, else 64."""
+    return 128 if M * v <= 2 else 64
+
+
+def wide_slices(K, strips, M, v):
+    """gemv.cu wide_split: one wave of 4 blocks per SM, slices >= 32 rows, <= wide_cap of them, a multiple of 8
+    deep."""
+    s = max(1, min(1 if strips >= 4 * SMS else 4 * SMS // strips, K // 32, wide_cap(M, v)))
     chunk = (math.ceil(K / s) + 7) // 8 * 8
     return (math.ceil(K / chunk), chunk) if math.ceil(K / chunk) > 1 else (1, K)
 
@@ -86,7 +92,7 @@ def wide_slices(K, strips, v):
 def test_route_geometry():
     """Strips of 128 columns (M == 1 alone) only within 1/8 waste and where, split, they fill 2 blocks per SM, else
     32; a split only where the strips leave room in one wave of 4 blocks per SM and never past it, slices >= 32 deep
-    and a multiple of 8, <= 128 of them (64 at 4 columns a lane); every split fused (grids of <= 4096 columns)."""
+    and a multiple of 8, <= 128 of them (64 where a lane holds > 2 sums); every split fused (grids of <= 4096 columns)."""
     for mnk in tiny_m_shapes(3000):
         M, N, K = mnk
         if N == 1:
@@ -97,16 +103,18 @@ def test_route_geometry():
         strips = math.ceil(N / cols)
         assert m == M and cols == 32 * v and v in (1, 4) and (v == 1 or M == 1), (mnk, p)
         s128 = math.ceil(N / 128)
-        wide_ok = M == 1 and 8 * s128 * 128 <= 9 * N and s128 * wide_slices(K, s128, 4)[0] >= 2 * SMS
+        wide_ok = M == 1 and 8 * s128 * 128 <= 9 * N and s128 * wide_slices(K, s128, 1, 4)[0] >= 2 * SMS
         assert (v == 4) == wide_ok, (mnk, p)
-        want, chunk = wide_slices(K, strips, v)
+        want, chunk = wide_slices(K, strips, M, v)
         assert s == want and p["blocks"] == strips * s and fused == (s > 1), (mnk, p)
-        assert 1 <= s <= (64 if v == 4 else 128), (mnk, p)
+        assert 1 <= s <= wide_cap(M, v), (mnk, p)
         if s > 1:
             assert chunk % 8 == 0 and chunk >= 32 and math.ceil(K / chunk) == s, (mnk, p)
             assert strips < 4 * SMS and p["blocks"] <= 4 * SMS, (mnk, p)  # one wave
-        six = plan(mnk, 6)  # level 6: the same grid, every split summed by reduce.cuh
+        six, seven = plan(mnk, 6), plan(mnk, 7)  # the same grid: every split summed by reduce.cuh / the light count
         assert six["config"] == p["config"].replace(", fused tail", "") and six["blocks"] == p["blocks"], mnk
+        light = p["config"].replace(", fused tail", ", fused tail, acq_rel count")
+        assert seven["config"] == light and seven["blocks"] == p["blocks"], mnk
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -141,7 +149,7 @@ AB = [(1.0, 0.0), (-0.5, 0.0), (2.0, -0.75)]
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("mnk", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
-@pytest.mark.parametrize("level", [4, 6])
+@pytest.mark.parametrize("level", [4, 6, 7])
 def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, set_knobs):
     set_knobs(sgemm_gemv=level)
     a, b, c = operands(rng, *mnk, beta)
@@ -157,9 +165,10 @@ def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, 
 @pytest.mark.parametrize("how", ["dense", "frames", "strided-x", "aligned-a"])
 @pytest.mark.parametrize("mnk", [(1, 6387, 215), (1, 1327, 6349), (1, 77, 5), (2, 4099, 130), (3, 1001, 2047),
                                  (4, 5634, 166), (1, 16001, 9)], ids=lambda s: "x".join(map(str, s)))
-def test_torch_views_within_bound(layout, how, mnk, torch, poison, set_knobs):
+@pytest.mark.parametrize("level", [4, 7])
+def test_torch_views_within_bound(layout, how, mnk, level, torch, poison, set_knobs):
     """B's rows off 16 bytes (pitch N + 3, base 2 floats past 16 bytes, in a NaN frame), odd pitches of X and C."""
-    set_knobs(sgemm_gemv=4)
+    set_knobs(sgemm_gemv=level)
     M, N, K = mnk
     g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
     a, b, c = torch_case(torch, g, M, N, K, how)
@@ -198,7 +207,7 @@ def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
 @pytest.mark.gpu
 @pytest.mark.parametrize("mnk", [(1, 300, 5000), (2, 301, 5003), (4, 1000, 70000 // 4), (1, 8833, 2381),
                                  (3, 129, 64)], ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("level", [4, 5, 6])
+@pytest.mark.parametrize("level", [4, 5, 6, 7])
 def test_nan_inf_and_repeats(mnk, level, set_knobs):
     """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits (fixed sum order,
     whichever block of the fused tail arrives last)."""

@@ -65,11 +65,11 @@ static void sgemv_split(int64_t K, long long blocks, int sms, int per_sm, int64_
  * slices a lane in one round trip), slices a multiple of 8 rows (every warp the same count).  Never past one wave:
  * session 43's cols kernel split for 4 blocks per SM at 105-113 registers (2 per SM) and ran 1x6387x215 as 350
  * blocks on 264 slots, a second wave of 86 blocks. */
-static void wide_split(int64_t K, long long strips, int sms, int v, SgemvRoute *r)
+static void wide_split(int64_t K, long long strips, int sms, int m, int v, SgemvRoute *r)
 {
     int64_t s = strips >= 4LL * sms ? 1 : 4LL * sms / strips, deep = K / kWideMinRows;
     s = s < deep ? s : deep;
-    s = s < wide_max_splits(v) ? s : wide_max_splits(v);
+    s = s < wide_max_splits(m, v) ? s : wide_max_splits(m, v);
     s = s > 1 ? s : 1;
     int64_t chunk = ((K + s - 1) / s + 7) / 8 * 8;
     s = (K + chunk - 1) / chunk;
@@ -85,7 +85,7 @@ static int wide_cols(int64_t N, int64_t K, int sms)
 {
     const int64_t strips = (N + 127) / 128;
     SgemvRoute r = {SGEMV_WIDE, 4, 1, K, strips, 0, 1};
-    wide_split(K, strips, sms, 4, &r);
+    wide_split(K, strips, sms, 1, 4, &r);
     return 8 * strips * 128 <= 9 * N && strips * r.splits >= 2LL * sms ? 4 : 1;
 }
 
@@ -93,8 +93,9 @@ static SgemvRoute wide_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 {
     SgemvRoute r = {SGEMV_WIDE, M == 1 ? wide_cols(N, K, sms) : 1, 1, K, 0, 0, (int)M};
     r.blocks_x = (N + 32LL * r.g - 1) / (32LL * r.g);
-    wide_split(K, r.blocks_x, sms, r.g, &r);
+    wide_split(K, r.blocks_x, sms, (int)M, r.g, &r);
     r.fused = knob != 6 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS; /* 6: the reduce kernel's A/B */
+    if (r.fused && knob == 7) r.fused = 2;                                   /* 7: the light count */
     return r;
 }
 
@@ -180,7 +181,7 @@ static int sgemv_kernel(const smk_sgemm_params &q, const SgemvRoute &r, const Sg
 int sgemv_launch(const smk_sgemm_params &q, const SgemvRoute &r, int sms, bool pdl, cudaStream_t stream)
 {
     if (r.kind == SGEMV_NONE) return (int)cudaErrorInvalidValue;
-    SgemvTail tail = {NULL, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta};
+    SgemvTail tail = {NULL, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta, r.fused == 2};
     if (r.splits <= 1) {
         const SgemmSlice whole = {(int)q.K, 0};
         return sgemv_kernel(q, r, whole, tail, stream);
@@ -235,8 +236,8 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan)
     plan->smem_bytes = smk_tile_elems(TR, n) * (int)sizeof(float);
     if (r.kind == SGEMV_WIDE)
         snprintf(plan->config, sizeof plan->config,
-                 "gemv wide (M = %d), %d-column strips, %d columns a lane, %d warps over K%s, splits %d", r.m, 32 * r.g,
-                 r.g, kGemvColsWarps, r.fused ? ", fused tail" : "", r.splits);
+                 "gemv wide (M = %d), %d-column strips, %d columns a lane%s, splits %d", r.m, 32 * r.g, r.g,
+                 r.fused == 2 ? ", fused tail, acq_rel count" : r.fused ? ", fused tail" : "", r.splits);
     else
         snprintf(plan->config, sizeof plan->config, "gemv cols (M = 1), %d-column strips, %d warps over K%s, splits %d",
                  4 * r.g, kGemvColsWarps, r.fused ? ", fused tail" : "", r.splits);

@@ -32,9 +32,9 @@ enum { SGEMV_NONE = 0, SGEMV_ROWS = 1, SGEMV_COLS = 2, SGEMV_WIDE = 3 };
 constexpr int kGemvThreads = 256;  /* 8 warps per block, both kernels */
 constexpr int kGemvColsWarps = 8;  /* cols: the warps that split a block's K slice */
 constexpr int kGemvMaxSplits = 64; /* reduce.cuh: S <= 64 is one round trip of its lanes (16 per group) */
-/* WIDE: the most K slices at V columns a lane, 16 (V = 1) / 8 (V = 4: 16 spilled 4 bytes) slices a lane of the fused
- * tail, loaded in one round trip. */
-constexpr int wide_max_splits(int v) { return v == 4 ? 64 : 128; }
+/* WIDE: the most K slices for M rows at V columns a lane: the fused tail loads S / 8 slices of each of a lane's M V
+ * sums in one round trip, <= 32 loads (16 slices at M V <= 2, else 8: more spilled 4 bytes at 64 registers). */
+constexpr int wide_max_splits(int m, int v) { return m * v <= 2 ? 128 : 64; }
 constexpr int kWideMinRows = 32;    /* WIDE: a K slice >= 4 rows of B per warp */
 
 /* The route of one call: which kernel, its lane geometry, and the K split (slices k_chunk deep, a multiple of
@@ -43,10 +43,11 @@ struct SgemvRoute {
     int kind;        /* SGEMV_NONE / _ROWS / _COLS / _WIDE */
     int g;           /* ROWS: lanes per row of A (8, 16, 32); COLS: float4 column groups per warp row (8, 16, 32);
                         WIDE: columns per lane (1, 4), a strip of 32 g columns */
-    int splits;      /* K slices (grid y), 1..kGemvMaxSplits (WIDE: wide_max_splits(g)) */
+    int splits;      /* K slices (grid y), 1..kGemvMaxSplits (WIDE: wide_max_splits(m, g)) */
     int64_t k_chunk; /* depth of every slice but the last */
     long long blocks_x;
-    int fused;       /* 1: a split's slices summed by the last block of each grid column (knobs 2, 4, 5), no reduce */
+    int fused;       /* 1: a split's slices summed by the last block of each grid column (knobs 2, 4, 5), no reduce;
+                        2: as 1, the light count (knob 7) */
     int m;           /* WIDE: rows of the output (1..4) */
 };
 
@@ -58,6 +59,7 @@ struct SgemvTail {
     const float *C;
     int64_t ldd, ldc;
     float alpha, beta;
+    int light; /* WIDE at knob 7: the count as one acq_rel atomic after the barrier, no fences (gemv_wide.cuh) */
 };
 
 /* Pure (no CUDA call, no state): the route for an M x N x K call (after gemm_args' normalisation) at knob
@@ -90,7 +92,9 @@ int sgemm_reduce_launch(const smk_sgemm_params &q, const float *ws, int64_t stri
  * loads of 32 consecutive floats a warp instruction (rows of B off 16 bytes: one sector more, the same code),
  * <= 64 registers (4 blocks of 8 warps per SM), a K split sized to ~4 blocks per SM summed in the kernel by the
  * last block per grid column (as 2) or, without counters, by reduce.cuh; 5 as 4 for M == 1 alone (M = 2..4
- * keep the chooser's kernels); 6 as 4 with every split summed by reduce.cuh (the fused tail's A/B). */
+ * keep the chooser's kernels); 6 as 4 with every split summed by reduce.cuh (the fused tail's A/B); 7 as 4, the
+ * fused tail's count one acq_rel atomic by one thread after the block's barrier (CUTLASS's barrier pattern), no
+ * device-wide fence (gemv_wide.cuh wide_arrive). */
 int sgemm_gemv_level();
 
 } /* namespace smk */

@@ -36,7 +36,7 @@ static int wide_rows(const smk_sgemm_params &q, dim3 grid, const SgemmSlice &sl,
 int sgemv_wide_launch(const smk_sgemm_params &q, const SgemvRoute &r, dim3 grid, const SgemmSlice &sl,
                       const SgemvTail &t, cudaStream_t st)
 {
-    if (t.counters != NULL && grid.y > (unsigned)wide_max_splits(r.g)) return (int)cudaErrorInvalidValue; /* the tail */
+    if (t.counters != NULL && grid.y > (unsigned)wide_max_splits((int)q.M, r.g)) return (int)cudaErrorInvalidValue; /* the tail */
     if (r.g == 4) return q.M == 1 ? wide_layout<1, 4>(q, grid, sl, t, st) : (int)cudaErrorInvalidValue;
     if (r.g == 1) return wide_rows(q, grid, sl, t, st);
     return (int)cudaErrorInvalidValue;

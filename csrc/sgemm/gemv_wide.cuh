@@ -38,7 +38,7 @@ struct WideGeom {
     static constexpr int P = (SL + 3) / 4;         /* float4 passes through Red */
     static constexpr int U = V == 1 ? 16 : 8;
     static constexpr int STEP = kGemvColsWarps;    /* rows between a warp's consecutive rows */
-    static constexpr int ZL = wide_max_splits(V) / kGemvColsWarps; /* the tail: slices a lane, one round trip */
+    static constexpr int ZL = wide_max_splits(M, V) / kGemvColsWarps; /* the tail: slices a lane, one round trip */
 };
 
 /* Warp 0 ends with the block's sum of every lane's slots s[0 .. SL-1], passes of four through Red (gemv.cuh
@@ -90,6 +90,25 @@ __device__ __forceinline__ void wide_stream(const smk_sgemm_params &p, float (&s
             }
         }
     }
+}
+
+/* The fused tail's count at knob 7 (SgemvTail.light): the block's barrier orders every thread's partial stores
+ * before thread 0's atom.acq_rel.gpu (its release is cumulative over them; its acquire, in the last block, orders
+ * the other blocks' released stores before the barrier that lets this block's threads read them) -- the pattern of
+ * CUTLASS's split-K barrier, without gemv_arrive's two device-wide fences (fence.sc) on the tail's critical path.
+ * The last block resets the counter with a relaxed store: the stream's next launch sees it at the kernel boundary.
+ * Called by every thread; true in every thread of the last block. */
+__device__ __forceinline__ bool wide_arrive(unsigned *counters, int S)
+{
+    __syncthreads();
+    int last = 0;
+    if (threadIdx.x == 0) {
+        unsigned *c = counters + blockIdx.x, old = 0;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(c) : "memory");
+        last = old == (unsigned)(S - 1);
+        if (last) asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(c), "r"(0u) : "memory");
+    }
+    return __syncthreads_or(last) != 0;
 }
 
 /* Warp 0's stores of the block's slots: d[m ldd + c] = alpha s + beta c[m ldc + c] (c read only where beta != 0). */
@@ -163,7 +182,9 @@ __global__ void __launch_bounds__(kGemvThreads, 4)
     wide_block_sum<M * V, LAYOUT>(s, red);
     const bool out = threadIdx.x < 32;
     if (out) wide_store<M, V>(p.D + blockIdx.y * slice.d_stride + c, p.ldd, p.C + c, p.ldc, p.alpha, p.beta, s, cin);
-    if (tail.counters == nullptr || !gemv_arrive(tail.counters, (int)gridDim.y)) return;
+    if (tail.counters == nullptr) return;
+    if (!(tail.light ? wide_arrive(tail.counters, (int)gridDim.y) : gemv_arrive(tail.counters, (int)gridDim.y)))
+        return;
     wide_tail<M, V, LAYOUT>(p.D + c, slice.d_stride, p.ldd, s, cin, red);
     if (out) wide_store<M, V>(tail.D + c, tail.ldd, tail.C + c, tail.ldc, tail.alpha, tail.beta, s, cin);
 }
