@@ -303,7 +303,7 @@ PyDoc_STRVAR(set_knob_doc,
 "'sgemm_narrow' (the SGEMM chooser's narrow-N rows: 0, the default, as before; 1 skinny-n16 / skinny-n32\n"
 "(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
 "'sgemm_redchain' (the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1, the default, also\n"
-"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (3, the default since session 43: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone),\n"
+"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (3, the default since session 43: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone; 4: as 3 for N == 1, and calls with M <= 4 (N > 1) on the wide kernel, sgemm/gemv_wide.cuh, its K split summed in the kernel; 5: as 4 for M == 1 alone; 6: as 4, its K split summed by sgemm/reduce.cuh; 7: as 4, the fused tail's count one acq_rel atomic, no device-wide fence),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\nfence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
 "flight per block; 1, the default: 4 k-tiles (gemm16/load_deep.cuh, one block per SM) where smk_gemm16_staged_deep says:\n"
@@ -343,7 +343,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_epi(v);
     else if (strcmp(name, "sgemm_deep") == 0 && v >= 0 && v <= 6)
         smk_sgemm_set_deep(v);
-    else if ((strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_gemv") == 0 && v >= 0 && v <= 3))
+    else if ((strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_gemv") == 0 && v >= 0 && v <= 7))
         (strcmp(name, "sgemm_gemv") == 0 ? smk_sgemm_set_gemv : smk_sgemm_set_narrow)(v);
     else if (strcmp(name, "sgemm_redchain") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_redchain(v);

@@ -143,7 +143,11 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         on csrc/sgemm/gemv.cuh (N == 1: a group of lanes per row of A; M == 1: float4 column
                         groups of B, K split over a block's warps and slices: csrc/sgemm/gemv.h), a K split summed
                         by csrc/sgemm/reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column;
-                        3 (the default since session 43) as 1 for N == 1 alone
+                        3 (the default since session 43) as 1 for N == 1 alone; 4 as 3 for N == 1 and every call
+                        with M <= 4, N > 1 on csrc/sgemm/gemv_wide.cuh (scalar 128-byte warp loads of B, any row
+                        alignment; K split summed in the kernel); 5 as 4 for M == 1 alone; 6 as 4, the K split
+                        summed by csrc/sgemm/reduce.cuh; 7 as 4, the fused tail's count one acq_rel atomic, no
+                        device-wide fence (csrc/sgemm/gemv_wide.cuh wide_arrive)
     sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 csrc/sgemm/tinyk.cuh; 1 (default since session 41) its lean variant
                         (csrc/sgemm/tinyk_lean.cuh: per-lane pointers computed once, the register panel as deep
                         as the K slice; D bit for bit the same)
@@ -201,7 +205,7 @@ KNOBS = {
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
-    "sgemm_gemv": 3,  # 0..3 (3 the default since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3) (sgemm/gemv.h sgemv_route)
+    "sgemm_gemv": 3,  # 0..7 (3 the default since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3), + the wide kernel for M <= 4 (4) / M == 1 (5) / M <= 4 with reduce.cuh's sum (6) / the light count (7) (sgemm/gemv.h sgemv_route)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)

@@ -59,10 +59,52 @@ static void sgemv_split(int64_t K, long long blocks, int sms, int per_sm, int64_
     r->k_chunk = chunk;
 }
 
+/* WIDE (knobs 4, 5).  Its kernel holds <= 64 registers (4 blocks of 8 warps per SM), so the grid is sized to
+ * one wave of 4 blocks per SM: K slices s = floor(4 sms / strips) (1 where the strips alone fill it), each slice
+ * >= kWideMinRows rows (4 rows of B per warp: half a batch), at most wide_max_splits (gemv.h: the fused tail's
+ * slices a lane in one round trip), slices a multiple of 8 rows (every warp the same count).  Never past one wave:
+ * session 43's cols kernel split for 4 blocks per SM at 105-113 registers (2 per SM) and ran 1x6387x215 as 350
+ * blocks on 264 slots, a second wave of 86 blocks. */
+static void wide_split(int64_t K, long long strips, int sms, int m, int v, SgemvRoute *r)
+{
+    int64_t s = strips >= 4LL * sms ? 1 : 4LL * sms / strips, deep = K / kWideMinRows;
+    s = s < deep ? s : deep;
+    s = s < wide_max_splits(m, v) ? s : wide_max_splits(m, v);
+    s = s > 1 ? s : 1;
+    int64_t chunk = ((K + s - 1) / s + 7) / 8 * 8;
+    s = (K + chunk - 1) / chunk;
+    if (s <= 1) chunk = K, s = 1;
+    r->splits = (int)s;
+    r->k_chunk = chunk;
+}
+
+/* Columns a lane at M == 1 (M = 2..4: 1, gemv_wide.cuh says why): 4 (128-column strips: one broadcast X load per 4
+ * of B) where the strips cover N with at most 1/8 of their columns past it and, split, fill >= 2 blocks per SM
+ * (32 KB of B in flight each); else 1 (32-column strips: 4x the blocks for narrow or short calls). */
+static int wide_cols(int64_t N, int64_t K, int sms)
+{
+    const int64_t strips = (N + 127) / 128;
+    SgemvRoute r = {SGEMV_WIDE, 4, 1, K, strips, 0, 1};
+    wide_split(K, strips, sms, 1, 4, &r);
+    return 8 * strips * 128 <= 9 * N && strips * r.splits >= 2LL * sms ? 4 : 1;
+}
+
+static SgemvRoute wide_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
+{
+    SgemvRoute r = {SGEMV_WIDE, M == 1 ? wide_cols(N, K, sms) : 1, 1, K, 0, 0, (int)M};
+    r.blocks_x = (N + 32LL * r.g - 1) / (32LL * r.g);
+    wide_split(K, r.blocks_x, sms, (int)M, r.g, &r);
+    r.fused = knob != 6 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS; /* 6: the reduce kernel's A/B */
+    if (r.fused && knob == 7) r.fused = 2;                                   /* 7: the light count */
+    return r;
+}
+
 SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
 {
-    SgemvRoute r = {SGEMV_NONE, 0, 1, K, 0, 0};
-    if (knob <= 0 || K < 1 || M < 1 || N < 1 || sms < 1 || (M != 1 && N != 1) || (knob == 3 && N != 1)) return r;
+    SgemvRoute r = {SGEMV_NONE, 0, 1, K, 0, 0, 0};
+    if (knob <= 0 || K < 1 || M < 1 || N < 1 || sms < 1) return r;
+    if (knob >= 4 && N != 1) return M <= (knob == 5 ? 1 : 4) ? wide_route(M, N, K, sms, knob) : r;
+    if ((M != 1 && N != 1) || (knob == 3 && N != 1)) return r;
     if (N == 1) { /* A x (also M == 1: a dot product, one row split along K) */
         r.kind = SGEMV_ROWS;
         int g = rows_lanes(K);
@@ -127,6 +169,8 @@ static int sgemv_kernel(const smk_sgemm_params &q, const SgemvRoute &r, const Sg
         if (r.g == 8) rows_go<8>(q, grid, sl, t, st);
         else if (r.g == 16) rows_go<16>(q, grid, sl, t, st);
         else rows_go<32>(q, grid, sl, t, st);
+    } else if (r.kind == SGEMV_WIDE) {
+        e = sgemv_wide_launch(q, r, grid, sl, t, st);
     } else {
         e = r.g == 8 ? cols_layout<8>(q, grid, sl, t, st) : r.g == 16 ? cols_layout<16>(q, grid, sl, t, st)
                                                                    : cols_layout<32>(q, grid, sl, t, st);
@@ -137,7 +181,7 @@ static int sgemv_kernel(const smk_sgemm_params &q, const SgemvRoute &r, const Sg
 int sgemv_launch(const smk_sgemm_params &q, const SgemvRoute &r, int sms, bool pdl, cudaStream_t stream)
 {
     if (r.kind == SGEMV_NONE) return (int)cudaErrorInvalidValue;
-    SgemvTail tail = {NULL, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta};
+    SgemvTail tail = {NULL, q.D, q.C, q.ldd, q.ldc, q.alpha, q.beta, r.fused == 2};
     if (r.splits <= 1) {
         const SgemmSlice whole = {(int)q.K, 0};
         return sgemv_kernel(q, r, whole, tail, stream);
@@ -176,7 +220,8 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan)
     }
     const smk_tile TR = smk_sgemm_tile(layout, 7);
     const int n = kGemvColsWarps - 1; /* per warp: one store by each warp w > 0, the loads by warp 0 */
-    const long long reps = plan->blocks + (r.fused ? r.blocks_x : 0); /* the fused tail sums once more per column */
+    const int passes = r.kind == SGEMV_WIDE ? (r.m * r.g + 3) / 4 : 1; /* WIDE: four slots of a lane a pass */
+    const long long reps = (plan->blocks + (r.fused ? r.blocks_x : 0)) * passes; /* the fused tail: once more */
     plan->acc[0] = smk_access{"partial-sum store (STS.128, warps 1..7, Red[w-1][4*lane])", 16, 1, SMK_ACC_LDST, n,
                               reps, plan->acc[0].addr, plan->acc[0].gaddr};
     plan->acc[1] = smk_access{"partial-sum load (LDS.128, warp 0, Red[v-1][4*lane])", 16, 0, SMK_ACC_LDST, n,
@@ -189,8 +234,13 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan)
             }
     plan->n = 2;
     plan->smem_bytes = smk_tile_elems(TR, n) * (int)sizeof(float);
-    snprintf(plan->config, sizeof plan->config, "gemv cols (M = 1), %d-column strips, %d warps over K%s, splits %d",
-             4 * r.g, kGemvColsWarps, r.fused ? ", fused tail" : "", r.splits);
+    if (r.kind == SGEMV_WIDE)
+        snprintf(plan->config, sizeof plan->config,
+                 "gemv wide (M = %d), %d-column strips, %d columns a lane%s, splits %d", r.m, 32 * r.g, r.g,
+                 r.fused == 2 ? ", fused tail, acq_rel count" : r.fused ? ", fused tail" : "", r.splits);
+    else
+        snprintf(plan->config, sizeof plan->config, "gemv cols (M = 1), %d-column strips, %d warps over K%s, splits %d",
+                 4 * r.g, kGemvColsWarps, r.fused ? ", fused tail" : "", r.splits);
     return 0;
 }
 

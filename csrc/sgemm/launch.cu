@@ -70,7 +70,9 @@ int sgemm_narrow() { return g_narrow; }
 /* smk_sgemm_set_gemv (knob sgemm_gemv): 0 the chooser's kernels for every call; 1 automatic calls (config and
  * splits not forced) with M == 1 or N == 1 take the matrix-vector route (gemv.h, gemv.cuh), a K split summed by
  * reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column (gemv.cuh gemv_arrive); 3 (the
- * default since session 43) as 1 for N == 1 alone. */
+ * default since session 43) as 1 for N == 1 alone; 4 (session 44) as 3 for N == 1 and the wide kernel
+ * (gemv_wide.cuh) for every other call with M <= 4; 5 as 4 for M == 1 alone; 6 as 4, splits summed by reduce.cuh; 7 as 4, the
+ * fused tail's count without device-wide fences (gemv_wide.cuh wide_arrive). */
 static volatile int g_gemv = 3;
 int sgemm_gemv_level() { return g_gemv; }
 
@@ -508,7 +510,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
-extern "C" void smk_sgemm_set_gemv(int level) { smk::g_gemv = level <= 0 ? 0 : level >= 3 ? 3 : level; }
+extern "C" void smk_sgemm_set_gemv(int level) { smk::g_gemv = level <= 0 ? 0 : level >= 7 ? 7 : level; }
 extern "C" void smk_sgemm_set_narrow(int level) { smk::g_narrow = level <= 0 ? 0 : 1; }
 extern "C" void smk_sgemm_set_tinyk(int level) { smk::g_tinyk = level <= 0 ? 0 : 1; }
 extern "C" int smk_sgemm_tinyk_level(void) { return smk::g_tinyk; }
