@@ -226,3 +226,41 @@ def test_tall_split_across_blocks_unaligned(poison, dtype, skinny):
         with _testing.knobs(gemm16_mv_skinny=skinny):
             assert " 2 K slices" in smemkit.explain("gemm", (M, N, K), dtype=str(np.dtype(dtype))).config
             _check(smemkit.gemm(a, b, c, alpha=0.5, beta=-1.0), a, b, 0.5, -1.0, c)
+
+
+def _replay_sh_row(K, sh, k0, k1, depth=6):
+    """mv_tall_kernel's bit-5 ring for one row, replayed: which chunks tl_issue<true> loads (x where it holds an element
+    < K, inside the slice, and lane 0's at kend), slot (j + 1) % depth as the next group, tl_next's quad shuffle, and
+    sk_words' window; every element < K must arrive, every one past K be zero."""
+    kend = k0 + cdiv(k1 - k0, 32) * 32
+
+    def chunk(kg, t):
+        k = kg + 8 * t
+        if not ((kg < k1 or (t == 0 and kg == kend)) and k - sh < K):
+            return [0] * 8
+        return [k - sh + i + 1 if 0 <= k - sh + i < K else -1 for i in range(8)]  # -1: another row's bytes
+
+    slots = {j: (k0 + 32 * j, [chunk(k0 + 32 * j, t) for t in range(4)]) for j in range(depth)}
+    for kb in range(k0, k1, 32 * depth):
+        for j in range(depth):
+            kg = kb + 32 * j
+            if kg >= k1:
+                break
+            (g, xs), (gn, xn) = slots[j], slots[(j + 1) % depth]
+            assert g == kg and gn == kg + 32
+            for t in range(4):
+                win, k = xs[t] + (xs[t + 1] if t < 3 else xn[0]), kg + 8 * t
+                for i in range(8):
+                    got = 0 if kg + 32 > K and k + i >= K else win[sh + i]
+                    assert got == (k + i + 1 if k + i < K else 0), (K, sh, k0, k1, kg, t, i)
+            slots[j] = (kg + 32 * depth, [chunk(kg + 32 * depth, t) for t in range(4)])
+
+
+def test_shuffled_chunks_replay():
+    rng = np.random.default_rng(3444)
+    for _ in range(1500):
+        K, sh, kw = int(rng.integers(1, 1500)), int(rng.integers(0, 8)), int(rng.choice([1, 2, 4, 8]))
+        kc = cdiv(cdiv(K, 32), kw) * 32
+        for s in range(kw):
+            k0 = min(K, s * kc)
+            _replay_sh_row(K, sh, k0, min(K, k0 + kc))
