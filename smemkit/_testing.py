@@ -43,7 +43,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
                         variant-0 shape forced onto its ROWS / COLS kernel, 4 every variant-0 shape with
                         K <= 128 onto the MMA kernel (tensor cores from registers), 5 every one
-                        with N <= 32 onto the SKINNY kernel, 6 every one with M <= 32 onto SKINNY_M
+                        with N <= 32 onto the SKINNY kernel, 6 every one with M <= 32 onto SKINNY_M,
+                        7 every one with N <= 8 onto TALL (tests)
     gemm16_mv_kmax      the MMA kernel's K bound under gemm16_matvec=1 (16 .. 128, default 32; within it
                         the kernel takes the shapes matvec.h smk_mv_mma_takes names); 0: the
                         routing before it (the TINYK kernel for K <= 16, ROWS slices of >= 32 k)
@@ -55,7 +56,12 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         64-wide tiles took them); 2: SKINNY for N <= 8 with M > 8, K > 16 (COLS took
                         them); 4: SKINNY_M (B streamed with 16-byte loads) for 9 <= M <= 32, N > 32,
                         K > 16 (the tiles took them); 8: SKINNY's B fragments as 4-byte loads
-                        transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them
+                        transposed by movmatrix where B's rows start on 4 bytes; 7 / 15 all of them;
+                        16 (session 44, opt-in: 18 = 2 + it): TALL for N <= 8, M >= 1024, K > 16 before
+                        SKINNY (csrc/gemm16/matvec_tall.h: a warp per 16 rows with 4 groups of 32 k in
+                        flight, up to 8 warps of a block on K slices of the same rows summed in-kernel,
+                        one launch, no reduce); 32 (with 16; 50 = 18 + it): TALL's second chunk per
+                        lane by quad shuffles (each chunk requested once), 6 groups in flight; 0 .. 63
     gemm16_mv_level     bits, 319 (default since session 42: 63 + bit 256); 63 (session 41's): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
@@ -193,7 +199,7 @@ KNOBS = {
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
-    "gemm16_mv_skinny": 2,
+    "gemm16_mv_skinny": 2,  # 0..31 (bits, matvec.h): 1 SKINNY 9 <= N <= 32, 2 SKINNY N <= 8 (default), 4 SKINNY_M, 8 movmatrix B, 16 TALL (session 44, matvec_tall.h), 32 TALL's chunks by shuffles
     "gemm16_mv_level": 319,  # 0..511 (319 the default since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset
     "gemm16_kernel": 6,  # "auto_mid", the default since session 42 (3, "auto_padded", since session 38)
     "gemm16_epi": 4,  # 0..4 (4 the default since session 42): the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)

@@ -173,7 +173,7 @@ def test_knob_kmax():
 
 def test_knob_refuses_bad_modes():
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_matvec=7):  # 5 / 6: forced SKINNY / SKINNY_M (tests/test_gemm16_skinny.py)
+        with _testing.knobs(gemm16_matvec=8):  # 5 / 6 / 7: forced SKINNY / SKINNY_M / TALL (test_gemm16_skinny.py, _tall.py)
             pass
 
 

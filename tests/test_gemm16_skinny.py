@@ -143,12 +143,12 @@ def test_route_classes():
 
 def test_knob():
     assert _testing.current()["gemm16_mv_skinny"] == 2  # bit 2 (SKINNY for N <= 8) the default since session 37
-    for bad in (16, -1):
+    for bad in (64, -1):  # bits 4, 5 (16, 32): TALL, session 44 (tests/test_gemm16_tall.py)
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_skinny=bad):
                 pass
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_matvec=7):
+        with _testing.knobs(gemm16_matvec=8):  # 7: forced TALL
             pass
     with _testing.knobs(gemm16_mv_skinny=1):
         assert "SKINNY" in smemkit.explain("gemm", (7819, 24, 30630), dtype="float16").config

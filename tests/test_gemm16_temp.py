@@ -99,7 +99,7 @@ def check_matvec_workspace(lib, mirror):
     assert lib.smk_gemm16_temp_bytes_shape(8, 4096, 4096, 0, 1, 1, 132) > 0
 
 
-@pytest.mark.parametrize("mode,skinny", [(1, 1), (1, 2), (1, 7), (5, 0), (6, 0)])
+@pytest.mark.parametrize("mode,skinny", [(1, 1), (1, 2), (1, 7), (5, 0), (6, 0), (1, 18), (7, 0)])  # 16, 7: TALL
 def test_shape_query_equals_the_launchers_query_skinny(lib, mode, skinny):
     # the SKINNY / SKINNY_M kernels' partials (csrc/gemm16/gemm16_skinny.cu), automatic and forced
     with _testing.knobs(gemm16_matvec=mode, gemm16_mv_skinny=skinny):

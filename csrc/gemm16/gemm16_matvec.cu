@@ -16,7 +16,7 @@ extern "C" {
 volatile int smk_gemm16_matvec_mode = 1;
 int smk_gemm16_set_matvec(int mode)
 {
-    if (mode < 0 || mode > 6)
+    if (mode < 0 || mode > 7)
         return -1;
     smk_gemm16_matvec_mode = mode;
     return 0;
@@ -29,7 +29,7 @@ volatile int smk_gemm16_mv_v16 = 1;
 volatile int smk_gemm16_mv_skinny = 2;
 int smk_gemm16_set_mv_skinny(int level)
 {
-    if (level < 0 || level > 15)
+    if (level < 0 || level > 63)
         return -1;
     smk_gemm16_mv_skinny = level;
     return 0;
@@ -152,6 +152,10 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         case 4: mv_mma_nt<4, BF16>(q, r, s); break;
         default: mv_mma_nt<8, BF16>(q, r, s); break;
         }
+        return;
+    }
+    if (r.kind == SMK_MV_TALL) { /* one launch; ws: the blocks' scratch (KW > 1) */
+        mv_tall_launch(q, r, ws, s);
         return;
     }
     if (r.kind == SMK_MV_SKINNY || r.kind == SMK_MV_SKINNY_M) {

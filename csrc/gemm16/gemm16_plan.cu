@@ -346,6 +346,10 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound SKINNY %d n-tiles, %lld rows per warp, %lld K slices; no shared memory",
                  r.npad, (long long)r.rpw, (long long)r.splits);
+    else if (r.kind == SMK_MV_TALL) /* matvec_tall.h: r.tm warps per m-tile summed in the block, one launch */
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound TALL 16 rows x %d warps, %lld k per warp, %lld K slices; no shared memory", r.tm,
+                 (long long)r.kc, (long long)r.splits);
     else if (r.kind == SMK_MV_SKINNY_M)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound SKINNY_M %d n-tiles, %lld columns per warp, %lld K slices; no shared memory",

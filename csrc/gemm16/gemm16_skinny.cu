@@ -232,6 +232,174 @@ __global__ void __launch_bounds__(32 * NW, NW > 4 ? 1 : NT >= 4 ? 2 : 3)
     }
 }
 
+/* ---- TALL (N <= 8, a tall A: gemm16_mv_skinny bit 4, matvec_tall.h smk_mv_tall) -------------------------
+ *
+ * SKINNY's data path (sk_issue, sk_words, sk_load_b, the permuted k order, one mma per 16 k) with a different
+ * schedule: a warp owns ONE m-tile (16 rows, not 32) and keeps a ring of SMK_MV_TALL_DEPTH 32-k groups in
+ * flight (not one), so a warp waits one DRAM round per DEPTH groups where SKINNY waited one per group; the
+ * block's KW warps (1, 2, 4, 8) walk KW K slices of the same 16 rows and sum them in-kernel (one L2 round after
+ * the block barrier, global scratch `red`: no shared memory), so no K split leaves the kernel and no reduce
+ * launch follows.  Slices are multiples of 32 k: a group never straddles one, only K (tail zeroing). */
+/* SH (gemm16_mv_skinny bit 5, value 32; no routing change): no y chunks in the ring -- lane t's y is lane t + 1's x
+ * (t < 3) or lane 0's x of the next group (t = 3), one quad shuffle per word (tl_next), so each chunk is requested
+ * once (SKINNY and SH off request the y chunks again: L1 / L2 traffic x2) and the registers freed hold
+ * kTallDepthSh groups, not SMK_MV_TALL_DEPTH.  An x chunk is then loaded wherever it holds an element < K (its
+ * first element is k - sh), inside the slice, and for lane 0 of the group just past the slice (kend: lane 3's y of
+ * the slice's last group). */
+constexpr int kTallDepthSh = 6;
+
+template <bool SH>
+__device__ __forceinline__ void tl_issue(const smk_gemm16_params &p, const SkRow (&rw)[2], int64_t kg, int64_t k1,
+                                         int64_t kend, int g, int t, uint4 (&x)[2], uint4 (&y)[2], unsigned (&b)[2][1][2])
+{
+    const int64_t kq = kg < k1 ? kg : p.K; /* past the slice: nothing is loaded (SH: but lane 0 at kend) */
+    if constexpr (SH) {
+        const int64_t k = kg + 8 * t;
+        const bool in = kg < k1 || (t == 0 && kg == kend);
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            x[h] = in && rw[h].on && k - rw[h].sh < p.K ? __ldg(rw[h].ch + k / 8) : make_uint4(0u, 0u, 0u, 0u);
+    } else {
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            sk_issue(rw[h], kq + 8 * t, p.K, x[h], y[h]);
+    }
+    sk_load_b<1, false>(p, kq, g, t, b);
+}
+
+/* SH: this lane's y chunk: lane t + 1's x of this group (t < 3), lane 0's x of the next (t = 3); every lane calls it. */
+__device__ __forceinline__ uint4 tl_next(uint4 cur, uint4 nxt, int t, int lane)
+{
+    const uint4 v = t == 0 ? nxt : cur; /* what this lane hands to lane t - 1 (t = 0: to lane 3) */
+    const int src = (lane & ~3) | ((t + 1) & 3);
+    uint4 y;
+    y.x = __shfl_sync(0xffffffffu, v.x, src);
+    y.y = __shfl_sync(0xffffffffu, v.y, src);
+    y.z = __shfl_sync(0xffffffffu, v.z, src);
+    y.w = __shfl_sync(0xffffffffu, v.w, src);
+    return y;
+}
+
+/* KW > 1: warps kw > 0 hand their 4 sums per lane to warp kw == 0 of their m-tile through the block's region of
+ * `red` (L2), __syncthreads, and it loads all KW - 1 at once (one L2 round) and adds them in warp order
+ * (deterministic).  Every warp of the block must call it; returns whether this warp holds the m-tile's sums. */
+template <int KW, int NW>
+__device__ __forceinline__ bool tl_block_sum(float (&acc)[4], float *red, int warp, int lane)
+{
+    const int64_t blk = ((int64_t)blockIdx.y * gridDim.x + blockIdx.x) * NW;
+    float *r = red + (blk + warp) * 128;
+    if (warp % KW > 0)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            r[e * 32 + lane] = acc[e];
+    __syncthreads();
+    if (warp % KW > 0)
+        return false;
+    float v[KW > 1 ? KW - 1 : 1][4];
+#pragma unroll
+    for (int w = 1; w < KW; w++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            v[w - 1][e] = __ldcg(r + w * 128 + e * 32 + lane);
+#pragma unroll
+    for (int w = 1; w < KW; w++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            acc[e] += v[w - 1][e];
+    return true;
+}
+
+/*
+ * KW  warps per m-tile (K slices summed in-kernel); the block has NW = max(4, KW) warps = NW / KW m-tiles.
+ * Grid: x = groups of NW / KW m-tiles, y = S groups of KW slices (S > 1 only where M is short and A big,
+ * matvec_tall.h: fp32 partials `ws` [S][M][N] for mv_reduce_kernel).  kc: k per slice (a multiple of 32).
+ * red: KW > 1, the blocks' scratch [block][NW][4][32] floats.  Registers: the ring holds DEPTH x (2 rows x 2
+ * chunks x 4 + 4 B words) = 80.
+ */
+template <bool BF16, int KW, bool SH>
+__global__ void __launch_bounds__(32 * (KW > 4 ? KW : 4), KW > 4 ? 2 : 4)
+    mv_tall_kernel(smk_gemm16_params p, int64_t kc, float *ws, float *red)
+{
+    constexpr int NW = KW > 4 ? KW : 4, D = SH ? kTallDepthSh : SMK_MV_TALL_DEPTH;
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, warp = threadIdx.x >> 5, kw = warp % KW;
+    const int64_t m0 = ((int64_t)blockIdx.x * (NW / KW) + warp / KW) * 16;
+    if (KW == 1 && m0 >= p.M) /* KW > 1: every warp reaches the block barrier (rows past M load nothing) */
+        return;
+    const int64_t k0 = min(p.K, ((int64_t)blockIdx.y * KW + kw) * kc), k1 = min(p.K, k0 + kc);
+    const int64_t kend = k0 + (k1 - k0 + 31) / 32 * 32; /* the group just past the slice */
+    const unsigned short *A = (const unsigned short *)p.A;
+    SkRow rw[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int64_t m = m0 + g + 8 * h;
+        const uintptr_t a = (uintptr_t)(A + (m < p.M ? m : 0) * p.lda);
+        rw[h].sh = (int)((a >> 1) & 7);
+        rw[h].ch = (const uint4 *)(a - 2 * (uintptr_t)rw[h].sh);
+        rw[h].on = m < p.M;
+    }
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    uint4 x[D][2], y[D][2];
+    unsigned b[D][2][1][2];
+#pragma unroll
+    for (int j = 0; j < D; j++)
+        tl_issue<SH>(p, rw, k0 + 32 * j, k1, kend, g, t, x[j], y[j], b[j]);
+    for (int64_t kb = k0; kb < k1; kb += 32 * D) {
+#pragma unroll
+        for (int j = 0; j < D; j++) {
+            const int64_t kg = kb + 32 * j;
+            if (kg >= k1)
+                break;
+            unsigned w0[4], w1[4]; /* rows g and g + 8 */
+            const bool tail = kg + 32 > p.K;
+            if constexpr (SH) { /* slot (j + 1) % D holds the next group (slot 0 was refilled this pass) */
+                sk_words(x[j][0], tl_next(x[j][0], x[(j + 1) % D][0], t, lane), rw[0].sh, kg + 8 * t, p.K, tail, w0);
+                sk_words(x[j][1], tl_next(x[j][1], x[(j + 1) % D][1], t, lane), rw[1].sh, kg + 8 * t, p.K, tail, w1);
+            } else {
+                sk_words(x[j][0], y[j][0], rw[0].sh, kg + 8 * t, p.K, tail, w0);
+                sk_words(x[j][1], y[j][1], rw[1].sh, kg + 8 * t, p.K, tail, w1);
+            }
+#pragma unroll
+            for (int s = 0; s < 2; s++) {
+                const unsigned a[4] = {w0[2 * s], w1[2 * s], w0[2 * s + 1], w1[2 * s + 1]};
+                mma16816<BF16>(acc, a, b[j][s][0][0], b[j][s][0][1]);
+            }
+            tl_issue<SH>(p, rw, kg + 32 * D, k1, kend, g, t, x[j], y[j], b[j]); /* the ring's slot j: D groups ahead */
+        }
+    }
+    if (KW > 1 && !tl_block_sum<KW, NW>(acc, red, warp, lane))
+        return;
+#pragma unroll
+    for (int e = 0; e < 4; e++) { /* c0, c1 = (g, 2 t ..), c2, c3 = (g + 8, ..) */
+        const int64_t row = m0 + g + 8 * (e >> 1), col = 2 * t + (e & 1);
+        if (row < p.M && col < p.N && ws)
+            ws[((int64_t)blockIdx.y * p.M + row) * p.N + col] = acc[e];
+        else if (row < p.M && col < p.N)
+            mv_out(p, BF16, row, col, acc[e]);
+    }
+}
+
+template <bool BF16, bool SH>
+static void tall_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const dim3 grid((unsigned)r.grid[0], (unsigned)r.grid[1], 1);
+    float *w = r.splits > 1 ? ws : NULL, *red = ws + (r.splits > 1 ? r.splits * q.M * q.N : 0); /* partials, then scratch */
+    switch (r.tm) {
+    case 1: mv_tall_kernel<BF16, 1, SH><<<grid, 128, 0, s>>>(q, r.kc, w, red); break;
+    case 2: mv_tall_kernel<BF16, 2, SH><<<grid, 128, 0, s>>>(q, r.kc, w, red); break;
+    case 4: mv_tall_kernel<BF16, 4, SH><<<grid, 128, 0, s>>>(q, r.kc, w, red); break;
+    default: mv_tall_kernel<BF16, 8, SH><<<grid, 256, 0, s>>>(q, r.kc, w, red); break;
+    }
+}
+
+void mv_tall_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t s)
+{
+    const bool sh = (smk_gemm16_mv_skinny & 32) != 0; /* the y chunks by shuffles, 6 groups in flight */
+    if (q.dtype == 1)
+        (sh ? tall_launch<true, true> : tall_launch<true, false>)(q, r, ws, s);
+    else
+        (sh ? tall_launch<false, true> : tall_launch<false, false>)(q, r, ws, s);
+}
+
 /* ---- SKINNY_M (M <= 32, B the stream: D^T = B^T A^T) ---------------------------------------------
  *
  * B (K x N, row-major) is contiguous along n, so it is the mma's A operand (rows n of D^T) and is read

@@ -30,7 +30,7 @@
  * mode (smk_gemm16_set_matvec): 0 off (variant 0 as before: tiles, padded copies), 1 automatic (the
  * default), 2 force ROWS, 3 force COLS on every variant-0 shape (tests: both kernels take any shape),
  * 4 force MMA on every variant-0 shape with K <= 128, 5 force SKINNY on every one with N <= 32, 6 force
- * SKINNY_M on every one with M <= 32 (others: automatic; tests).  kmax
+ * SKINNY_M on every one with M <= 32, 7 force TALL on every one with N <= 8 (others: automatic; tests).  kmax
  * (smk_gemm16_set_mv_kmax, 0 or 16 .. 128): the MMA kernel's K bound under mode 1; 0 = the routing
  * before it (TINYK, ROWS slices of >= 32 k within the workspace bound). */
 #ifndef SMK_GEMM16_MATVEC_H
@@ -59,7 +59,9 @@ int smk_gemm16_set_mv_v16(int on);
  * M > 8, K > 16 where the MMA kernel does not take the shape (the tiles took them); 2 SKINNY for N <= 8
  * with M > 8, K > 16 (COLS took them); 4 SKINNY_M for 9 <= M <= 32, N > 32, K > 16 (the tiles); 8
  * SKINNY's B fragments as 4-byte loads transposed by movmatrix where B's rows start on 4 bytes (no
- * routing change); 0 .. 15, -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
+ * routing change); 16 TALL for N <= 8, M >= 1024, K > 16 (matvec_tall.h: 16-row warps, a 4-group ring, K slices
+ * summed in-block; before SKINNY); 32 TALL's y chunks by quad shuffles, 6 groups in flight (no routing change);
+ * 0 .. 63, -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
 extern volatile int smk_gemm16_mv_skinny;
 int smk_gemm16_set_mv_skinny(int level);
 
@@ -86,7 +88,7 @@ int smk_gemm16_set_mv_level(int level);
 int smk_gemm16_mv_level_here(void);
 
 enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4, SMK_MV_SKINNY = 5,
-       SMK_MV_SKINNY_M = 6 };
+       SMK_MV_SKINNY_M = 6, SMK_MV_TALL = 7 };
 
 typedef struct {
     int kind;          /* SMK_MV_* */
@@ -480,6 +482,7 @@ static inline int smk_mv_chunks_takes(int64_t M, int64_t N, int64_t K, int kmax,
     return (level & 256) != 0 && kmax > 0 && K >= SMK_MV_CHUNKS_KMIN && K <= 16 && M >= SMK_MV_CHUNKS_MMIN &&
            N >= SMK_MV_CHUNKS_NMIN && smk_mv_mma_rpw(M, N, K) <= SMK_MV_MMA_MAX_RPW;
 }
+#include "matvec_tall.h"
 static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, int level, smk_mv_route *r)
 {
     if ((level & 1) && (level & 16))
@@ -504,6 +507,8 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_skinny_level(M, N, K, level, r);
     else if (mode == 6 && M <= 32)
         rc = smk_mv_skinny_m(M, N, K, r);
+    else if ((mode == 7 && N <= 8) || smk_mv_tall_takes(M, N, K, skinny))
+        rc = smk_mv_tall(M, N, K, r);
     else if (N <= 8 && smk_mv_skinny_takes(M, N, K, skinny))
         rc = smk_mv_skinny_level(M, N, K, level, r);
     else if (N <= 8 && M >= N && (level & 4) && M > 8 && K <= kmax)
@@ -580,6 +585,7 @@ int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaSt
 /* gemm16_skinny.cu: the SKINNY / SKINNY_M kernel (ws: the partials when r.splits > 1). */
 void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
 void mv_skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
+void mv_tall_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream); /* TALL (ws: scratch) */
 /* gemm16_tinyk.cu: TINYK16 (r.rpw == 1) where D is 2-byte and C is not read; false (nothing launched) else. */
 bool mv_tinyk16_launch(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t stream);
 } /* namespace g16 */
