@@ -54,7 +54,7 @@ __device__ __forceinline__ void rows_n_stage_b(const smk_sgemm_params &p, float 
 {
     constexpr smk_tile T = rows_n_tile(LAYOUT, NQ);
     constexpr int NP = 4 * NQ;
-    constexpr int J = 8; /* loads in flight per thread: a 72 KB slice is 72 elements a thread, L2 hits */
+    constexpr int J = 16; /* loads in flight per thread: a 72 KB slice is 72 elements a thread, L2 hits */
     const int rows = (klen + 3) >> 2, total = rows * 4 * NP;
 #pragma unroll 1
     for (int i0 = threadIdx.x; i0 < total; i0 += J * kRowsNThreads) {
