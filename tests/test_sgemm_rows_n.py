@@ -231,9 +231,11 @@ def test_nan_inf_and_repeats(mnk, set_knobs):
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_law_draws(layout, torch, poison, set_knobs):
-    """30 of the class's law draws (seed 3443) as dense torch calls, alpha / beta with C."""
+    """30 of the class's law draws (seed 3443; A under 64 MB: the float64 reference runs on the host) as dense torch
+    calls, alpha / beta with C."""
     set_knobs(sgemm_rows_n=2)
-    shapes = [d.shape for d in draws.sgemm_draws(20000, 3443) if in_class(*d.shape)][:30]
+    law = (d.shape for d in draws.sgemm_draws(20000, 3443))
+    shapes = [s for s in law if in_class(*s) and s[0] * s[2] <= 1 << 24][:30]
     g = torch.Generator(device="cuda").manual_seed(3443)
     for M, N, K in shapes:
         a, b, c = torch_case(torch, g, M, N, K, "dense")
