@@ -208,7 +208,8 @@ def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mnk", [(3001, 13, 548), (1024, 32, 40001), (1100, 5, 333)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("mnk", [(3001, 13, 548), (1024, 32, 40001), (1100, 5, 333)],
+                         ids=lambda s: "x".join(map(str, s)))
 def test_nan_inf_and_repeats(mnk, set_knobs):
     """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits."""
     set_knobs(sgemm_rows_n=2)

@@ -26,7 +26,9 @@ static int rows_n_row_bytes(int layout, int nq) { return smk_tile_elems(rows_n_t
 RowsNRoute rows_n_route(int64_t M, int64_t N, int64_t K, int sms, int layout, int knob)
 {
     RowsNRoute r = {0, 0, 1, K, 0, 0, 0, K, 0};
-    if (knob <= 0 || N < (knob >= 2 ? 2 : 9) || N > 32 || M < kRowsNMinM || K < 17 || sms < 1 || layout < 0 || layout > 2) return r;
+    if (knob <= 0 || N < (knob >= 2 ? 2 : 9) || N > 32 || M < kRowsNMinM || K < 17 || sms < 1 || layout < 0 ||
+        layout > 2)
+        return r;
     r.nq = (int)((N + 3) / 4);
     const int rb = rows_n_row_bytes(layout, r.nq);
     const int64_t kt = (int64_t)(kRowsNSmemBudget / rb) * 4 / 16 * 16; /* deepest slice that fits, k */

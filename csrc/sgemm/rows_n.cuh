@@ -4,9 +4,10 @@
  * K slice sits in shared memory for the block's life; a block's warps loop over groups of 4 rows.
  *
  * Lanes: lane = 4 gl + rs, gl = lane >> 2 (0..7) the lane's place in its row, rs = lane & 3 the row of the warp's
- * four (rows 4 g + rs of its row group g; the groups are dealt to the grid's warps round-robin, warp-major).  Lane gl reads the row's 16-byte chunks gl, gl + 8, .. (U = 8 in flight before
- * the first FMA, streamed past L1): a warp reads 4 rows x 128 contiguous bytes per instruction.  Rows off 16 bytes
- * (odd lda, a sliced base; off = the row's start mod 16 bytes / 4) are read on their aligned chunks all the same
+ * four (rows 4 g + rs of its row group g; the groups are dealt to the grid's warps round-robin, warp-major).  Lane gl
+ * reads the row's 16-byte chunks gl, gl + 8, .. (U = 8 (NQ <= 4) / 4 in flight before the first FMA, streamed past
+ * L1): a warp reads 4 rows x 128 contiguous bytes per instruction.  Rows off 16 bytes (odd lda, a sliced base;
+ * off = the row's start mod 16 bytes / 4) are read on their aligned chunks all the same
  * (aligned chunk j holds k = 4j - off .. 4j - off + 3) and re-aligned to logical chunks c (k = 4c .. 4c + 3) in
  * registers: 3 SHFL from the lane gl + 1 of the same row (lane + 4), lane gl = 7 taking gl = 0's next chunk (the
  * batch's own, or one extra load past it).  Elements at k >= klen are zeroed (NaN past the slice never leaks).
@@ -130,7 +131,7 @@ __device__ __forceinline__ void rows_n_fma(float *acc, const float *bs, float4 a
 template <int NQ, int LAYOUT, bool AV>
 __device__ __forceinline__ void rows_n_row(float *acc, const float *bs, const float *arow, bool in, int klen, int gl)
 {
-    constexpr int U = NQ <= 4 ? 8 : 4; /* chunks in flight per lane (4 NQ sums + 4 U floats of A: 128 registers at most) */
+    constexpr int U = NQ <= 4 ? 8 : 4; /* chunks in flight a lane (4 NQ sums + 4 U floats of A: <= 128 registers) */
     const int lane = threadIdx.x & 31;
     const int off = AV ? 0 : (int)((reinterpret_cast<uintptr_t>(arow) >> 2) & 3);
     const float4 *aq = reinterpret_cast<const float4 *>(arow - off);
