@@ -27,6 +27,7 @@
 #include "sgemm/epi.h"
 #include "sgemm/fixup.cuh"
 #include "sgemm/gemv.h"
+#include "sgemm/rows_n.h"
 #include "sgemm/launch.h"
 #include "sgemm/reduce.cuh"
 
@@ -75,6 +76,12 @@ int sgemm_narrow() { return g_narrow; }
  * fused tail's count without device-wide fences (gemv_wide.cuh wide_arrive). */
 static volatile int g_gemv = 3;
 int sgemm_gemv_level() { return g_gemv; }
+
+/* smk_sgemm_set_rows_n (knob sgemm_rows_n): 0 (the default) the chooser's kernels; 1 automatic calls with 9 <= N <= 32,
+ * M >= 1024, K >= 17 on the narrow-N rows kernel (rows_n.h, rows_n.cuh; session 44); 2 as 1 for 2 <= N <= 32 (N <= 8
+ * is skinny-n's, 1.3-4.6x cuBLAS on seed 193: level 2 is its A/B). */
+static volatile int g_rows_n = 0;
+int sgemm_rows_n_level() { return g_rows_n; }
 
 static volatile int g_deep = 6; /* session 41's A/Bs and, with the deep kernel's own swizzle A tile, session 42's: SGEMM_NOTES */
 int sgemm_deep_level() { return g_deep; }
@@ -489,6 +496,10 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
         const smk::SgemvRoute r = smk::sgemv_route(q.M, q.N, q.K, sms, smk::g_gemv);
         if (r.kind != smk::SGEMV_NONE) return smk::sgemv_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
     }
+    if (q.config == 0 && q.splits == 0 && smk::g_rows_n > 0) { /* 2 <= N <= 32, tall A: the narrow-N rows */
+        const smk::RowsNRoute r = smk::rows_n_route(q.M, q.N, q.K, sms, q.layout, smk::g_rows_n);
+        if (r.use) return smk::rows_n_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
+    }
     smk_sgemm_choice ch;
     smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
     const int pad = !vec && smk::sgemm_new_paths() ? smk::pad_mask(q, ch, sms) : 0;
@@ -511,6 +522,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
 extern "C" void smk_sgemm_set_gemv(int level) { smk::g_gemv = level <= 0 ? 0 : level >= 7 ? 7 : level; }
+extern "C" void smk_sgemm_set_rows_n(int level) { smk::g_rows_n = level <= 0 ? 0 : level >= 2 ? 2 : level; }
 extern "C" void smk_sgemm_set_narrow(int level) { smk::g_narrow = level <= 0 ? 0 : 1; }
 extern "C" void smk_sgemm_set_tinyk(int level) { smk::g_tinyk = level <= 0 ? 0 : 1; }
 extern "C" int smk_sgemm_tinyk_level(void) { return smk::g_tinyk; }

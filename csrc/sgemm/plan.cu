@@ -17,6 +17,7 @@
 #include "sgemm/deep.h"
 #include "sgemm/epi.h"
 #include "sgemm/gemv.h"
+#include "sgemm/rows_n.h"
 #include "sgemm/launch.h"
 #include "sgemm/maps.h"
 
@@ -394,6 +395,10 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     if (config == 0 && splits == 0 && smk::sgemm_gemv_level() > 0) { /* as the launch: the matrix-vector route */
         const smk::SgemvRoute r = smk::sgemv_route(M, N, K, sms, smk::sgemm_gemv_level());
         if (r.kind != smk::SGEMV_NONE) return smk::sgemv_plan(r, layout, plan);
+    }
+    if (config == 0 && splits == 0 && smk::sgemm_rows_n_level() > 0) { /* as the launch: the narrow-N rows */
+        const smk::RowsNRoute r = smk::rows_n_route(M, N, K, sms, layout, smk::sgemm_rows_n_level());
+        if (r.use) return smk::rows_n_plan(r, layout, plan);
     }
     smk_sgemm_choice ch;
     smk::sgemm_resolve(M, N, K, sms, config, splits, &ch, smk::sgemm_new_paths()); /* as the launch */

@@ -1,0 +1,161 @@
+/*
+ * sgemm/rows_n.cu -- the SGEMM's narrow-N rows route (knob sgemm_rows_n; rows_n.h says why): the route (pure), the
+ * launcher of rows_n.cuh's kernel with its K split through reduce.cuh, and explain()'s plan of it.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "layout.h"
+#include "runtime.h"
+#include "common/launch.h"
+#include "sgemm/gemv.h" /* sgemm_reduce_launch */
+#include "sgemm/rows_n.cuh"
+#include "sgemm/rows_n.h"
+
+namespace smk {
+
+/* ---- the route (pure) ---------------------------------------------------------------------------------- */
+
+/* Bytes of one tile row (4 k of every column) in `layout`. */
+static int rows_n_row_bytes(int layout, int nq) { return smk_tile_elems(rows_n_tile(layout, nq), 1) * 4; }
+
+/* K slices: the fewest whose B slice fits kRowsNSmemBudget; more (up to 64, slices >= 128 deep) only where the
+ * passes (32 rows) x slices would leave SMs without a block (a split costs reduce.cuh's second launch, ~2-3 us).
+ * Blocks per slice: one per pass up to two blocks per SM in all (then the warps loop over row groups: B staged once
+ * per block, not per row). */
+RowsNRoute rows_n_route(int64_t M, int64_t N, int64_t K, int sms, int layout, int knob)
+{
+    RowsNRoute r = {0, 0, 1, K, 0, 0, 0, K, 0};
+    if (knob <= 0 || N < (knob >= 2 ? 2 : 9) || N > 32 || M < kRowsNMinM || K < 17 || sms < 1 || layout < 0 ||
+        layout > 2)
+        return r;
+    r.nq = (int)((N + 3) / 4);
+    const int rb = rows_n_row_bytes(layout, r.nq);
+    const int64_t kt = (int64_t)(kRowsNSmemBudget / rb) * 4 / 16 * 16; /* deepest slice that fits, k */
+    r.passes = (M + kRowsNPass - 1) / kRowsNPass;
+    r.groups = (M + 3) / 4;
+    const long long slots = (long long)sms * kRowsNBlocksPerSm;
+    int64_t s = (K + kt - 1) / kt;
+    if (r.passes * s < sms) {
+        int64_t want = (slots + r.passes - 1) / r.passes, deep = K / 128;
+        want = want < deep ? want : deep;
+        want = want < 64 ? want : 64;
+        s = want > s ? want : s;
+    }
+    int64_t chunk = ((K + s - 1) / s + 15) / 16 * 16;
+    s = (K + chunk - 1) / chunk;
+    if (s <= 1) chunk = K, s = 1;
+    r.splits = (int)s;
+    r.k_chunk = chunk;
+    r.k_last = K - (s - 1) * chunk;
+    const long long per = s >= slots ? 1 : slots / s;
+    r.blocks_x = r.passes < per ? r.passes : per;
+    r.smem_bytes = (int)((chunk + 3) / 4) * rb;
+    r.use = 1;
+    return r;
+}
+
+/* ---- the launcher --------------------------------------------------------------------------------------- */
+
+template <int NQ, int LAYOUT, bool AV>
+static int rows_n_go(const smk_sgemm_params &q, const RowsNRoute &r, const RowsNArgs &ra, cudaStream_t st)
+{
+    const int e = smem_optin<sgemm_rows_n_kernel<NQ, LAYOUT, AV>>((size_t)r.smem_bytes);
+    if (e != 0) return e;
+    const dim3 grid((unsigned)r.blocks_x, (unsigned)r.splits);
+    sgemm_rows_n_kernel<NQ, LAYOUT, AV><<<grid, kRowsNThreads, r.smem_bytes, st>>>(q, ra);
+    return (int)cudaGetLastError();
+}
+
+template <int NQ, int LAYOUT>
+static int rows_n_av(const smk_sgemm_params &q, const RowsNRoute &r, const RowsNArgs &ra, cudaStream_t st)
+{
+    if (aligned16(q.A) && q.lda % 4 == 0) return rows_n_go<NQ, LAYOUT, true>(q, r, ra, st);
+    return rows_n_go<NQ, LAYOUT, false>(q, r, ra, st);
+}
+
+template <int NQ>
+static int rows_n_layout(const smk_sgemm_params &q, const RowsNRoute &r, const RowsNArgs &ra, cudaStream_t st)
+{
+    switch (q.layout) {
+    case SMK_NAIVE: return rows_n_av<NQ, SMK_NAIVE>(q, r, ra, st);
+    case SMK_PAD: return rows_n_av<NQ, SMK_PAD>(q, r, ra, st);
+    case SMK_SWIZZLE: return rows_n_av<NQ, SMK_SWIZZLE>(q, r, ra, st);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+static int rows_n_kernel(const smk_sgemm_params &q, const RowsNRoute &r, const RowsNArgs &ra, cudaStream_t st)
+{
+    if (r.blocks_x <= 0 || r.blocks_x > 0x7fffffffLL || r.splits < 1 || r.splits > 65535)
+        return (int)cudaErrorInvalidValue;
+    switch (r.nq) {
+    case 1: return rows_n_layout<1>(q, r, ra, st);
+    case 2: return rows_n_layout<2>(q, r, ra, st);
+    case 3: return rows_n_layout<3>(q, r, ra, st);
+    case 4: return rows_n_layout<4>(q, r, ra, st);
+    case 5: return rows_n_layout<5>(q, r, ra, st);
+    case 6: return rows_n_layout<6>(q, r, ra, st);
+    case 7: return rows_n_layout<7>(q, r, ra, st);
+    case 8: return rows_n_layout<8>(q, r, ra, st);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+int rows_n_launch(const smk_sgemm_params &q, const RowsNRoute &r, int sms, bool pdl, cudaStream_t stream)
+{
+    if (!r.use) return (int)cudaErrorInvalidValue;
+    RowsNArgs ra = {r.k_chunk, 0};
+    if (r.splits <= 1) return rows_n_kernel(q, r, ra, stream);
+    const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
+    void *ws = NULL;
+    const smk_status st = smk_rt_alloc_on(&ws, (size_t)r.splits * (size_t)stride * sizeof(float), stream);
+    if (st.code != SMK_OK) return st.cuda ? st.cuda : (int)cudaErrorMemoryAllocation;
+    smk_sgemm_params w = q; /* the partial outputs: D = 1 * A[:, slice] @ B[slice, :], C not read */
+    w.D = (float *)ws;
+    w.ldd = ldw;
+    w.C = NULL;
+    w.alpha = 1.f;
+    w.beta = 0.f;
+    ra.d_stride = stride;
+    int e = rows_n_kernel(w, r, ra, stream);
+    if (e == (int)cudaSuccess) e = sgemm_reduce_launch(q, (const float *)ws, stride, ldw, r.splits, sms, pdl, stream);
+    smk_rt_free_on(ws, stream); /* stream-ordered: behind the kernels that use it, even on failure */
+    return e;
+}
+
+/* ---- explain() ------------------------------------------------------------------------------------------- */
+
+int rows_n_plan(const RowsNRoute &r, int layout, smk_plan *plan)
+{
+    const smk_tile T = rows_n_tile(layout, r.nq);
+    const int np = 4 * r.nq, rows = (int)((r.k_chunk + 3) / 4);
+    plan->n = 0;
+    plan->threads = kRowsNThreads;
+    plan->smem_bytes = r.smem_bytes;
+    plan->blocks = r.blocks_x * r.splits;
+    /* per block: the staging stores (warp j's 32 consecutive elements of the walk; the deepest slice's count), and per
+     * row group and 8 tile rows of its slice the 4 NQ LDS.128: lanes 4 gl + rs read (gl, 4n) (tile rows 0..7: every
+     * 8-row group of a slice alike) */
+    const long long stores = ((long long)rows * 4 * np + 31) / 32;
+    const long long lds_reps = r.groups * ((r.splits - 1) * ((rows + 7) / 8) + ((r.k_last + 3) / 4 + 7) / 8);
+    plan->acc[0] = smk_access{"B slice store (STS.32, k-interleaved)", 4, 1, SMK_ACC_LDST, 1,
+                              r.blocks_x * r.splits * stores, plan->acc[0].addr, plan->acc[0].gaddr};
+    plan->acc[1] = smk_access{"B read (LDS.128, lanes 4 gl + rs: tile (gl, 4n))", 16, 0, SMK_ACC_LDST, np, lds_reps,
+                              plan->acc[1].addr, plan->acc[1].gaddr};
+    if (plan->acc[0].addr)
+        for (int lane = 0; lane < 32; lane++) { /* warp 0's first store: elements 0..31 of the walk */
+            const int e = lane & 3, n = (lane >> 2) % np, c = (lane >> 2) / np;
+            plan->acc[0].addr[lane] = 4LL * smk_tile_offset(T, c, 4 * n + e);
+        }
+    if (plan->acc[1].addr)
+        for (int n = 0; n < np; n++)
+            for (int lane = 0; lane < 32; lane++)
+                plan->acc[1].addr[(long long)n * 32 + lane] = 4LL * smk_tile_offset(T, lane >> 2, 4 * n);
+    plan->n = 2;
+    snprintf(plan->config, sizeof plan->config, "rows-n (N <= 32), %d columns, %lld passes / %lld blocks, splits %d",
+             np, r.passes, r.blocks_x, r.splits);
+    return 0;
+}
+
+} /* namespace smk */

@@ -1,0 +1,245 @@
+"""Issue 27's "tall A, small N" class, knob sgemm_rows_n (csrc/sgemm/rows_n.h, rows_n.cuh, rows_n.cu): 9 <= N <= 32
+(level 1; 2 <= N <= 32 at level 2), M >= 1024, K >= 17 on the narrow-N rows kernel (8 lanes per row of A, B's K slice
+k-interleaved in shared memory, a K split summed by reduce.cuh).  CPU: the route is taken exactly for that class of
+automatic calls at levels 1 and 2 (every other plan unchanged, N == 1 keeps the gemv rows), its geometry (slices,
+blocks, shared bytes), and explain()'s replay of B's reads (2 wavefronts a warp LDS.128 in pad / swizzle, conflicted
+in naive).  GPU (level 2): every N from 2 to 32 and each layout, unaligned K and N, rows off 16 bytes in NaN frames,
+split and unsplit, alpha / beta / C, NaN-poisoned outputs, out= in a NaN frame, NaN / Inf propagation and
+bit-identical repeats; all against the float64 reference within gamma_{K+2} (test_sgemm.check)."""
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import smemkit
+from smemkit import _C, _testing
+from test_sgemm import check, odd_pitch_view
+from test_sgemm_epi import framed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
+import draws  # noqa: E402  (bench/timing/draws.py: issue 27's law)
+
+LAYOUTS = smemkit.LAYOUTS
+SMS = 132
+BUDGET = 72 * 1024  # rows_n.h kRowsNSmemBudget
+
+
+def plan(mnk, level, layout="swizzle", config=0, splits=0):
+    with _testing.knobs(sgemm_rows_n=level):
+        return _C._plan("sgemm", mnk, layout, 4, SMS, config, splits)
+
+
+def in_class(M, N, K, level=2):
+    return (2 if level >= 2 else 9) <= N <= 32 and M >= 1024 and K >= 17
+
+
+def class_shapes(n=1500, seed=3441):
+    """The class's shapes: the law's (bench/timing/draws.py sgemm_draws) and log-uniform ones, plus edges."""
+    out = [d.shape for d in draws.sgemm_draws(4000, 3440) if d.shape[1] <= 40 and d.shape[0] >= 512]
+    rng = np.random.default_rng(seed)
+    while len(out) < n:
+        M = int(round(math.exp(rng.uniform(math.log(512), math.log(65536)))))
+        N = int(rng.integers(1, 41))
+        K = int(round(math.exp(rng.uniform(0, math.log(65536)))))
+        out.append((M, N, K))
+    return out + [(1024, 2, 17), (1023, 32, 100), (1024, 33, 100), (1024, 32, 16), (65536, 32, 65536)]
+
+
+def route(p):
+    """(columns, passes, blocks per slice, splits) from a rows-n plan's config."""
+    cfg = p["config"]
+    cols = int(cfg.split(", ")[1].split()[0])
+    passes, blocks = (int(v) for v in cfg.split(", ")[2].replace(" passes / ", " ").split()[:2])
+    return cols, passes, blocks, int(cfg.rsplit(" ", 1)[1])
+
+
+# ---- CPU ----------------------------------------------------------------------------------------------
+
+def test_knob_default_off():
+    assert _testing.KNOBS["sgemm_rows_n"] == 0
+    assert not plan((7841, 13, 548), 0)["config"].startswith("rows-n")
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_route_takes_exactly_the_class(level):
+    law = [d.shape for d in draws.sgemm_draws(1500, 3442)]
+    for mnk in class_shapes(800) + law:
+        on, off = plan(mnk, level), plan(mnk, 0)
+        if in_class(*mnk, level):
+            assert on["config"].startswith("rows-n (N <= 32)"), (mnk, on["config"])
+        else:
+            assert on["config"] == off["config"] and on["blocks"] == off["blocks"], mnk
+
+
+def test_forced_calls_keep_the_chooser():
+    for mnk in [(7841, 13, 548), (1687, 11, 62631)]:
+        for config, splits in [(2, 0), (0, 3), (2, 5)]:
+            on, off = plan(mnk, 1, config=config, splits=splits), plan(mnk, 0, config=config, splits=splits)
+            assert (on["config"], on["blocks"]) == (off["config"], off["blocks"]), mnk
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_route_geometry(layout):
+    for mnk in class_shapes(1200):
+        M, N, K = mnk
+        if not in_class(M, N, K):
+            continue
+        p = plan(mnk, 2, layout)
+        cols, passes, blocks, s = route(p)
+        assert cols == 4 * math.ceil(N / 4) and passes == math.ceil(M / 32), (mnk, p["config"])
+        chunk = K if s == 1 else (math.ceil(K / s) + 15) // 16 * 16
+        assert math.ceil(K / chunk) == s, (mnk, s)  # no empty slice
+        assert p["smem_bytes"] <= BUDGET, (mnk, p["smem_bytes"])  # B's slice fits (2 blocks an SM)
+        pitch = {4: 16, 8: 32, 12: 64, 16: 64}.get(cols, 128) + (4 if layout == "pad" else 0)
+        assert p["smem_bytes"] == math.ceil(chunk / 4) * pitch * 4, (mnk, layout)
+        assert 1 <= blocks <= passes and blocks * s <= max(2 * SMS, s), (mnk, p["config"])
+        assert p["blocks"] == blocks * s
+        need = math.ceil(K / (BUDGET // (pitch * 4) * 4 // 16 * 16))  # the slices B's budget needs
+        assert need <= s <= max(need, 64), (mnk, p["config"])
+        if s > need:  # more only where the passes alone leave SMs idle, never under 128 deep
+            assert passes * need < SMS and chunk >= 128, (mnk, p["config"])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_plan_b_reads(layout):
+    """B's LDS.128 packs lanes 4 gl + rs (one address per 4 lanes): 2 wavefronts a warp instruction in pad and swizzle
+    (8 distinct 16-byte slots of 8 tile rows), 4 / 8-way in naive; the staging stores (warp 0's first) one wavefront
+    but in pad with N <= 4."""
+    for mnk in [(7841, 13, 548), (2283, 29, 144), (9380, 3, 50), (1875, 24, 58274), (4000, 6, 999)]:
+        with _testing.knobs(sgemm_rows_n=2):
+            e = smemkit.explain("sgemm", mnk, layout)
+        assert e.config.startswith("rows-n") and len(e.accesses) == 2, e.config
+        store, read = e.accesses
+        if layout == "naive":
+            assert read.wavefronts > 2 * read.instructions, mnk
+        else:
+            assert read.wavefronts == 2 * read.instructions, (layout, mnk, read.wavefronts, read.instructions)
+            # pad's row boundary inside a warp's store (rows_n.cuh: NQ = 1, two 16-float rows a store) is 2-way
+            ways = 2 if layout == "pad" and mnk[1] <= 4 else 1
+            assert store.wavefronts == ways * store.instructions, (layout, mnk)
+
+
+def test_n1_keeps_gemv_rows():
+    with _testing.knobs(sgemm_rows_n=2):
+        assert _C._plan("sgemm", (7288, 1, 304), "swizzle", 4, SMS, 0, 0)["config"].startswith("gemv rows")
+
+
+# ---- GPU ------------------------------------------------------------------------------------------
+
+# every N 2..32 once (NQ 1..8, N % 4 = 1, 2, 3, 0), K odd / even / unaligned / split, M off 32
+SHAPES = [(1024, 2, 17), (1025, 3, 18), (1031, 4, 19), (2047, 5, 33), (1500, 6, 64), (1200, 7, 100), (1100, 8, 1001),
+          (1033, 9, 4099), (2049, 10, 35), (1999, 11, 62631 // 8), (1024, 12, 300), (3001, 13, 548),
+          (1234, 14, 50), (1024, 15, 1212), (1056, 16, 129), (1077, 17, 469), (1024, 18, 2000), (1100, 19, 777),
+          (1025, 20, 3333), (1088, 21, 17), (1090, 22, 96), (1300, 23, 5000), (1024, 24, 58274 // 16),
+          (2283, 25, 155), (1024, 26, 33), (1111, 27, 1), (1040, 28, 60), (1044, 29, 144), (1024, 30, 2049),
+          (1025, 31, 31), (1500, 32, 640), (10726, 32, 51)]  # N 2..8 at level 2
+AB = [(1.0, 0.0), (2.0, -0.75)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
+def test_numpy_calls_within_bound(layout, alpha, beta, rng, poison, set_knobs):
+    set_knobs(sgemm_rows_n=2)
+    for M, N, K in SHAPES:
+        a = rng.standard_normal((M, K)).astype(np.float32)
+        b = rng.standard_normal((K, N)).astype(np.float32)
+        c = rng.standard_normal((M, N)).astype(np.float32) if beta else None
+        d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
+        check(d, a, b, c, alpha, beta)
+
+
+def torch_case(torch, g, M, N, K, how):
+    """A, B, C as device tensors: dense, rows of A off 16 bytes (odd pitch, base past 16 bytes) in NaN frames, or
+    A on 16 bytes with B and C off them."""
+    if how == "dense":
+        return tuple(torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
+    if how == "frames":
+        a, _ = framed(torch, g, M, K, K + 1 if K % 2 == 0 else K + 2, 1)
+        b, _ = framed(torch, g, K, N, N + 3, 2)
+        c, _ = framed(torch, g, M, N, N, 3)
+        return a, b, c
+    a = torch.randn(M, (K + 3) // 4 * 4, device="cuda", generator=g)[:, :K]  # rows on 16 bytes, K unaligned
+    return a, odd_pitch_view(torch, g, K, N), odd_pitch_view(torch, g, M, N)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("how", ["dense", "frames", "aligned-a"])
+@pytest.mark.parametrize("mnk", [(7841, 13, 548), (2283, 29, 144), (2514, 9, 1671), (1030, 11, 20011),
+                                 (9380, 14, 50), (1875, 24, 58274 // 8), (4097, 2, 5001)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_torch_views_within_bound(layout, how, mnk, torch, poison, set_knobs):
+    set_knobs(sgemm_rows_n=2)
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
+    a, b, c = torch_case(torch, g, M, N, K, how)
+    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
+        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
+        torch.cuda.synchronize()
+        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
+              c.cpu().numpy() if beta else None, alpha, beta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mnk", [(3001, 13, 548), (1024, 30, 9001), (1025, 3, 77)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("shift", [0, 1, 3])
+def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
+    """out= a view `shift` floats past 16 bytes in a NaN frame: nothing written outside it; beta = 0 with C all NaN
+    reads no C; out=c (C aliasing D) with beta != 0."""
+    set_knobs(sgemm_rows_n=2)
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(M + N + K + shift)
+    a, b, _ = torch_case(torch, g, M, N, K, "frames")
+    nan_c = torch.full((M, N), float("nan"), device="cuda")
+    d, full = framed(torch, g, M, N, N, shift, fill=False)
+    assert smemkit.sgemm(a, b, nan_c, alpha=2.0, beta=0.0, out=d) is d
+    torch.cuda.synchronize()
+    frame = torch.cat([full[:shift], full[shift + M * N:]])
+    assert torch.isnan(frame).all(), "a store outside out"
+    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), None, 2.0, 0.0)
+    c = torch.randn(M, N, device="cuda", generator=g)
+    c0 = c.cpu().numpy()
+    assert smemkit.sgemm(a, b, c, alpha=-1.0, beta=0.5, out=c) is c
+    torch.cuda.synchronize()
+    check(np.ascontiguousarray(c.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c0, -1.0, 0.5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mnk", [(3001, 13, 548), (1024, 32, 40001), (1100, 5, 333)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_nan_inf_and_repeats(mnk, set_knobs):
+    """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits."""
+    set_knobs(sgemm_rows_n=2)
+    M, N, K = mnk
+    a = np.ones((M, K), np.float32)
+    b = np.ones((K, N), np.float32)
+    a[M - 1, K // 2] = np.nan
+    b[K - 1, N - 1] = np.inf
+    d = smemkit.sgemm(a, b)
+    want = a @ b
+    np.testing.assert_array_equal(np.isnan(d), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
+    rng = np.random.default_rng(M + N + K)
+    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
+    first = smemkit.sgemm(a, b)
+    for _ in range(3):
+        np.testing.assert_array_equal(smemkit.sgemm(a, b), first)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_law_draws(layout, torch, poison, set_knobs):
+    """30 of the class's law draws (seed 3443; A under 64 MB: the float64 reference runs on the host) as dense torch
+    calls, alpha / beta with C."""
+    set_knobs(sgemm_rows_n=2)
+    law = (d.shape for d in draws.sgemm_draws(20000, 3443))
+    shapes = [s for s in law if in_class(*s) and s[0] * s[2] <= 1 << 24][:30]
+    g = torch.Generator(device="cuda").manual_seed(3443)
+    for M, N, K in shapes:
+        a, b, c = torch_case(torch, g, M, N, K, "dense")
+        d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5, layout=layout)
+        torch.cuda.synchronize()
+        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.75, -0.5)
