@@ -50,7 +50,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         routing before it (the TINYK kernel for K <= 16, ROWS slices of >= 32 k)
     gemm16_mv_v16       1 (default): the MMA kernel stores 16 bytes per lane (a quad transpose) where D's
                         rows start on 16 bytes and C is not read; 0: 4-byte pairs always
-    gemm16_mv_skinny    bits, 0 (default): off; 1: the SKINNY kernel (csrc/gemm16/gemm16_skinny.cu: tensor
+    gemm16_mv_skinny    bits (82 = 2 + 16 + 64 the default since session 44), 0: off; 1: the SKINNY kernel (csrc/gemm16/gemm16_skinny.cu: tensor
                         cores from registers, A streamed once with 16-byte loads, K split across blocks)
                         for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape (the
                         64-wide tiles took them); 2: SKINNY for N <= 8 with M > 8, K > 16 (COLS took
@@ -61,7 +61,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         SKINNY (csrc/gemm16/matvec_tall.h: a warp per 16 rows with 4 groups of 32 k in
                         flight, up to 8 warps of a block on K slices of the same rows summed in-kernel,
                         one launch, no reduce); 32 (with 16; 50 = 18 + it): TALL's second chunk per
-                        lane by quad shuffles (each chunk requested once), 6 groups in flight; 0 .. 63
+                        lane by quad shuffles (each chunk requested once), 6 groups in flight; 64 (with
+                        16; 82 = 18 + it): TALL only where M >= 4096 and 40 < K <= 768; 0 .. 127
     gemm16_mv_level     bits, 319 (default since session 42: 63 + bit 256); 63 (session 41's): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
@@ -145,7 +146,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         4 in flight; ~1.8 us per round trip past the first: sgemm/choose.cu)
     sgemm_narrow        the SGEMM chooser's narrow-N rows: 0 (default) as before; 1 skinny-n16 / skinny-n32
                         (csrc/sgemm/skinny_n.cuh, one N tile of 16 / 32 columns) offered for 8 < N <= 32
-    sgemm_gemv          the SGEMM's matrix-vector route: 0 (default) off; 1 automatic calls with M == 1 or N == 1 (K >= 1)
+    sgemm_gemv          the SGEMM's matrix-vector route (4, the default since session 44): 0 off; 1 automatic calls with M == 1 or N == 1 (K >= 1)
                         on csrc/sgemm/gemv.cuh (N == 1: a group of lanes per row of A; M == 1: float4 column
                         groups of B, K split over a block's warps and slices: csrc/sgemm/gemv.h), a K split summed
                         by csrc/sgemm/reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column;
@@ -203,7 +204,7 @@ KNOBS = {
     "gemm16_matvec": 1,
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
-    "gemm16_mv_skinny": 2,  # 0..31 (bits, matvec.h): 1 SKINNY 9 <= N <= 32, 2 SKINNY N <= 8 (default), 4 SKINNY_M, 8 movmatrix B, 16 TALL (session 44, matvec_tall.h), 32 TALL's chunks by shuffles
+    "gemm16_mv_skinny": 82,  # 0..127 (bits, matvec.h; 82 = 2 + 16 + 64 the default since session 44): 1 SKINNY 9 <= N <= 32, 2 SKINNY N <= 8, 4 SKINNY_M, 8 movmatrix B, 16 TALL (session 44, matvec_tall.h), 32 TALL's chunks by shuffles, 64 TALL only for M >= 4096, 40 < K <= 768
     "gemm16_mv_level": 319,  # 0..511 (319 the default since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset
     "gemm16_kernel": 6,  # "auto_mid", the default since session 42 (3, "auto_padded", since session 38)
     "gemm16_epi": 4,  # 0..4 (4 the default since session 42): the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
@@ -215,7 +216,7 @@ KNOBS = {
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
-    "sgemm_gemv": 3,  # 0..7 (3 the default since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3), + the wide kernel for M <= 4 (4) / M == 1 (5) / M <= 4 with reduce.cuh's sum (6) / the light count (7) (sgemm/gemv.h sgemv_route)
+    "sgemm_gemv": 4,  # 0..7 (4 the default since session 44, 3 since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3), + the wide kernel for M <= 4 (4) / M == 1 (5) / M <= 4 with reduce.cuh's sum (6) / the light count (7) (sgemm/gemv.h sgemv_route)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
     "sgemm_rows_n": 0,  # 0..2: the SGEMM's narrow-N rows route for 9 <= N <= 32 (1) / 2 <= N <= 32 (2), M >= 1024 (sgemm/rows_n.h rows_n_route)
     "pdl": 0,

@@ -38,6 +38,7 @@ def skinny_fused(M, N, K):
 
 
 def explain(shape, level, **knobs):
+    knobs.setdefault("gemm16_mv_skinny", 2)  # SKINNY's rules: TALL (bits 16 + 64, the default since session 44) off
     with _testing.knobs(gemm16_mv_level=level, **knobs):
         return smemkit.explain("gemm", shape, layout="swizzle", dtype="float16")
 

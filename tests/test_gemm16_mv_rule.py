@@ -38,6 +38,7 @@ def pays(M, N, K):
 
 
 def explain(shape, level, dtype="float16", **knobs):
+    knobs.setdefault("gemm16_mv_skinny", 2)  # SKINNY's rules: TALL (bits 16 + 64, the default since session 44) off
     with _testing.knobs(gemm16_mv_level=level, **knobs):
         e = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype)
     return e.config, e.blocks

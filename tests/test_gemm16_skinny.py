@@ -142,8 +142,8 @@ def test_route_classes():
 
 
 def test_knob():
-    assert _testing.current()["gemm16_mv_skinny"] == 2  # bit 2 (SKINNY for N <= 8) the default since session 37
-    for bad in (64, -1):  # bits 4, 5 (16, 32): TALL, session 44 (tests/test_gemm16_tall.py)
+    assert _testing.current()["gemm16_mv_skinny"] == 82  # bit 2 (SKINNY for N <= 8) since session 37, TALL bits 16 + 64 since 44
+    for bad in (128, -1):  # bits 4, 5, 6 (16, 32, 64): TALL, session 44 (tests/test_gemm16_tall.py)
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_skinny=bad):
                 pass

@@ -43,6 +43,8 @@ def tall_geometry(M, K):
 
 
 def tall_takes(M, N, K, skinny=ON):
+    if skinny & 64 and not (M >= 4096 and 40 < K <= 768):  # matvec_tall.h SMK_MV_TALL_SHORT_*
+        return False
     return bool(skinny & 16) and N <= 8 and M >= MMIN and K > 16
 
 
@@ -104,7 +106,8 @@ def test_route_classes():
                              ((1312, 5, 50728), 8, 2), ((2000, 1, 40000), 8, 2), ((2112, 1, 40000), 8, 1)]:
         e = config(M, N, K, gemm16_mv_skinny=ON)
         assert f"TALL 16 rows x {kw} warps" in e.config and f" {s} K slices" in e.config, (M, N, K, e.config)
-        assert "SKINNY" in config(M, N, K).config  # the default is unchanged
+        assert "SKINNY" in config(M, N, K, gemm16_mv_skinny=2).config  # session 43's default
+        assert ("TALL" in config(M, N, K).config) == tall_takes(M, N, K, 82)  # the default: TALL on its short-K class
     assert "TALL" not in config(1023, 4, 5000, gemm16_mv_skinny=ON).config  # M below the rule: SKINNY
     assert "TALL" not in config(5000, 4, 16, gemm16_mv_skinny=ON).config  # K <= 16: the MMA kernel
     assert "TALL" not in config(5000, 9, 500, gemm16_mv_skinny=ON | 1).config
@@ -112,11 +115,11 @@ def test_route_classes():
 
 
 def test_knob_values():
-    assert _testing.current()["gemm16_mv_skinny"] == 2
-    with _testing.knobs(gemm16_mv_skinny=63, gemm16_matvec=7):
+    assert _testing.current()["gemm16_mv_skinny"] == 82
+    with _testing.knobs(gemm16_mv_skinny=127, gemm16_matvec=7):
         pass
     assert config(8206, 4, 228, gemm16_mv_skinny=ON | SH).config == config(8206, 4, 228, gemm16_mv_skinny=ON).config
-    for bad in (64, -1):
+    for bad in (128, -1):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_skinny=bad):
                 pass

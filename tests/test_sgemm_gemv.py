@@ -50,7 +50,7 @@ def class_shapes(n=1500, seed=3431):
 def test_knob_default_takes_n1_alone():
     """Level 3, the default since session 43: the rows route for N == 1, the chooser's kernels for M == 1 (the cols
     route lost on wide unaligned B in session 43's held-out A/B); 0 off for both."""
-    assert _testing.KNOBS["sgemm_gemv"] == 3
+    assert _testing.KNOBS["sgemm_gemv"] == 4
     assert not plan((1, 263, 13808), 0)["config"].startswith("gemv")
     assert plan((1, 263, 13808), 3)["config"] == plan((1, 263, 13808), 0)["config"]
     assert plan((7288, 1, 304), 3)["config"].startswith("gemv rows (N = 1)")

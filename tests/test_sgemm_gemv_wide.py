@@ -48,7 +48,7 @@ def geometry(cfg):
 # ---- CPU ----------------------------------------------------------------------------------------------
 
 def test_knob_range_and_default():
-    assert _testing.KNOBS["sgemm_gemv"] == 3
+    assert _testing.KNOBS["sgemm_gemv"] == 4
     for v in (4, 5, 6, 7):
         with _testing.knobs(sgemm_gemv=v):
             assert _testing.current()["sgemm_gemv"] == v

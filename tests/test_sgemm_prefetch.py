@@ -18,6 +18,15 @@ import smemkit
 from smemkit import _C
 from test_sgemm import check, check_torch_calls
 from test_sgemm_realign import run as run_framed
+from smemkit._testing import knobs as _knobs
+
+@pytest.fixture(autouse=True)
+def _chooser_rows_for_small_m():
+    """This module tests the chooser's skinny kernels, M <= 4 included: the wide matrix-vector route (sgemm_gemv 4,
+    the default since session 44: tests/test_sgemm_gemv_wide.py) off."""
+    with _knobs(sgemm_gemv=3):
+        yield
+
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")
@@ -142,7 +151,7 @@ def test_m4_plan(layout, mnk):
 
 
 def test_m4_holds_m_up_to_4_at_level_5(set_knobs):
-    set_knobs(sgemm_new_paths=5)
+    set_knobs(sgemm_new_paths=5, sgemm_gemv=3)  # the chooser's rows: the wide M <= 4 kernel (gemv level 4) off
     for M in range(1, 9):
         cfg = _C._plan("sgemm", (M, 8191, 30000), "swizzle", 4, 132)["config"]
         assert cfg.startswith("skinny-M 4x256x64" if M <= 4 else "skinny-M 8x512x64"), (M, cfg)

@@ -12,6 +12,15 @@ import pytest
 import smemkit
 from smemkit import _C
 from test_sgemm import check, check_torch_calls, odd_pitch_view
+from smemkit._testing import knobs as _knobs
+
+@pytest.fixture(autouse=True)
+def _chooser_rows_for_small_m():
+    """This module tests the chooser's skinny kernels, M <= 4 included: the wide matrix-vector route (sgemm_gemv 4,
+    the default since session 44: tests/test_sgemm_gemv_wide.py) off."""
+    with _knobs(sgemm_gemv=3):
+        yield
+
 
 LAYOUTS = smemkit.LAYOUTS
 CONFIGS = _C._configs("sgemm")

@@ -26,10 +26,13 @@ volatile int smk_gemm16_mv_v16 = 1;
 /* 2 (bit 2: SKINNY for N <= 8 in place of COLS) by default: H100, acceptance's timing, same-run A/B on fresh
  * seeds 73 / 75: all draws 0.818 -> 0.836 / 0.805 -> 0.810, matrix-vector 0.756 -> 0.800 / 0.745 -> 0.760;
  * bits 1 and 4 lost (0.786, 0.774 on seed 73: docs/GEMM16_NOTES.md). */
-volatile int smk_gemm16_mv_skinny = 2;
+/* 82 (2 + TALL, bit 16, on its short-K class, bit 64) by default since session 44: TALL won 14 of the 15 class shapes
+ * it takes at 82 (69 class shapes, H100) and all 3 draws it took on held-out seed 197 (8453x1x321 0.368 -> 0.472 of
+ * cuBLAS); at 18 (every N <= 8, M >= 1024) it lost the class 0.79 -> 0.67 (docs/GEMM16_NOTES.md "Session 44"). */
+volatile int smk_gemm16_mv_skinny = 82;
 int smk_gemm16_set_mv_skinny(int level)
 {
-    if (level < 0 || level > 63)
+    if (level < 0 || level > 127)
         return -1;
     smk_gemm16_mv_skinny = level;
     return 0;

@@ -61,7 +61,7 @@ int smk_gemm16_set_mv_v16(int on);
  * SKINNY's B fragments as 4-byte loads transposed by movmatrix where B's rows start on 4 bytes (no
  * routing change); 16 TALL for N <= 8, M >= 1024, K > 16 (matvec_tall.h: 16-row warps, a 4-group ring, K slices
  * summed in-block; before SKINNY); 32 TALL's y chunks by quad shuffles, 6 groups in flight (no routing change);
- * 0 .. 63, -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
+ * 64 TALL only where M >= 4096 and 40 < K <= 768 (matvec_tall.h bit 6); 0 .. 127, -1 for anything else (smk_mv_skinny_takes, smk_mv_skinny_m_takes). */
 extern volatile int smk_gemm16_mv_skinny;
 int smk_gemm16_set_mv_skinny(int level);
 

@@ -57,9 +57,22 @@ static inline int smk_mv_tall(int64_t M, int64_t N, int64_t K, smk_mv_route *r)
     return N > 8 || r->grid[0] > 0x7fffffffLL || r->splits > 65535 ? -1 : 0;
 }
 
-/* Whether gemm16_mv_skinny = level gives M x N x K to TALL (bit 4: N <= 8, M >= SMK_MV_TALL_MMIN, K > 16). */
+/* Bit 6 (value 64, session 44, the lead's measurement): TALL only on its winning class, the latency-bound SKINNY
+ * launches -- A tall (M >= SMK_MV_TALL_SHORT_MMIN) and short (SMK_MV_TALL_SHORT_KMIN < K <= SMK_MV_TALL_SHORT_KMAX:
+ * at most 6 rings of SKINNY's serial 32-k rounds).  H100, 69 shapes of the class (fp16 and bf16, 3 arms interleaved):
+ * TALL won 14 of the 15 such shapes (8206x4x228 0.39 -> 0.62, 13834x4x257 bf16 0.72 -> 1.10) and lost on long K
+ * (DRAM-bound, where SKINNY already ran at 1.0-1.4 of cuBLAS: 8959x3x19549 1.21 -> 0.72) and on M < ~4000 (2097x4x128
+ * 0.82 -> 0.42).  Judged on held-out draws: docs/GEMM16_NOTES.md "Session 44". */
+#define SMK_MV_TALL_SHORT_MMIN 4096
+#define SMK_MV_TALL_SHORT_KMIN 40
+#define SMK_MV_TALL_SHORT_KMAX 768
+
+/* Whether gemm16_mv_skinny = level gives M x N x K to TALL (bit 4: N <= 8, M >= SMK_MV_TALL_MMIN, K > 16; with bit
+ * 6 only M >= SMK_MV_TALL_SHORT_MMIN, SMK_MV_TALL_SHORT_KMIN < K <= SMK_MV_TALL_SHORT_KMAX). */
 static inline int smk_mv_tall_takes(int64_t M, int64_t N, int64_t K, int level)
 {
+    if ((level & 64) && (M < SMK_MV_TALL_SHORT_MMIN || K <= SMK_MV_TALL_SHORT_KMIN || K > SMK_MV_TALL_SHORT_KMAX))
+        return 0;
     return (level & 16) != 0 && N <= 8 && M >= SMK_MV_TALL_MMIN && K > 16;
 }
 

@@ -70,11 +70,12 @@ int sgemm_narrow() { return g_narrow; }
 
 /* smk_sgemm_set_gemv (knob sgemm_gemv): 0 the chooser's kernels for every call; 1 automatic calls (config and
  * splits not forced) with M == 1 or N == 1 take the matrix-vector route (gemv.h, gemv.cuh), a K split summed by
- * reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column (gemv.cuh gemv_arrive); 3 (the
- * default since session 43) as 1 for N == 1 alone; 4 (session 44) as 3 for N == 1 and the wide kernel
+ * reduce.cuh; 2 as 1, the split summed by the kernel's last block per grid column (gemv.cuh gemv_arrive); 3 (session
+ * 43's default) as 1 for N == 1 alone; 4 (the default since session 44: held out on seed 196, H100, all draws 1.064 ->
+ * 1.093 of cuBLAS, p10 0.691 -> 0.710, min 0.430 -> 0.469, M <= 4 shapes of the class 0.726 -> 1.048) as 3 for N == 1 and the wide kernel
  * (gemv_wide.cuh) for every other call with M <= 4; 5 as 4 for M == 1 alone; 6 as 4, splits summed by reduce.cuh; 7 as 4, the
  * fused tail's count without device-wide fences (gemv_wide.cuh wide_arrive). */
-static volatile int g_gemv = 3;
+static volatile int g_gemv = 4;
 int sgemm_gemv_level() { return g_gemv; }
 
 /* smk_sgemm_set_rows_n (knob sgemm_rows_n): 0 (the default) the chooser's kernels; 1 automatic calls with 9 <= N <= 32,
