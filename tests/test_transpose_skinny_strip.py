@@ -314,11 +314,11 @@ def test_strip_every_short_side(layout, dtype, rng, poison, set_knobs):
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", SUBWORD + ["int16"])
-@pytest.mark.parametrize("shape", [(62, 335071), (34, 476673), (43, 120308), (21, 312713), (67, 184317),
-                                   (81, 144848), (27, 228950), (64, 65537), (17, 17), (127, 1001)],
+@pytest.mark.parametrize("shape", [(62, 99991), (34, 147673), (43, 120308), (21, 312713), (67, 84317),
+                                   (81, 44848), (27, 228950), (64, 65537), (17, 17), (127, 1001)],
                          ids=lambda s: f"{s[0]}x{s[1]}")
 def test_strip_bit_exact(layout, dtype, shape, rng, poison, set_knobs):
-    """The issue's worst draws (as single matrices) and the class's edges; NaN payloads as bits."""
+    """The issue's worst draws' short sides (long sides cut) and the class's edges; NaN payloads as bits."""
     set_knobs(transpose_skinny=10)
     if np.dtype(np_dtype(dtype)).itemsize == 2 and shape[0] > 64:
         pytest.skip("outside the fp16 class")
