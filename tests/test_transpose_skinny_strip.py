@@ -254,6 +254,24 @@ def test_strip_index_replay(layout, esz, case):
     assert np.array_equal(out, swapped(a))
 
 
+def test_strip_random_replay():
+    """Random draws of the class (seed 3441): S, long side (1-3 strips and a partial one), batch, input base, row pitch
+    and matrix stride, output base, layout -- the replayed kernel writes exactly the transpose."""
+    rng = np.random.default_rng(3441)
+    for _ in range(24):
+        esz = int(rng.integers(1, 3))
+        S = int(rng.integers(17, (127 if esz == 1 else 64) + 1))
+        W = strip_width(S, esz)
+        B, cols = int(rng.integers(1, 3)), int(rng.integers(S, 3 * W + 2))
+        pitch = cols + int(rng.integers(0, 9))
+        layout = LAYOUTS[int(rng.integers(0, 3))]
+        a = rng.integers(0, 256, size=B * S * cols * esz, dtype=np.uint8)
+        a = a.view(np.uint8 if esz == 1 else np.uint16).reshape(B, S, cols)
+        out = replay(a, layout, int(rng.integers(0, 8)) * esz, int(rng.integers(0, 8)) * esz, pitch,
+                     S * pitch + int(rng.integers(0, 5)))
+        assert np.array_equal(out, swapped(a)), (esz, S, B, cols, pitch, layout)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("esz", [1, 2])
 @pytest.mark.parametrize("shape", [(17, 300), (34, 513), (62, 256), (64, 1000), (127, 300), (21, 21)],
