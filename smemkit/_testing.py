@@ -28,7 +28,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         every rows <= cols up to 64, rows * esz off words too (session 40); 6: as 4
                         for short sides 65..128 only (session 41); 8: as 7 and every rows <= cols up to 64
                         on the lean case-A kernel (csrc/transpose/skinny_lean.cuh, session 43); 9: as 8 only
-                        where 7 runs skinny_vec (output rows off words); 1: the
+                        where 7 runs skinny_vec (output rows off words); 10: as 8 and rows <= cols with
+                        rows 17..127 (1 byte) / 17..64 (2 bytes) as full-height strips with 16-byte output
+                        vectors (csrc/transpose/skinny_strip.cuh, session 44); 1: the
                         element-wise skinny kernel alone (short sides up to 32, 16 for 16 bytes); 0: the tiled kernel for every shape
     transpose_mid       2 (default since session 43): the lean paths below; 0: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as
                         whole words clipped to the matrix (csrc/transpose/configs.h mid_fits, global.cuh words);
@@ -194,7 +196,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
-    "transpose_skinny": 8,  # 0..9 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits): 8 since session 43 (7 since session 41)
+    "transpose_skinny": 8,  # 0..10 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits, skinny_strip_fits): 8 since session 43 (7 since session 41)
     "transpose_group": 8,
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)

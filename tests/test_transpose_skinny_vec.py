@@ -84,9 +84,10 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 7)  # the default: 6 for 2-byte rows > cols
     smemkit._C._set_knob("transpose_skinny", 8)  # 7 and the lean case A (tests/test_transpose_skinny_lean.py)
     smemkit._C._set_knob("transpose_skinny", 9)  # 8 where 7 runs skinny_vec only
+    smemkit._C._set_knob("transpose_skinny", 10)  # 8 and the strips (tests/test_transpose_skinny_strip.py)
     smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 10)
+        smemkit._C._set_knob("transpose_skinny", 11)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

@@ -24,6 +24,8 @@
  *                elements with rows > cols only; 8: 7 and case A on skinny_lean.cuh; 9: 8 for mode 7's
  *                skinny_vec case A only)
  *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
+ *   skinny_strip.cuh case A with S = 17..127 (uint8) / 17..64 (fp16) as full-height strips, 16-byte output
+ *                vectors (knob transpose_skinny = 10: skinny_strip_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -109,7 +111,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
@@ -284,7 +286,7 @@ constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 12
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 9 ? kPrmtMaxShortHalf : 0;
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 10 ? kPrmtMaxShortHalf : 0;
     if (mode >= 7 && (esz != 2 || rows <= cols))
         return false;
     return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
@@ -319,8 +321,26 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || mode == 10 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
+}
+
+/* Mode 10 (knob transpose_skinny = 10, session 44): mode 8, and case A (rows = S <= cols, contiguous input columns)
+ * with S = kStripMinShort .. 127 for 1-byte elements (S = 65..127 ran on the tiled kernel, every tile an edge tile)
+ * and .. 64 for 2-byte ones on skinny_strip.cuh (the launcher also wants both bases element-aligned; those shapes
+ * stay on skinny_lean_a_fits's path otherwise).  Why: case A is issue-bound on skinny_lean.cuh (H100, session 43's
+ * defaults: 62x3350706 uint8 0.30 of a copy, 34x476673 uint8 0.42, 4x41x40841 fp16 0.50; uint8 S = 65..127 on the
+ * tiled kernel 0.46-0.63); a full-height strip's output is one contiguous run, so every output store is a 16-byte
+ * vector and every shared access of the gather an immediate offset from one base (skinny_strip.cuh's header).  The
+ * lower bound: the kernel's virtual rows need S >= 16 / esz - 1, and below 17 a 16-byte vector spans two output
+ * rows or more, where the virtual rows cost more than they save (15 / S of the load).  Pure in the shape, strides,
+ * element size and mode. */
+constexpr int64_t kStripMinShort = 17, kStripMaxShort1 = 127, kStripMaxShort2 = 64;
+
+inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
+{
+    const int64_t cap = esz == 1 ? kStripMaxShort1 : esz == 2 ? kStripMaxShort2 : 0;
+    return mode == 10 && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
 }
 
 /* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):
@@ -365,7 +385,8 @@ inline bool copy_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, 
 inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int mode)
 {
     if (variant == 0 && wi >= 0 &&
-        (skinny_fits(rows, cols, in_cs, wi, mode) || skinny_wide_fits(rows, cols, in_rs, in_cs, kWidths[wi].esz, mode)))
+        (skinny_fits(rows, cols, in_cs, wi, mode) || skinny_wide_fits(rows, cols, in_rs, in_cs, kWidths[wi].esz, mode) ||
+         skinny_strip_fits(rows, cols, in_cs, kWidths[wi].esz, mode)))
         return &kConfigs[skinny_row()];
     return resolve(variant, wi);
 }

@@ -18,6 +18,7 @@
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
+#include "transpose/skinny_strip.cuh"
 #include "transpose/skinny_vec.cuh"
 
 namespace {
@@ -66,7 +67,8 @@ volatile int g_odd_path = 1;
  * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
  * sides 65..128 only; 7 (session 41's default) 6 for 2-byte elements with rows > cols only (configs.h's
  * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
- * (configs.h's skinny_lean_a_fits; the default since session 43: seed 186, 23 draws moved, all won, x1.36); 9 as 8 where 7 runs skinny_vec only. */
+ * (configs.h's skinny_lean_a_fits; the default since session 43: seed 186, 23 draws moved, all won, x1.36); 9 as 8 where 7 runs skinny_vec only;
+ * 10 (session 44, for the lead's A/B) as 8 and skinny_strip.cuh for configs.h's skinny_strip_fits. */
 volatile int g_skinny_mode = 8;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
@@ -230,6 +232,35 @@ cudaError_t launch_skinny_lean(const smk_transpose_params *p, int64_t batch, cud
     return cudaGetLastError();
 }
 
+/* Case A as full-height strips (skinny_strip.cuh; configs.h's skinny_strip_fits): 4 << LW bytes of the long side a
+ * block (strip_log2_words: 512 for S <= 32, else 256), at most 142 x 260 bytes of shared memory (S = 127 uint8:
+ * 36.9 KB, no opt-in). */
+template <int L, int ESZ, int LW>
+cudaError_t launch_strip_lw(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    constexpr int W = (4 << LW) / ESZ, V = 16 / ESZ;
+    StripArgs a;
+    dim3 grid;
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((p->cols + W - 1) / W, 1, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    matrix_args(&a, p, batch, tiles_x);
+    a.s = (int)p->rows;
+    a.magic = (uint32_t)((((uint64_t)1 << 32) + (uint64_t)a.s - 1) / (uint64_t)a.s);
+    a.dq = V * kStripThreads / a.s;
+    a.dr = V * kStripThreads % a.s;
+    skinny_strip_kernel<L, ESZ, LW><<<grid, kStripThreads, strip_bytes(L, a.s, ESZ), stream>>>(a);
+    return cudaGetLastError();
+}
+
+template <int L, int ESZ>
+cudaError_t launch_skinny_strip(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    return strip_log2_words((int)p->rows) == 7 ? launch_strip_lw<L, ESZ, 7>(p, batch, stream)
+                                               : launch_strip_lw<L, ESZ, 6>(p, batch, stream);
+}
+
 /* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in);
  * the word-wise ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are
  * element-aligned. */
@@ -238,6 +269,8 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
 {
     if constexpr (ESZ <= 2) {
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
+        if (skinny_strip_fits(p->rows, p->cols, p->in_cs, ESZ, g_skinny_mode) && al)
+            return launch_skinny_strip<L, ESZ>(p, batch, stream);
         const bool lean9 = g_skinny_mode == 9 && (uintptr_t)p->out % 4 != 0 && // mode 9: what mode 7 sends to
                            skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, 8); // skinny_vec
         if ((skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) || lean9) && al)
