@@ -489,9 +489,8 @@ int skinny_prmt_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
     return 1;
 }
 
-/* A plan function fills one matrix's plan; it returns 1 where it set each access's repeats itself (blocks of
- * different patterns), 0 where every block issues the same pattern (repeats = blocks), 2 where its repeats
- * and blocks already count the whole batch (the sector store: its matrices' bases differ). */
+/* A plan function fills one matrix's plan; it returns 1 where it set each access's repeats itself (blocks differ), 0 where
+ * every block issues the same pattern (repeats = blocks), 2 where it counted the whole batch (the sector store). */
 typedef int (*plan_fn)(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan);
 
 /* Row C of kConfigs for row W of kWidths.  A new Kind of kernel branches here. */
