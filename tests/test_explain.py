@@ -19,9 +19,9 @@ def _tile_elems(e):
 
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
 @pytest.mark.parametrize("dtype,itemsize,width,phase_cost", WIDTHS)
-# the tiled kernel; a side of at most 32 elements (16 for 16-byte ones, 64 for 1- and 2-byte ones) goes skinny:
-# test_transpose_skinny.py, test_transpose_skinny_vec.py
-@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (65, 7919), (65, 65)])
+# the tiled kernel; a side of at most 32 elements (16 for 16-byte ones, 64 for 1- and 2-byte ones, 84 rows <= cols for
+# 1-byte ones) goes skinny: test_transpose_skinny.py, test_transpose_skinny_vec.py, test_transpose_skinny_strip.py
+@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (85, 7919), (85, 85)])
 def test_transpose_accesses(layout, dtype, itemsize, width, phase_cost, shape):
     e = smemkit.explain("transpose", shape, layout, dtype)
     names = [a.name for a in e.accesses]

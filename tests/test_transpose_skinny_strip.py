@@ -4,7 +4,8 @@ rows over 256 bytes of the long side, so its output is one contiguous run stored
 row-major shared tile with V - 1 "virtual" rows (row S + r = row r one element on) so that each vector's V elements
 are one base address and immediate offsets (configs.h's skinny_strip_fits).
 
-CPU: the choice per knob value (mode 10 moves exactly that class, every other shape keeps mode 8's path) on fixed
+CPU: the choice per knob value (mode 10 moves exactly that class, mode 11 -- the default since session 44 -- the class
+with 1-byte S <= 84, every other shape keeps mode 8's path) on fixed
 shapes and on 3000 draws of the law (seeds 3440 / 3441); a Python replay of the kernel's own arithmetic on a byte
 memory (odd input bases and pitches, batches whose outputs start off 16 bytes, partial last strips) against NumPy,
 which also checks that every global load is a word holding an input byte of its row and that no output byte outside
@@ -52,15 +53,17 @@ def config(shape, dtype, layout="pad"):
     return smemkit.explain("transpose", shape, layout, dtype).config
 
 
-def in_class(shape, esz):
+def in_class(shape, esz, mode=10):
+    """configs.h skinny_strip_fits: mode 11 (the default since session 44) caps 1-byte S at 84."""
     rows, cols = shape[-2:]
-    return esz <= 2 and rows <= cols and 17 <= rows <= (127 if esz == 1 else 64)
+    return esz <= 2 and rows <= cols and 17 <= rows <= ((127 if mode == 10 else 84) if esz == 1 else 64)
 
 
 # ---- CPU: the choice ----------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("mode", [10, 11])
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "int16", "bool", "float32"])
-def test_strip_choice(dtype, set_knobs):
+def test_strip_choice(dtype, mode, set_knobs):
     esz = np.dtype(dtype).itemsize
     shapes = [(s, n) for s in (1, 5, 16, 17, 18, 31, 34, 62, 63, 64, 65, 67, 100, 127, 128, 129)
               for n in (17, 63, 64, 128, 129, 255, 256, 257, 4097, 3350706)]
@@ -69,9 +72,9 @@ def test_strip_choice(dtype, set_knobs):
     for sh in shapes:
         set_knobs(transpose_skinny=8)
         was = config(sh, dtype)
-        set_knobs(transpose_skinny=10)
+        set_knobs(transpose_skinny=mode)
         now = config(sh, dtype)
-        if in_class(sh, esz):
+        if in_class(sh, esz, mode):
             assert now == f"skinny-strip {sh[-2]}x{strip_width(sh[-2], esz)} tile, 256 threads, {esz}-byte elements", sh
         else:
             assert now == was, sh
@@ -87,14 +90,15 @@ def test_strip_choice_on_draws():
     for seed in (3440, 3441):
         for d in transpose_draws(1500, seed):
             got = []
-            for mode in (8, 10):
+            for mode in (8, 10, 11):
                 with _testing.knobs(transpose_skinny=mode):
                     got.append(smemkit.explain("transpose", d.shape, "pad", d.dtype).config)
-            if in_class(d.shape, d.itemsize):
-                seen += 1
-                assert got[1].startswith("skinny-strip ") and not got[0].startswith("skinny-strip"), d
-            else:
-                assert got[1] == got[0], d
+            for m, now in ((10, got[1]), (11, got[2])):
+                if in_class(d.shape, d.itemsize, m):
+                    seen += 1
+                    assert now.startswith("skinny-strip ") and not got[0].startswith("skinny-strip"), d
+                else:
+                    assert now == got[0], d
     assert seen >= 30
 
 

@@ -53,8 +53,8 @@ def config(shape, dtype):
 def test_vec_choice(dtype, set_knobs):
     shapes = [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
               (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]
-    for shape in shapes:  # the default (8): skinny_prmt where it fits, the lean case A, else the word-wise kernel
-        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ", "skinny-lean ")), shape
+    for shape in shapes:  # the default (11): skinny_prmt where it fits, the lean case A or the strips, else the word-wise kernel
+        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ", "skinny-lean ", "skinny-strip ")), shape
     assert config((2237203, 3), dtype).startswith("skinny-prmt ")  # case B always fits
     set_knobs(transpose_skinny=2)
     for shape in shapes:
@@ -85,9 +85,10 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 8)  # 7 and the lean case A (tests/test_transpose_skinny_lean.py)
     smemkit._C._set_knob("transpose_skinny", 9)  # 8 where 7 runs skinny_vec only
     smemkit._C._set_knob("transpose_skinny", 10)  # 8 and the strips (tests/test_transpose_skinny_strip.py)
+    smemkit._C._set_knob("transpose_skinny", 11)  # 10 with uint8 S <= 84, the default since session 44
     smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 11)
+        smemkit._C._set_knob("transpose_skinny", 12)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ def test_modes_6_and_7(set_knobs):
         moved += got[6] != got[3]
         moved7 += got[7] != got[3]
     assert moved > 40 and moved7 > 10
-    assert _testing.KNOBS["transpose_skinny"] == 8  # 7 + the lean case A (session 43)
+    assert _testing.KNOBS["transpose_skinny"] == 11  # 10 (strips) for uint8 S <= 84 (session 44); 8: 7 + the lean case A
 
 
 # ---- CPU: the plan ------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@
  *                skinny_vec case A only)
  *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
  *   skinny_strip.cuh case A with S = 17..127 (uint8) / 17..64 (fp16) as full-height strips, 16-byte output
- *                vectors (knob transpose_skinny = 10: skinny_strip_fits)
+ *                vectors (knob transpose_skinny = 10, and 11, the default, for uint8 S <= 84: skinny_strip_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -111,7 +111,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 11 (the default) as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
@@ -286,7 +286,7 @@ constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 12
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 10 ? kPrmtMaxShortHalf : 0;
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 11 ? kPrmtMaxShortHalf : 0;
     if (mode >= 7 && (esz != 2 || rows <= cols))
         return false;
     return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
@@ -321,7 +321,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || mode == 10 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || mode == 10 || mode == 11 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -337,10 +337,17 @@ inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_
  * element size and mode. */
 constexpr int64_t kStripMinShort = 17, kStripMaxShort1 = 127, kStripMaxShort2 = 64;
 
+/* Mode 11, the default since session 44: mode 10 with 1-byte S <= kStripMaxShort1Mode11, the rest of mode 10's uint8
+ * class back on the tiled kernel.  H100, the acceptance's timing, mode 8 -> 10 on 49 class shapes (seeds 3442-3446
+ * and the issue's): fp16 S 17..64 geomean 0.674 -> 0.931, uint8 0.569 -> 0.760, every uint8 S <= 81 won (62x3350706
+ * 0.30 -> 0.79, 67x184317 0.44 -> 0.73) and every S >= 86 lost (9x103x202820 0.80 -> 0.68, 119x2061172 0.79 -> 0.69
+ * on seed 198): above ~84 rows the strip's per-byte gather costs more than the tiled kernel's two tile rows. */
+constexpr int64_t kStripMaxShort1Mode11 = 84;
+
 inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
-    const int64_t cap = esz == 1 ? kStripMaxShort1 : esz == 2 ? kStripMaxShort2 : 0;
-    return mode == 10 && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+    const int64_t cap = esz == 1 ? (mode == 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
+    return (mode == 10 || mode == 11) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
 }
 
 /* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):
