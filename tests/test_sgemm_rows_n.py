@@ -1,11 +1,14 @@
 """Issue 27's "tall A, small N" class, knob sgemm_rows_n (csrc/sgemm/rows_n.h, rows_n.cuh, rows_n.cu): 9 <= N <= 32
-(level 1; 2 <= N <= 32 at level 2), M >= 1024, K >= 17 on the narrow-N rows kernel (8 lanes per row of A, B's K slice
-k-interleaved in shared memory, a K split summed by reduce.cuh).  CPU: the route is taken exactly for that class of
-automatic calls at levels 1 and 2 (every other plan unchanged, N == 1 keeps the gemv rows), its geometry (slices,
-blocks, shared bytes), and explain()'s replay of B's reads (2 wavefronts a warp LDS.128 in pad / swizzle, conflicted
-in naive).  GPU (level 2): every N from 2 to 32 and each layout, unaligned K and N, rows off 16 bytes in NaN frames,
-split and unsplit, alpha / beta / C, NaN-poisoned outputs, out= in a NaN frame, NaN / Inf propagation and
-bit-identical repeats; all against the float64 reference within gamma_{K+2} (test_sgemm.check)."""
+(levels 1, 3, 4; 2 <= N <= 32 at level 2), M >= 1024, K >= 17 on the narrow-N rows kernel (R = 4 rows of A a warp, 8
+lanes a row; levels 3 / 4 also R = 2 / 1 and an L2 prefetch of A; B's K slice k-interleaved in shared memory, a K split
+summed by reduce.cuh).  CPU: the route is taken exactly for that class of automatic calls at every level (every other
+plan unchanged, N == 1 keeps the gemv rows), its geometry (R, slices, blocks, shared bytes, prefetch) against a Python
+replay of the route, the launch limits (grid, dynamic shared bytes <= the opted-in budget), and explain()'s replay of
+B's reads (2 wavefronts a warp LDS.128 in pad / swizzle at R = 4 / 2, 4 at R = 1, conflicted in naive).  GPU (levels
+2 and 4): every N from 2 to 32, every R, each layout, unaligned K and N, rows off 16 bytes in NaN frames, split and
+unsplit, alpha / beta / C, NaN-poisoned outputs, out= in a NaN frame, NaN / Inf propagation and bit-identical repeats,
+a larger slice after a smaller on one instance; all against the float64 reference within gamma_{K+2}
+(test_sgemm.check)."""
 import math
 import sys
 from pathlib import Path
@@ -51,13 +54,13 @@ def route(p):
     """(columns, passes, blocks per slice, splits) from a rows-n plan's config."""
     cfg = p["config"]
     cols = int(cfg.split(", ")[1].split()[0])
-    passes, blocks = (int(v) for v in cfg.split(", ")[3].replace(" passes / ", " ").split()[:2])
+    passes, blocks = (int(v) for v in cfg.split(", ")[4].replace(" passes / ", " ").split()[:2])
     return cols, passes, blocks, int(cfg.rsplit(" ", 1)[1])
 
 
 def rows_a_warp(p):
     """The kernel's R (rows of A per warp) from a rows-n plan's config."""
-    return int(p["config"].split(", ")[2].split()[0])
+    return int(p["config"].split(", ")[2].split()[1])
 
 
 def cdiv(a, b):
@@ -86,6 +89,11 @@ def replay(M, N, K, layout, rpw, sms=SMS):
     instr = groups * cols * ((s - 1) * cdiv(rows, lanes) + cdiv(cdiv(k_last, 4), lanes))
     price = float(rounds * batches) + float(instr) * (4 if rpw == 1 else 2) / sms / 1750.0
     return (passes, groups, s, chunk, k_last, blocks), price
+
+
+def prefetch_groups(p):
+    """Levels 3 / 4's L2 prefetch (row groups a warp) from a rows-n plan's config."""
+    return int(p["config"].split(", ")[3].split()[1])
 
 
 def want_rpw(M, N, K, layout, level, sms=SMS):
@@ -139,6 +147,10 @@ def test_route_geometry(layout, level):
         assert cols == 4 * math.ceil(N / 4) and passes == math.ceil(M / (8 * rpw)), (mnk, p["config"])
         want = replay(M, N, K, layout, rpw)[0]
         assert (passes, s, blocks) == (want[0], want[2], want[5]), (mnk, p["config"], want)
+        # levels 3 / 4: whole rounds of row groups up to 24 MB of A in all (rows_n.h kRowsNPrefetchBytes)
+        rounds, round_bytes = cdiv(want[1], 8 * blocks), 8 * blocks * s * rpw * want[3] * 4
+        pf = min(rounds, (24 << 20) // round_bytes) if level >= 3 else 0
+        assert prefetch_groups(p) == pf, (mnk, p["config"])
         chunk = K if s == 1 else (math.ceil(K / s) + 15) // 16 * 16
         assert math.ceil(K / chunk) == s, (mnk, s)  # no empty slice
         assert p["smem_bytes"] <= BUDGET, (mnk, p["smem_bytes"])  # B's slice fits (2 blocks an SM)

@@ -61,7 +61,7 @@ static double rows_n_price(const RowsNRoute &r, int sms)
 
 RowsNRoute rows_n_route(int64_t M, int64_t N, int64_t K, int sms, int layout, int knob)
 {
-    RowsNRoute r = {0, 0, 1, K, 0, 0, 0, K, 0, 4};
+    RowsNRoute r = {0, 0, 1, K, 0, 0, 0, K, 0, 4, 0};
     if (knob <= 0 || N < (knob == 2 ? 2 : 9) || N > 32 || M < kRowsNMinM || K < 17 || sms < 1 || layout < 0 ||
         layout > 2)
         return r;
@@ -82,6 +82,12 @@ RowsNRoute rows_n_route(int64_t M, int64_t N, int64_t K, int sms, int layout, in
     if (knob >= 4 && (M + 3) / 4 < 2 * warps) {
         r.rpw = (M + 1) / 2 >= warps ? 2 : 1;
         rows_n_geometry(r, M, K, kt, rb, sms);
+    }
+    if (knob >= 3) { /* the L2 prefetch: whole rounds of row groups (every slice's warps at once) up to the bytes */
+        const long long warps_x = r.blocks_x * (kRowsNThreads / 32), rounds = (r.groups + warps_x - 1) / warps_x;
+        const long long round_bytes = warps_x * r.splits * r.rpw * r.k_chunk * 4;
+        const long long fit = kRowsNPrefetchBytes / round_bytes;
+        r.pf = (int)(rounds < fit ? rounds : fit);
     }
     r.use = 1;
     return r;
@@ -152,7 +158,7 @@ static int rows_n_kernel(const smk_sgemm_params &q, const RowsNRoute &r, const R
 int rows_n_launch(const smk_sgemm_params &q, const RowsNRoute &r, int sms, bool pdl, cudaStream_t stream)
 {
     if (!r.use) return (int)cudaErrorInvalidValue;
-    RowsNArgs ra = {r.k_chunk, 0};
+    RowsNArgs ra = {r.k_chunk, 0, r.pf};
     if (r.splits <= 1) return rows_n_kernel(q, r, ra, stream);
     const int64_t ldw = (q.N + 3) & ~(int64_t)3, stride = q.M * ldw;
     void *ws = NULL;
@@ -201,8 +207,8 @@ int rows_n_plan(const RowsNRoute &r, int layout, smk_plan *plan)
                 plan->acc[1].addr[(long long)n * 32 + lane] = 4LL * smk_tile_offset(T, lane / r.rpw, 4 * n);
     plan->n = 2;
     snprintf(plan->config, sizeof plan->config,
-             "rows-n (N <= 32), %d columns, %d rows a warp, %lld passes / %lld blocks, splits %d", np, r.rpw, r.passes,
-             r.blocks_x, r.splits);
+             "rows-n (N <= 32), %d columns, R %d, prefetch %d, %lld passes / %lld blocks, splits %d",
+             np, r.rpw, r.pf, r.passes, r.blocks_x, r.splits);
     return 0;
 }
 

@@ -52,16 +52,16 @@ namespace smk {
 struct RowsNArgs {
     int64_t k_chunk;  /* slice depth (grid y), a multiple of 16 */
     int64_t d_stride; /* D's offset per slice (the workspace's), 0 unsplit */
+    int pf;           /* row groups a warp prefetches into L2 before B's staging (rows_n.h RowsNRoute::pf) */
 };
 
 /* k-interleaved B staging: B[kbeg + 4c + e][n] at tile (c, 4n + e), zero past klen or N. */
-template <int NQ, int LAYOUT, int J>
+template <int NQ, int LAYOUT>
 __device__ __forceinline__ void rows_n_stage_b(const smk_sgemm_params &p, float *bs, int64_t kbeg, int klen)
 {
     constexpr smk_tile T = rows_n_tile(LAYOUT, NQ);
     constexpr int NP = 4 * NQ;
-    /* J: loads in flight per thread: a 72 KB slice is 72 elements a thread, L2 hits (16; 8 with A's first batch
-     * in flight (R = 2; 4 at R = 1): its 4 U floats live across the staging) */
+    constexpr int J = 16; /* loads in flight per thread: a 72 KB slice is 72 elements a thread, L2 hits */
     const int rows = (klen + 3) >> 2, total = rows * 4 * NP;
 #pragma unroll 1
     for (int i0 = threadIdx.x; i0 < total; i0 += J * kRowsNThreads) {
@@ -162,12 +162,9 @@ __device__ __forceinline__ void rows_n_load(float4 *a, float4 &ex, const RowsNSr
     if (!AV && gl == L - 1 && c0 + L * U < s.nal) ex = ldg4<true>(s.aq + c0 + L * U);
 }
 
-/* One row's slice [0, klen) into acc; PRE: its first batch (c0 = 0) already in a / ex (rows_n_load: the caller
- * issues it, before B's staging for the warp's first group); every lane of the warp calls it: the loop bounds are
- * warp-uniform. */
-template <int NQ, int LAYOUT, bool AV, int R, bool PRE>
-__device__ __forceinline__ void rows_n_row(float *acc, const float *bs, float4 *a, float4 &ex, const RowsNSrc &s,
-                                           int klen, int gl)
+/* One row's slice [0, klen) into acc (every lane of the warp calls it: the loop bounds are warp-uniform). */
+template <int NQ, int LAYOUT, bool AV, int R>
+__device__ __forceinline__ void rows_n_row(float *acc, const float *bs, const RowsNSrc &s, int klen, int gl)
 {
     constexpr int U = rows_n_u(NQ); /* 4 NQ sums + 4 U floats of A: <= 128 registers */
     constexpr int L = 32 / R;       /* lanes per row */
@@ -175,7 +172,8 @@ __device__ __forceinline__ void rows_n_row(float *acc, const float *bs, float4 *
     const int nlog = (klen + 3) >> 2;
 #pragma unroll 1
     for (int c0 = 0; c0 < nlog; c0 += L * U) { /* warp-uniform */
-        if (!PRE || c0 > 0) rows_n_load<NQ, AV, R>(a, ex, s, c0, gl);
+        float4 a[U], ex;
+        rows_n_load<NQ, AV, R>(a, ex, s, c0, gl);
         float nx = 0.f, ny = 0.f, nz = 0.f;
         const int nb = (lane + R) & 31; /* gl + 1 of the same row; gl = L - 1: gl 0 */
         if (!AV) {
@@ -205,6 +203,27 @@ __device__ __forceinline__ void rows_n_row(float *acc, const float *bs, float4 *
             }
             rows_n_fma<NQ, LAYOUT>(acc, bs, v, c);
         }
+    }
+}
+
+/* Levels 3 / 4 (ra.pf > 0): an L2 prefetch of the warp's first pf row groups of the slice, issued before B's staging,
+ * so that A's DRAM stream starts with the block and the groups' loads then hit L2 (no register held: the staging
+ * keeps its 16 loads in flight).  One prefetch per 128 bytes: lane gl of a row takes bytes 128 gl, 128 (gl + L), ..
+ * of the row's slice (the whole row's lines but, where the slice's end is off 128 bytes, possibly its last). */
+template <int R>
+__device__ __forceinline__ void rows_n_prefetch(const smk_sgemm_params &p, int64_t g0, int64_t groups, int64_t step,
+                                                int pf, int64_t kbeg, int klen, int gl, int rs)
+{
+    constexpr int L = 32 / R;
+    int64_t grp = g0;
+#pragma unroll 1
+    for (int i = 0; i < pf && grp < groups; ++i, grp += step) {
+        const int64_t row = R * grp + rs;
+        if (row >= p.M) break;
+        const char *const base = reinterpret_cast<const char *>(p.A + row * p.lda + kbeg);
+        const char *const end = base + 4 * (int64_t)klen;
+#pragma unroll 1
+        for (const char *a = base + 128 * gl; a < end; a += 128 * L) asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
     }
 }
 
@@ -244,7 +263,6 @@ __global__ void __launch_bounds__(kRowsNThreads, kRowsNBlocksPerSm) sgemm_rows_n
     float *const bs = reinterpret_cast<float *>(smk_rows_n_smem);
     constexpr int NV = 4 * NQ;
     pdl_allow_dependents();
-    constexpr bool PRE = R < 4; /* level 3 (R = 2 / 1): the first group's first A batch before B's staging */
     const int64_t kbeg = (int64_t)blockIdx.y * ra.k_chunk;
     const int klen = (int)(p.K - kbeg < ra.k_chunk ? p.K - kbeg : ra.k_chunk);
     const int lane = threadIdx.x & 31, gl = lane / R, rs = lane % R, w = threadIdx.x >> 5;
@@ -252,28 +270,19 @@ __global__ void __launch_bounds__(kRowsNThreads, kRowsNBlocksPerSm) sgemm_rows_n
      * of groups past a whole round lands on warp 0 (then 1, ..) of every block: spread over the SMs */
     const int64_t groups = (p.M + R - 1) / R, step = (int64_t)gridDim.x * (kRowsNThreads / 32);
     const int64_t g0 = (int64_t)w * gridDim.x + blockIdx.x;
-    float4 a[rows_n_u(NQ)], ex;
-    RowsNSrc src = {reinterpret_cast<const float4 *>(p.A), 0, 0};
-    if (PRE && g0 < groups) { /* warp-uniform */
-        const int64_t row = R * g0 + rs;
-        src = rows_n_src<AV>(p.A + (row < p.M ? row : 0) * p.lda + kbeg, row < p.M, klen);
-        rows_n_load<NQ, AV, R>(a, ex, src, 0, gl);
-    }
-    rows_n_stage_b<NQ, LAYOUT, !PRE ? 16 : R == 2 ? 8 : 4>(p, bs, kbeg, klen);
+    if (ra.pf > 0) rows_n_prefetch<R>(p, g0, groups, step, ra.pf, kbeg, klen, gl, rs);
+    rows_n_stage_b<NQ, LAYOUT>(p, bs, kbeg, klen);
     __syncthreads();
     float *const D = p.D + blockIdx.y * ra.d_stride;
 #pragma unroll 1
     for (int64_t grp = g0; grp < groups; grp += step) { /* warp-uniform */
         const int64_t row = R * grp + rs;
         const bool in = row < p.M;
-        if (!PRE || grp != g0) {
-            src = rows_n_src<AV>(p.A + (in ? row : 0) * p.lda + kbeg, in, klen);
-            if (PRE) rows_n_load<NQ, AV, R>(a, ex, src, 0, gl);
-        }
+        const RowsNSrc src = rows_n_src<AV>(p.A + (in ? row : 0) * p.lda + kbeg, in, klen);
         float acc[NV];
 #pragma unroll
         for (int i = 0; i < NV; ++i) acc[i] = 0.f;
-        rows_n_row<NQ, LAYOUT, AV, R, PRE>(acc, bs, a, ex, src, klen, gl);
+        rows_n_row<NQ, LAYOUT, AV, R>(acc, bs, src, klen, gl);
         int lo = 0;
         bool writer = true;
         rows_n_reduce<NV, R>(acc, lane, lo, writer);

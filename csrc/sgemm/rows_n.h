@@ -6,7 +6,9 @@
  * x batches of U chunks a lane per slice, ~1 us each) + B's LDS.128 wavefronts an SM (R = 1 twice R = 2's); ties to
  * the smaller R.  Knob 4: as 3 with R by the warps alone (4 where ceil(M / 4) groups give the 16 x SMs resident warps
  * two rounds, 2 where ceil(M / 2) fill one, else 1): the A/B of the price.
- * At R = 2 / 1 the warp's first A batch is issued before B's staging (rows_n.cuh PRE).  Why: session
+ * Levels 3 / 4 also prefetch each warp's first row groups into L2 before B's staging (pf below; rows_n.cuh
+ * rows_n_prefetch): the 7 measured draws fit t ~ 0.9 x a warp's serial issue + ~3.6 us per 16-load round of B's
+ * staging + 2.6 us (rms 1.8 us), so A's stream waited behind the staging.  Why: session
  * 44's measured grids (H100) were latency-bound, under one round of warps (2283x29x144: 571 warps for 2112 slots) or
  * a second round of a few warps at 4 batches each (9508x17x469: 2377 groups, 2112 warps).
  * Host C++ (launch.cu and plan.cu ask the route; no kernel includes it).
@@ -35,6 +37,7 @@ constexpr int kRowsNThreads = 256;      /* 8 warps */
  * route's slices are <= it, whatever the call) */
 constexpr int kRowsNSmemBudget = 72 * 1024;
 constexpr int kRowsNMinM = 1024;
+constexpr long long kRowsNPrefetchBytes = 24LL << 20; /* levels 3 / 4's L2 prefetch: under half of H100's 50 MB */
 constexpr int kRowsNBlocksPerSm = 2;
 
 /* B's slice in shared memory: row c holds k = 4c .. 4c + 3 of every column n as one float4 at columns 4n .. 4n + 3
@@ -57,7 +60,9 @@ struct RowsNRoute {
     long long blocks_x; /* blocks per slice: min(passes, 2 blocks per SM / splits) */
     int64_t k_last;     /* depth of the last slice */
     int smem_bytes;     /* B's slice (the deepest): ceil(k_chunk / 4) tile rows */
-    int rpw;            /* rows of A per warp (the kernel's R): 4 (8 lanes a row); level 3: 2 or 1 where fewer */
+    int rpw;            /* rows of A per warp (the kernel's R): 4 (8 lanes a row); levels 3 / 4: 2 or 1 too */
+    int pf;             /* levels 3 / 4: row groups a warp prefetches into L2 before B's staging, its rounds up to
+                         * kRowsNPrefetchBytes in all (0: none, levels 1 / 2) */
 };
 
 /* Pure (no CUDA call, no state): the route for an M x N x K call (after gemm_args' normalisation) at knob level
