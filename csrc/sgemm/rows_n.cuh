@@ -3,7 +3,7 @@
  * rows_n.cu).  D = alpha A B + beta C for 2 <= N <= 32: A (M x K) is the stream, read once with 16-byte loads; B's
  * K slice sits in shared memory for the block's life; a block's warps loop over groups of 4 rows.
  *
- * Rows per warp R (a template: 4 at levels 1 / 2; level 3 takes 2 or 1 where M / 4 groups are too few warps, rows_n.h):
+ * Rows per warp R (a template: 4 at levels 1 / 2; levels 3 / 4 also take 2 or 1, rows_n.h):
  * the text below is R = 4, 8 lanes a row; at R = 2 / 1 read lane = R gl + rs, L = 32 / R lanes a row (16 / 32),
  * chunks gl, gl + L, .., the realigning SHFL from lane + R, one / two more reduce-scatter stages (lane bits 2, 1).
  * R = 2's LDS.128: lanes 2 gl + rs, 16 lanes = 8 tile rows c0 + gl in a half-warp -> the same 2 wavefronts (each
@@ -251,8 +251,8 @@ __device__ __forceinline__ void rows_n_reduce(float *acc, int lane, int &lo, boo
 /*
  * NQ      float4 groups of N (1..8: the kernel computes 4 NQ columns, writes the first N).
  * LAYOUT  smk_layout of B's slice.   AV  every row of A on 16 bytes (A aligned, lda % 4 == 0).
- * R       rows of A per warp (4: 8 lanes a row, levels 1 / 2; 2 or 1: 16 / 32 lanes a row, level 3's choice where
- *         M / 4 row groups leave the grid's warps under two rounds: rows_n.h).
+ * R       rows of A per warp (4: 8 lanes a row, levels 1 / 2; 2 or 1: 16 / 32 lanes a row, levels 3 / 4's choice:
+ *         rows_n.h).  ra.pf > 0 (levels 3 / 4): rows_n_prefetch before B's staging.
  * p       validated, normalised; D: the output, or (split) the workspace with alpha 1, beta 0.
  */
 template <int NQ, int LAYOUT, bool AV, int R>
