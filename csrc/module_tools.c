@@ -305,7 +305,7 @@ PyDoc_STRVAR(set_knob_doc,
 "(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
 "'sgemm_redchain' (the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1, the default, also\n"
 "its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (4, the default since session 44; 3: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone; 4: as 3 for N == 1, and calls with M <= 4 (N > 1) on the wide kernel, sgemm/gemv_wide.cuh, its K split summed in the kernel; 5: as 4 for M == 1 alone; 6: as 4, its K split summed by sgemm/reduce.cuh; 7: as 4, the fused tail's count one acq_rel atomic, no device-wide fence),\n"
-"'sgemm_rows_n' (the SGEMM's narrow-N rows route, session 44: 0, the default, off; 1 automatic calls with\n9 <= N <= 32, M >= 1024, K >= 17 on sgemm/rows_n.cuh: A streamed once, B's K slice in shared memory; 2 as 1\nfor 2 <= N <= 32),\n"
+"'sgemm_rows_n' (the SGEMM's narrow-N rows route, session 44: 0, the default, off; 1 automatic calls with\n9 <= N <= 32, M >= 1024, K >= 17 on sgemm/rows_n.cuh: A streamed once, B's K slice in shared memory; 2 as 1\nfor 2 <= N <= 32; 3 as 1 with 4, 2 or 1 rows of A a warp by\nsgemm/rows_n.cu's price; 4 as 3 with the rows a warp by the warps alone),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\nfence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
 "flight per block; 1, the default: 4 k-tiles (gemm16/load_deep.cuh, one block per SM) where smk_gemm16_staged_deep says:\n"
@@ -347,7 +347,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_sgemm_set_deep(v);
     else if ((strcmp(name, "sgemm_narrow") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_gemv") == 0 && v >= 0 && v <= 7))
         (strcmp(name, "sgemm_gemv") == 0 ? smk_sgemm_set_gemv : smk_sgemm_set_narrow)(v);
-    else if ((strcmp(name, "sgemm_redchain") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_rows_n") == 0 && v >= 0 && v <= 2))
+    else if ((strcmp(name, "sgemm_redchain") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_rows_n") == 0 && v >= 0 && v <= 4))
         (strcmp(name, "sgemm_rows_n") == 0 ? smk_sgemm_set_rows_n : smk_sgemm_set_redchain)(v);
     else if (strcmp(name, "sgemm_tinyk") == 0 && (v == 0 || v == 1))
         smk_sgemm_set_tinyk(v);

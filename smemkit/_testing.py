@@ -160,7 +160,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_rows_n        the SGEMM's narrow-N rows route (session 44): 0 (default) off; 1 automatic calls with 9 <= N <= 32,
                         M >= 1024, K >= 17 on csrc/sgemm/rows_n.cuh (8 lanes per row of A, B's K slice in shared memory,
                         a K split summed by csrc/sgemm/reduce.cuh only where the rows cannot fill the SMs); 2 as 1 for
-                        2 <= N <= 32
+                        2 <= N <= 32; 3 as 1 with 4, 2 (16 lanes a row) or 1 (32) rows of A a warp, the cheapest by
+                        csrc/sgemm/rows_n.cu's price (a warp's serial A batches + B's shared wavefronts); 4 as 3 with
+                        the rows a warp by the warps alone (2 where 4 leave the resident warps under two rounds, 1
+                        where 2 leave them under one) (csrc/sgemm/rows_n.h)
     sgemm_tinyk         the SGEMM tiny-K kernel (K <= 16): 0 csrc/sgemm/tinyk.cuh; 1 (default since session 41) its lean variant
                         (csrc/sgemm/tinyk_lean.cuh: per-lane pointers computed once, the register panel as deep
                         as the K slice; D bit for bit the same)
@@ -220,7 +223,7 @@ KNOBS = {
     "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
     "sgemm_gemv": 4,  # 0..7 (4 the default since session 44, 3 since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3), + the wide kernel for M <= 4 (4) / M == 1 (5) / M <= 4 with reduce.cuh's sum (6) / the light count (7) (sgemm/gemv.h sgemv_route)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
-    "sgemm_rows_n": 0,  # 0..2: the SGEMM's narrow-N rows route for 9 <= N <= 32 (1) / 2 <= N <= 32 (2), M >= 1024 (sgemm/rows_n.h rows_n_route)
+    "sgemm_rows_n": 0,  # 0..4: the SGEMM's narrow-N rows route for 9 <= N <= 32 (1; 3 / 4: rows per warp by price / warps) / 2 <= N <= 32 (2), M >= 1024 (sgemm/rows_n.h rows_n_route)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
     "splitk_fence": 1,  # the fused reduction's ordering: one fence per block after a barrier (1), a fence per thread (0)

@@ -80,7 +80,7 @@ int sgemm_gemv_level() { return g_gemv; }
 
 /* smk_sgemm_set_rows_n (knob sgemm_rows_n): 0 (the default) the chooser's kernels; 1 automatic calls with 9 <= N <= 32,
  * M >= 1024, K >= 17 on the narrow-N rows kernel (rows_n.h, rows_n.cuh; session 44); 2 as 1 for 2 <= N <= 32 (N <= 8
- * is skinny-n's, 1.3-4.6x cuBLAS on seed 193: level 2 is its A/B). */
+ * is skinny-n's, 1.3-4.6x cuBLAS on seed 193: level 2 is its A/B); 3 as 1 with rows_n.h's rows-per-warp price; 4 by warps alone. */
 static volatile int g_rows_n = 0;
 int sgemm_rows_n_level() { return g_rows_n; }
 
@@ -511,7 +511,7 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     return smk::launch_tile(q, vec, q.K, whole, ch.config, 1, stream);
 }
 
-extern "C" void smk_sgemm_set_epi(int level) { smk::g_epi = level <= 0 ? 0 : level >= 3 ? 3 : level; }
+extern "C" void smk_sgemm_set_epi(int level) { smk::g_epi = level <= 0 ? 0 : level >= 4 ? 4 : level; }
 
 /* 1 where a tile launch of `config` over an M x N output, K deep per block, with output rows `rows` (2 all
  * on 128-byte lines, 1 on 16 bytes, 0 neither) takes the staged epilogue at knob level `knob` (pure). */
@@ -523,7 +523,7 @@ extern "C" int smk_sgemm_epi_gate(int64_t M, int64_t N, int64_t K, int rows, int
 extern "C" void smk_sgemm_set_new_paths(int level) { smk::g_new_paths = level <= 0 ? 0 : level >= 11 ? 11 : level; }
 
 extern "C" void smk_sgemm_set_gemv(int level) { smk::g_gemv = level <= 0 ? 0 : level >= 7 ? 7 : level; }
-extern "C" void smk_sgemm_set_rows_n(int level) { smk::g_rows_n = level <= 0 ? 0 : level >= 2 ? 2 : level; }
+extern "C" void smk_sgemm_set_rows_n(int level) { smk::g_rows_n = level <= 0 ? 0 : level >= 4 ? 4 : level; }
 extern "C" void smk_sgemm_set_narrow(int level) { smk::g_narrow = level <= 0 ? 0 : 1; }
 extern "C" void smk_sgemm_set_tinyk(int level) { smk::g_tinyk = level <= 0 ? 0 : 1; }
 extern "C" int smk_sgemm_tinyk_level(void) { return smk::g_tinyk; }
@@ -533,7 +533,7 @@ extern "C" int smk_sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, 
     return smk::sgemm_deep_gate(M, N, K, splits, config, sms, knob);
 }
 
-extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 3 ? 3 : level; }
+extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 4 ? 4 : level; }
 extern "C" int smk_splitk_fixup(void) { return smk::g_fixup; }
 extern "C" void smk_splitk_set_fence(int mode) { smk::g_fence = mode ? 1 : 0; }
 extern "C" int smk_splitk_fence(void) { return smk::g_fence; }

@@ -3,6 +3,11 @@
  * rows_n.cu).  D = alpha A B + beta C for 2 <= N <= 32: A (M x K) is the stream, read once with 16-byte loads; B's
  * K slice sits in shared memory for the block's life; a block's warps loop over groups of 4 rows.
  *
+ * Rows per warp R (a template: 4 at levels 1 / 2; levels 3 / 4 also take 2 or 1, rows_n.h):
+ * the text below is R = 4, 8 lanes a row; at R = 2 / 1 read lane = R gl + rs, L = 32 / R lanes a row (16 / 32),
+ * chunks gl, gl + L, .., the realigning SHFL from lane + R, one / two more reduce-scatter stages (lane bits 2, 1).
+ * R = 2's LDS.128: lanes 2 gl + rs, 16 lanes = 8 tile rows c0 + gl in a half-warp -> the same 2 wavefronts (each
+ * serves 32 chunks, as at R = 4); R = 1: 16 distinct rows a half-warp -> 4 wavefronts (twice R = 4's per chunk).
  * Lanes: lane = 4 gl + rs, gl = lane >> 2 (0..7) the lane's place in its row, rs = lane & 3 the row of the warp's
  * four (rows 4 g + rs of its row group g; the groups are dealt to the grid's warps round-robin, warp-major).  Lane gl
  * reads the row's 16-byte chunks gl, gl + 8, .. (U = 8 (NQ <= 4) / 4 in flight before the first FMA, streamed past
@@ -47,6 +52,7 @@ namespace smk {
 struct RowsNArgs {
     int64_t k_chunk;  /* slice depth (grid y), a multiple of 16 */
     int64_t d_stride; /* D's offset per slice (the workspace's), 0 unsplit */
+    int pf;           /* row groups a warp prefetches into L2 before B's staging (rows_n.h RowsNRoute::pf) */
 };
 
 /* k-interleaved B staging: B[kbeg + 4c + e][n] at tile (c, 4n + e), zero past klen or N. */
@@ -127,43 +133,68 @@ __device__ __forceinline__ void rows_n_fma(float *acc, const float *bs, float4 a
     }
 }
 
-/* One row's slice [0, klen) into acc (every lane of the warp calls it: the loop bounds are warp-uniform). */
-template <int NQ, int LAYOUT, bool AV>
-__device__ __forceinline__ void rows_n_row(float *acc, const float *bs, const float *arow, bool in, int klen, int gl)
+__host__ __device__ constexpr int rows_n_u(int nq) { return nq <= 4 ? 8 : 4; } /* chunks in flight a lane */
+
+/* A lane's row of A (one slice): its 16-byte chunks from aq (the row's start rounded down to 16 bytes, `off` floats
+ * before it), nal of them (0 past M). */
+struct RowsNSrc {
+    const float4 *aq;
+    int off, nal;
+};
+
+template <bool AV>
+__device__ __forceinline__ RowsNSrc rows_n_src(const float *arow, bool in, int klen)
 {
-    constexpr int U = NQ <= 4 ? 8 : 4; /* chunks in flight a lane (4 NQ sums + 4 U floats of A: <= 128 registers) */
-    const int lane = threadIdx.x & 31;
     const int off = AV ? 0 : (int)((reinterpret_cast<uintptr_t>(arow) >> 2) & 3);
-    const float4 *aq = reinterpret_cast<const float4 *>(arow - off);
-    const int nlog = (klen + 3) >> 2, nal = in ? (klen + off + 3) >> 2 : 0;
+    return RowsNSrc{reinterpret_cast<const float4 *>(arow - off), off, in ? (klen + off + 3) >> 2 : 0};
+}
+
+/* The lane's batch of U chunks at c0 (chunks c0 + gl + L u) and, lane gl = L - 1 of a row off 16 bytes, the chunk
+ * past them (ex); zeros past nal. */
+template <int NQ, bool AV, int R>
+__device__ __forceinline__ void rows_n_load(float4 *a, float4 &ex, const RowsNSrc &s, int c0, int gl)
+{
+    constexpr int U = rows_n_u(NQ), L = 32 / R;
     const float4 z4 = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 1
-    for (int c0 = 0; c0 < nlog; c0 += 8 * U) { /* warp-uniform */
-        float4 a[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) a[u] = c0 + gl + 8 * u < nal ? ldg4<true>(aq + c0 + gl + 8 * u) : z4;
-        float4 ex = z4;
-        if (!AV && gl == 7 && c0 + 8 * U < nal) ex = ldg4<true>(aq + c0 + 8 * U);
+    for (int u = 0; u < U; ++u) a[u] = c0 + gl + L * u < s.nal ? ldg4<true>(s.aq + c0 + gl + L * u) : z4;
+    ex = z4;
+    if (!AV && gl == L - 1 && c0 + L * U < s.nal) ex = ldg4<true>(s.aq + c0 + L * U);
+}
+
+/* One row's slice [0, klen) into acc (every lane of the warp calls it: the loop bounds are warp-uniform). */
+template <int NQ, int LAYOUT, bool AV, int R>
+__device__ __forceinline__ void rows_n_row(float *acc, const float *bs, const RowsNSrc &s, int klen, int gl)
+{
+    constexpr int U = rows_n_u(NQ); /* 4 NQ sums + 4 U floats of A: <= 128 registers */
+    constexpr int L = 32 / R;       /* lanes per row */
+    const int lane = threadIdx.x & 31, off = s.off;
+    const int nlog = (klen + 3) >> 2;
+#pragma unroll 1
+    for (int c0 = 0; c0 < nlog; c0 += L * U) { /* warp-uniform */
+        float4 a[U], ex;
+        rows_n_load<NQ, AV, R>(a, ex, s, c0, gl);
         float nx = 0.f, ny = 0.f, nz = 0.f;
+        const int nb = (lane + R) & 31; /* gl + 1 of the same row; gl = L - 1: gl 0 */
         if (!AV) {
-            nx = __shfl_sync(0xffffffffu, a[0].x, (lane + 4) & 31);
-            ny = __shfl_sync(0xffffffffu, a[0].y, (lane + 4) & 31);
-            nz = __shfl_sync(0xffffffffu, a[0].z, (lane + 4) & 31);
+            nx = __shfl_sync(0xffffffffu, a[0].x, nb);
+            ny = __shfl_sync(0xffffffffu, a[0].y, nb);
+            nz = __shfl_sync(0xffffffffu, a[0].z, nb);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             float4 v = a[u];
             if (!AV) {
-                float mx = ex.x, my = ex.y, mz = ex.z; /* the next u's shuffles: gl = 7's next chunk */
+                float mx = ex.x, my = ex.y, mz = ex.z; /* the next u's shuffles: gl = L - 1's next chunk */
                 if (u + 1 < U) {
-                    mx = __shfl_sync(0xffffffffu, a[u + 1 < U ? u + 1 : 0].x, (lane + 4) & 31);
-                    my = __shfl_sync(0xffffffffu, a[u + 1 < U ? u + 1 : 0].y, (lane + 4) & 31);
-                    mz = __shfl_sync(0xffffffffu, a[u + 1 < U ? u + 1 : 0].z, (lane + 4) & 31);
+                    mx = __shfl_sync(0xffffffffu, a[u + 1 < U ? u + 1 : 0].x, nb);
+                    my = __shfl_sync(0xffffffffu, a[u + 1 < U ? u + 1 : 0].y, nb);
+                    mz = __shfl_sync(0xffffffffu, a[u + 1 < U ? u + 1 : 0].z, nb);
                 }
-                v = gl == 7 ? rows_n_realign(a[u], mx, my, mz, off) : rows_n_realign(a[u], nx, ny, nz, off);
+                v = gl == L - 1 ? rows_n_realign(a[u], mx, my, mz, off) : rows_n_realign(a[u], nx, ny, nz, off);
                 nx = mx, ny = my, nz = mz;
             }
-            const int c = c0 + gl + 8 * u, k = 4 * c;
+            const int c = c0 + gl + L * u, k = 4 * c;
             if (c >= nlog) continue;
             if (k + 4 > klen) { /* the slice's last chunk: k past klen zeroed (B is zero there too) */
                 if (k + 1 >= klen) v.y = 0.f;
@@ -175,12 +206,56 @@ __device__ __forceinline__ void rows_n_row(float *acc, const float *bs, const fl
     }
 }
 
+/* Levels 3 / 4 (ra.pf > 0): an L2 prefetch of the warp's first pf row groups of the slice, issued before B's staging,
+ * so that A's DRAM stream starts with the block and the groups' loads then hit L2 (no register held: the staging
+ * keeps its 16 loads in flight).  One prefetch per 128 bytes: lane gl of a row takes bytes 128 gl, 128 (gl + L), ..
+ * of the row's slice (the whole row's lines but, where the slice's end is off 128 bytes, possibly its last). */
+template <int R>
+__device__ __forceinline__ void rows_n_prefetch(const smk_sgemm_params &p, int64_t g0, int64_t groups, int64_t step,
+                                                int pf, int64_t kbeg, int klen, int gl, int rs)
+{
+    constexpr int L = 32 / R;
+    int64_t grp = g0;
+#pragma unroll 1
+    for (int i = 0; i < pf && grp < groups; ++i, grp += step) {
+        const int64_t row = R * grp + rs;
+        if (row >= p.M) break;
+        const char *const base = reinterpret_cast<const char *>(p.A + row * p.lda + kbeg);
+        const char *const end = base + 4 * (int64_t)klen;
+#pragma unroll 1
+        for (const char *a = base + 128 * gl; a < end; a += 128 * L) asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+    }
+}
+
+/* The R-row reduce-scatter of a lane's 4 NQ sums over its row's L = 32 / R lanes (lane bits 16 .. R): returns
+ * the count HF of sums the lane keeps, from column lo (writer: this lane writes them). */
+template <int NV, int R>
+__host__ __device__ constexpr int rows_n_kept()
+{
+    return R == 1 ? rows_n_next(rows_n_next(rows_n_next(rows_n_next(rows_n_next(NV)))))
+           : R == 2 ? rows_n_next(rows_n_next(rows_n_next(rows_n_next(NV))))
+                    : rows_n_next(rows_n_next(rows_n_next(NV)));
+}
+
+template <int NV, int R>
+__device__ __forceinline__ void rows_n_reduce(float *acc, int lane, int &lo, bool &writer)
+{
+    constexpr int H1 = rows_n_next(NV), H2 = rows_n_next(H1), H3 = rows_n_next(H2), H4 = rows_n_next(H3);
+    rows_n_stage<NV, 16>(acc, lane, lo, writer);
+    rows_n_stage<H1, 8>(acc, lane, lo, writer);
+    rows_n_stage<H2, 4>(acc, lane, lo, writer);
+    if constexpr (R <= 2) rows_n_stage<H3, 2>(acc, lane, lo, writer);
+    if constexpr (R == 1) rows_n_stage<H4, 1>(acc, lane, lo, writer);
+}
+
 /*
  * NQ      float4 groups of N (1..8: the kernel computes 4 NQ columns, writes the first N).
  * LAYOUT  smk_layout of B's slice.   AV  every row of A on 16 bytes (A aligned, lda % 4 == 0).
+ * R       rows of A per warp (4: 8 lanes a row, levels 1 / 2; 2 or 1: 16 / 32 lanes a row, levels 3 / 4's choice:
+ *         rows_n.h).  ra.pf > 0 (levels 3 / 4): rows_n_prefetch before B's staging.
  * p       validated, normalised; D: the output, or (split) the workspace with alpha 1, beta 0.
  */
-template <int NQ, int LAYOUT, bool AV>
+template <int NQ, int LAYOUT, bool AV, int R>
 __global__ void __launch_bounds__(kRowsNThreads, kRowsNBlocksPerSm) sgemm_rows_n_kernel(const smk_sgemm_params p,
                                                                                        const RowsNArgs ra)
 {
@@ -190,27 +265,28 @@ __global__ void __launch_bounds__(kRowsNThreads, kRowsNBlocksPerSm) sgemm_rows_n
     pdl_allow_dependents();
     const int64_t kbeg = (int64_t)blockIdx.y * ra.k_chunk;
     const int klen = (int)(p.K - kbeg < ra.k_chunk ? p.K - kbeg : ra.k_chunk);
+    const int lane = threadIdx.x & 31, gl = lane / R, rs = lane % R, w = threadIdx.x >> 5;
+    /* warp-interleaved groups of R rows: group g goes to warp w of block x with g mod (8 X) = w X + x, so a tail
+     * of groups past a whole round lands on warp 0 (then 1, ..) of every block: spread over the SMs */
+    const int64_t groups = (p.M + R - 1) / R, step = (int64_t)gridDim.x * (kRowsNThreads / 32);
+    const int64_t g0 = (int64_t)w * gridDim.x + blockIdx.x;
+    if (ra.pf > 0) rows_n_prefetch<R>(p, g0, groups, step, ra.pf, kbeg, klen, gl, rs);
     rows_n_stage_b<NQ, LAYOUT>(p, bs, kbeg, klen);
     __syncthreads();
-    const int lane = threadIdx.x & 31, gl = lane >> 2, rs = lane & 3, w = threadIdx.x >> 5;
     float *const D = p.D + blockIdx.y * ra.d_stride;
-    /* warp-interleaved groups of 4 rows: group g goes to warp w of block x with g mod (8 X) = w X + x, so a tail
-     * of groups past a whole round lands on warp 0 (then 1, ..) of every block: spread over the SMs */
-    const int64_t groups = (p.M + 3) / 4, step = (int64_t)gridDim.x * (kRowsNThreads / 32);
 #pragma unroll 1
-    for (int64_t grp = (int64_t)w * gridDim.x + blockIdx.x; grp < groups; grp += step) { /* warp-uniform */
-        const int64_t row = 4 * grp + rs;
+    for (int64_t grp = g0; grp < groups; grp += step) { /* warp-uniform */
+        const int64_t row = R * grp + rs;
         const bool in = row < p.M;
+        const RowsNSrc src = rows_n_src<AV>(p.A + (in ? row : 0) * p.lda + kbeg, in, klen);
         float acc[NV];
 #pragma unroll
         for (int i = 0; i < NV; ++i) acc[i] = 0.f;
-        rows_n_row<NQ, LAYOUT, AV>(acc, bs, p.A + (in ? row : 0) * p.lda + kbeg, in, klen, gl);
+        rows_n_row<NQ, LAYOUT, AV, R>(acc, bs, src, klen, gl);
         int lo = 0;
         bool writer = true;
-        rows_n_stage<NV, 16>(acc, lane, lo, writer);
-        rows_n_stage<rows_n_next(NV), 8>(acc, lane, lo, writer);
-        rows_n_stage<rows_n_next(rows_n_next(NV)), 4>(acc, lane, lo, writer);
-        constexpr int HF = rows_n_next(rows_n_next(rows_n_next(NV)));
+        rows_n_reduce<NV, R>(acc, lane, lo, writer);
+        constexpr int HF = rows_n_kept<NV, R>();
         if (!in || !writer) continue;
 #pragma unroll
         for (int i = 0; i < HF; ++i) {

@@ -1,7 +1,16 @@
 /*
  * sgemm/rows_n.h -- the SGEMM's narrow-N rows route (issue 27's "tall A, small N" class, knob sgemm_rows_n):
  * M >= 1024 rows of A, 9 <= N <= 32 (knob 1; 2 <= N <= 32 at knob 2: N <= 8 is skinny-n's, already 1.3-4.6x cuBLAS),
- * K >= 17.  The kernel: rows_n.cuh; the route, launcher and explain(): rows_n.cu.
+ * K >= 17.  Knob 3: level 1's class, rows of A per warp R (the kernel's template: 4 = 8 lanes a row at levels 1 / 2)
+ * the cheapest of 4, 2, 1 by rows_n.cu's price: a warp's serial A batches (rounds of row groups over the grid's warps
+ * x batches of U chunks a lane per slice, ~1 us each) + B's LDS.128 wavefronts an SM (R = 1 twice R = 2's); ties to
+ * the smaller R.  Knob 4: as 3 with R by the warps alone (4 where ceil(M / 4) groups give the 16 x SMs resident warps
+ * two rounds, 2 where ceil(M / 2) fill one, else 1): the A/B of the price.
+ * Levels 3 / 4 also prefetch each warp's first row groups into L2 before B's staging (pf below; rows_n.cuh
+ * rows_n_prefetch): the 7 measured draws fit t ~ 0.9 x a warp's serial issue + ~3.6 us per 16-load round of B's
+ * staging + 2.6 us (rms 1.8 us), so A's stream waited behind the staging.  Why: session
+ * 44's measured grids (H100) were latency-bound, under one round of warps (2283x29x144: 571 warps for 2112 slots) or
+ * a second round of a few warps at 4 batches each (9508x17x469: 2377 groups, 2112 warps).
  * Host C++ (launch.cu and plan.cu ask the route; no kernel includes it).
  *
  * Why (session 44, docs/SGEMM_NOTES.md): the chooser sends this class to the 64x64 / 128x64 tiles, which waste
@@ -24,9 +33,11 @@
 namespace smk {
 
 constexpr int kRowsNThreads = 256;      /* 8 warps */
-constexpr int kRowsNPass = 32;          /* rows of A per block pass: 4 per warp, 8 lanes per row */
-constexpr int kRowsNSmemBudget = 72 * 1024; /* B's slice per block: 2 blocks (launch bound) + L1 on 228 KB */
+/* B's slice per block: 2 blocks (launch bound) + L1 on 228 KB; also what every instance opts in to (rows_n.cu: the
+ * route's slices are <= it, whatever the call) */
+constexpr int kRowsNSmemBudget = 72 * 1024;
 constexpr int kRowsNMinM = 1024;
+constexpr long long kRowsNPrefetchBytes = 24LL << 20; /* levels 3 / 4's L2 prefetch: under half of H100's 50 MB */
 constexpr int kRowsNBlocksPerSm = 2;
 
 /* B's slice in shared memory: row c holds k = 4c .. 4c + 3 of every column n as one float4 at columns 4n .. 4n + 3
@@ -44,11 +55,14 @@ struct RowsNRoute {
     int nq;             /* float4 column groups of N: ceil(N / 4), 1..8 */
     int splits;         /* K slices (grid y) */
     int64_t k_chunk;    /* depth of every slice but the last, a multiple of 16 */
-    long long passes;   /* ceil(M / 32) row passes (a block's 8 warps x 4 rows) */
-    long long groups;   /* ceil(M / 4) row groups, dealt to the grid's warps round-robin (rows_n.cuh) */
+    long long passes;   /* ceil(M / (8 rpw)) row passes (a block's 8 warps x rpw rows) */
+    long long groups;   /* ceil(M / rpw) row groups, dealt to the grid's warps round-robin (rows_n.cuh) */
     long long blocks_x; /* blocks per slice: min(passes, 2 blocks per SM / splits) */
     int64_t k_last;     /* depth of the last slice */
     int smem_bytes;     /* B's slice (the deepest): ceil(k_chunk / 4) tile rows */
+    int rpw;            /* rows of A per warp (the kernel's R): 4 (8 lanes a row); levels 3 / 4: 2 or 1 too */
+    int pf;             /* levels 3 / 4: row groups a warp prefetches into L2 before B's staging, its rounds up to
+                         * kRowsNPrefetchBytes in all (0: none, levels 1 / 2) */
 };
 
 /* Pure (no CUDA call, no state): the route for an M x N x K call (after gemm_args' normalisation) at knob level
