@@ -303,3 +303,30 @@ int smk_gemm16_small_tile(int mode, int64_t M, int64_t N, int splits, int varian
         return 1;
     return cdiv(M, 32) * cdiv(N, 64) * splits <= (int64_t)sms;
 }
+
+/* ---- narrow cp.async on rows aligned to 4 / 8 bytes (api/gemm16.h smk_gemm16_narrow, gemm16/load_narrow.cuh) ---- */
+volatile int smk_gemm16_narrow_async = 0; /* session 44: opt-in until the lead's A/B (GEMM16_NOTES, g16align4) */
+
+int smk_gemm16_set_narrow_async(int mode)
+{
+    if (mode < 0 || mode > 2)
+        return -1;
+    smk_gemm16_narrow_async = mode;
+    return 0;
+}
+
+static int narrow_width_ok(int w) { return w == 4 || w == 8 || w == 16; }
+
+/* The staged path's cost is per k-tile (one tile of loads in flight, 8 LDG.U16 per 16 bytes): it weighs
+ * where a block walks many k-tiles, the split (K-heavy) launches, or one slice of >= SMK_G16_NARROW_KT. */
+int smk_gemm16_narrow(int mode, int variant, int64_t k_slice, int splits, int wa, int wb)
+{
+    if (mode <= 0 || splits < 1 || k_slice <= 0 || !narrow_width_ok(wa) || !narrow_width_ok(wb) ||
+        (wa == 16 && wb == 16))
+        return 0;
+    if (variant != 1 && variant != 4 && variant != 6 && variant != 8 && variant != 9)
+        return 0;
+    if (mode == 1 && splits < 2 && cdiv(k_slice, 64) < SMK_G16_NARROW_KT)
+        return 0;
+    return wa | wb << 8;
+}

@@ -156,6 +156,20 @@ int smk_gemm16_staged_deep(int mode, int64_t M, int64_t N, int64_t k_chunk, int 
 int smk_gemm16_staged_unsplit(int mode, int64_t M, int64_t N, int64_t K, int in_place, int sms,
                               smk_gemm16_choice *ch);
 
+/* Knob gemm16_narrow_async (smemkit._testing.knobs(gemm16_narrow_async=...)): rows not 16-byte aligned but
+ * aligned to 8 bytes (K or N % 4 == 0) or 4 bytes (% 2 == 0), read in place, are copied by cp.async of 8 / 4
+ * bytes into the same shared tiles (gemm16/load_narrow.cuh) instead of the register-staged loads: 0 (default)
+ * off; 1 on the K-heavy in-place launches (a split K, or one slice of >= SMK_G16_NARROW_KT k-tiles of 64);
+ * 2 on every in-place launch (forced variants too).  Tiles: variants 1, 4, 6, 8, 9 (the chooser's); such a
+ * launch never takes the deep / half-tile loads or the fused reduction (the separate one sums its slices). */
+#define SMK_G16_NARROW_KT 16
+extern volatile int smk_gemm16_narrow_async;
+int smk_gemm16_set_narrow_async(int mode);
+/* The narrow launch's widths (A's | B's << 8, each 4, 8 or 16 bytes: dispatch.h row_width) at knob level
+ * `mode` for `variant` over `splits` slices of k_slice columns, or 0 where the staged path runs (pure).
+ * wa / wb: the widest cp.async each operand's rows allow (2: none); both 16 is the aligned path's, 0. */
+int smk_gemm16_narrow(int mode, int variant, int64_t k_slice, int splits, int wa, int wb);
+
 #ifdef __cplusplus
 }
 #endif

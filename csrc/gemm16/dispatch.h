@@ -42,6 +42,8 @@ struct LaunchHow {
     int epi;
     G16Fixup fx; /* zero (the aggregate initialisers leave it so): no fixup */
     int deep;    /* 1: a DeepBase launch on unaligned rows runs VDeep (tiles.h) instead; zero: as it is */
+    int narrow;  /* nonzero: rows not 16-byte aligned copied by narrow cp.async (load_narrow.cuh) where the
+                  * tile has that kernel (instantiate.cuh narrow_tile): A's width | B's width << 8 */
 };
 
 template <class C, int LAYOUT, int SID>
@@ -61,6 +63,13 @@ void free_padded(void *tmp[2], cudaStream_t stream);
 
 /* Whether rows at ptr, ld elements apart, all start on 16 bytes (cp.async's 16-byte chunks). */
 inline bool rows_aligned(const void *ptr, int64_t ld) { return ((uintptr_t)ptr & 15u) == 0 && ld % 8 == 0; }
+
+/* The widest cp.async (16, 8, 4 bytes; 2 = none) that copies rows at ptr, ld 2-byte elements apart. */
+inline int row_width(const void *ptr, int64_t ld)
+{
+    const uintptr_t a = (uintptr_t)ptr | (uintptr_t)(ld * 2);
+    return (a & 15u) == 0 ? 16 : (a & 7u) == 0 ? 8 : (a & 3u) == 0 ? 4 : 2;
+}
 
 /* Variant 0's tiles before #28: VSmall when VAligned's grid is under half a wave of `sms` multiprocessors. */
 inline bool small_grid(int64_t M, int64_t N, int sms)

@@ -75,6 +75,16 @@ static int epi_of(const smk_gemm16_params &q)
     return smk_gemm16_epi_staged_n(smk_gemm16_epi, q.N, q.K, pairs, q.out_f32, q.beta != 0.f);
 }
 
+/* Knob gemm16_narrow_async's widths for a launch of `variant` on q's rows (0: not aligned to 16 bytes
+ * and the gate says narrow cp.async, api/gemm16.h smk_gemm16_narrow; else 0, the staged path). */
+static int narrow_of(const smk_gemm16_params &q, bool vec, int variant, int64_t k_slice, int splits)
+{
+    if (vec || smk_gemm16_narrow_async <= 0)
+        return 0;
+    return smk_gemm16_narrow(smk_gemm16_narrow_async, variant, k_slice, splits, row_width(q.A, q.lda),
+                             row_width(q.B, q.ldb));
+}
+
 /* One variant's configuration (1 .. the table's last) on q as it is. */
 static int launch_variant(int variant, const smk_gemm16_params &q, int sid, bool vec, const LaunchHow &how,
                           cudaStream_t s)
@@ -139,11 +149,16 @@ static int launch_split(const smk_gemm16_params &q, int sid, bool vec, const smk
     w.beta = 0.f;
     w.out_f32 = 1;
     LaunchHow how = {0, ch.splits, {ch.k_chunk, stride}, 0, {}}; /* fp32 partials: the register epilogue */
-    how.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, ch.k_chunk, ch.splits, ch.variant, !vec, sms);
-    const int kind = small_kind(smk_gemm16_small,
-                                smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, ch.splits, ch.variant, !vec, sms),
-                                how.deep != 0, sid);
-    int fix = kind ? 0 : fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), dsms = 0, major = 0;
+    how.narrow = narrow_of(q, vec, ch.variant, ch.k_chunk, ch.splits);
+    how.deep = !how.narrow &&
+               smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, ch.k_chunk, ch.splits, ch.variant, !vec, sms);
+    const int kind = how.narrow ? 0
+                                : small_kind(smk_gemm16_small,
+                                             smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, ch.splits, ch.variant,
+                                                                   !vec, sms),
+                                             how.deep != 0, sid);
+    int fix = kind || how.narrow ? 0 : fixup_gate(q.M, q.N, ch.splits, ch.variant, smk_splitk_fixup()), dsms = 0,
+        major = 0;
     if (fix == 2 && (smk::device_facts(&dsms, &major) != 0 || major < 9))
         fix = 0; /* clusters: sm_90 and later */
     unsigned *counters = fix == 1 ? smk_rt_counters(stream) : NULL;
@@ -172,10 +187,13 @@ static int launch_v0(smk_gemm16_params q, int sid, bool vec, int sms, cudaStream
     smk_gemm16_staged_unsplit(smk_gemm16_staged, q.M, q.N, q.K, !vec, sms, &ch); /* knob gemm16_staged 2 */
     if (e == (int)cudaSuccess) {
         LaunchHow one = {0, 1, {0, 0}, epi_of(q)};
-        one.deep = smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, ch.variant, !vec, sms);
-        const int kind = small_kind(smk_gemm16_small,
-                                    smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, ch.variant, !vec, sms),
-                                    one.deep != 0, sid);
+        one.narrow = ch.splits > 1 ? 0 : narrow_of(q, vec, ch.variant, q.K, 1);
+        one.deep = !one.narrow && smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, ch.variant, !vec, sms);
+        const int kind = one.narrow ? 0
+                                    : small_kind(smk_gemm16_small,
+                                                 smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, ch.variant,
+                                                                       !vec, sms),
+                                                 one.deep != 0, sid);
         e = ch.splits > 1 ? launch_split(q, sid, vec, ch, sms, stream)
             : kind        ? launch_small(q, one, kind, stream)
                           : launch_variant(ch.variant, q, sid, vec, one, stream);
@@ -354,6 +372,9 @@ extern "C" int smk_gemm16_launch(const smk_gemm16_params *p, cudaStream_t stream
         return q.variant == 0 ? launch_v0(q, sid, vec, sms, stream) : launch_pre28(q, sid, vec, sms, stream);
     }
     LaunchHow how = {q.variant == 5, 1, {0, 0}, epi_of(q)};
+    how.narrow = smk_gemm16_narrow_async >= 2 ? narrow_of(q, vec, q.variant, q.K, 1) : 0; /* level 2: forced too */
+    if (how.narrow)
+        return launch_variant(q.variant, q, sid, vec, how, stream);
     how.deep = smk_gemm16_staged >= 3 && smk_gemm16_staged_deep(smk_gemm16_staged, q.M, q.N, q.K, 1, q.variant, !vec, 1);
     const bool half = (smk_gemm16_small == 2 || smk_gemm16_small == 4) && /* tests: forced variant 9 in place */
                       smk_gemm16_small_tile(smk_gemm16_small, q.M, q.N, 1, q.variant, !vec, 1);

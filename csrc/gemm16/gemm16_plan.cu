@@ -19,6 +19,7 @@
 
 #include "dispatch.h"
 #include "layout.h"
+#include "plan_narrow.h"
 #include "matvec.h"
 #include "api/gemm16.h"
 #include "api/gemm16_epi.h"
@@ -458,11 +459,15 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
     smk_gemm16_choose(M, N, K, sms, !staged, !staged, &ch);
     const bool in_place = staged && !ch.pad_a && !ch.pad_b;
     const bool unsplit = smk_gemm16_staged_unsplit(smk_gemm16_staged, M, N, K, in_place, sms, &ch) != 0;
-    const bool deep = smk_gemm16_staged_deep(smk_gemm16_staged, M, N, ch.splits > 1 ? ch.k_chunk : K, ch.splits,
-                                             ch.variant, in_place, sms) != 0;
-    const bool half = sid == 0 && smk_gemm16_small_tile(smk_gemm16_small, M, N, ch.splits, ch.variant, in_place, sms);
+    const int narrow = in_place ? smk_gemm16_narrow(smk_gemm16_narrow_async, ch.variant, ch.splits > 1 ? ch.k_chunk : K,
+                                                    ch.splits, dense_width(K), dense_width(N)) : 0;
+    const bool deep = !narrow && smk_gemm16_staged_deep(smk_gemm16_staged, M, N, ch.splits > 1 ? ch.k_chunk : K,
+                                                        ch.splits, ch.variant, in_place, sms) != 0;
+    const bool half = !narrow && sid == 0 &&
+                      smk_gemm16_small_tile(smk_gemm16_small, M, N, ch.splits, ch.variant, in_place, sms);
     const int pv = half ? kPlanHalf : ch.variant;
-    const int rc = plan_variant(pv, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, in_place, plan,
+    const bool rows = in_place && !narrow; /* the staged kernel's plan (narrow: the cp.async kernel's, split) */
+    const int rc = plan_variant(pv, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, rows, plan,
                                 epi && ch.splits == 1); /* split-K writes fp32 partials from registers */
     if (rc != 0)
         return rc;
@@ -471,7 +476,7 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         const bool shorter = k_last != ch.k_chunk;
         for (int i = 0; i < plan->n; i++)
             plan->acc[i].repeats *= shorter ? ch.splits - 1 : ch.splits;
-        if (shorter && add_last_slice(pv, M, N, k_last, K, layout, sid, in_place, plan) != 0)
+        if (shorter && add_last_slice(pv, M, N, k_last, K, layout, sid, rows, plan) != 0)
             for (int i = 0; i < plan->n; i++) /* no room: the last slice as a whole one, as before */
                 plan->acc[i].repeats = plan->acc[i].repeats / (ch.splits - 1) * ch.splits;
         plan->blocks *= ch.splits;
@@ -479,7 +484,12 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         snprintf(t, sizeof t, "; split K %d x %lld", ch.splits, (long long)ch.k_chunk);
         append(plan, t);
     }
-    if (half) { /* the half tile always runs the deep loads (small.h) */
+    if (narrow) {
+        narrow_accesses(plan, narrow & 31, narrow >> 8);
+        char t[48];
+        snprintf(t, sizeof t, "; cp.async A%d B%d", narrow & 31, narrow >> 8); /* in place, copy widths */
+        append(plan, t);
+    } else if (half) { /* the half tile always runs the deep loads (small.h) */
         char t[48];
         snprintf(t, sizeof t, "; half tile, %s x%d", smk_gemm16_small >= 3 ? "wide" : "deep", SMK_G16_DEEP);
         append(plan, t);
@@ -518,6 +528,19 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
     if (variant == 0 && smk_mv_route_epi(M, N, K, smk_gemm16_matvec_mode, smk_gemm16_mv_kmax, smk_gemm16_mv_skinny,
                                          smk_gemm16_epi, &r))
         return mv_plan(r, plan);
+    const int narrow = variant > 0 && staged && smk_gemm16_narrow_async >= 2 /* the launcher's forced level 2 */
+                           ? smk_gemm16_narrow(smk_gemm16_narrow_async, variant, K, 1, dense_width(K), dense_width(N))
+                           : 0;
+    if (narrow) {
+        rc = plan_variant(variant, M, N, K, K, layout, sid, false, plan, epi);
+        if (rc == 0) {
+            narrow_accesses(plan, narrow & 31, narrow >> 8);
+            char t[32];
+            snprintf(t, sizeof t, "; cp.async A%d B%d", narrow & 31, narrow >> 8);
+            append(plan, t);
+        }
+        return rc;
+    }
     if (variant > 0 && sid == 0 && (smk_gemm16_small == 2 || smk_gemm16_small == 4) &&
         smk_gemm16_small_tile(smk_gemm16_small, M, N, 1, variant, staged, sms)) { /* tests: forced variant 9 */
         rc = plan_cfg<VHalf>(M, N, K, layout, sid, staged, plan, -1, epi);

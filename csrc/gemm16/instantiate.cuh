@@ -15,15 +15,16 @@
 namespace smk {
 namespace g16 {
 
-template <class C, int LAYOUT, int SID, bool BF16, bool VEC, bool FIX>
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC, bool FIX, bool NARROW = false>
 int launch_fix(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t stream)
 {
     using S = Smem<C, LAYOUT, SID>;
     const int64_t blocks = ((q.M + C::BM - 1) / C::BM) * ((q.N + C::BN - 1) / C::BN);
     if (blocks <= 0 || blocks > INT_MAX || how.splits < 1 || how.splits > 65535)
         return (int)cudaErrorInvalidValue;
-    auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX>;
-    const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX>>(S::BYTES);
+    auto kern = gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX, NARROW>;
+    const int e = smem_optin<gemm16_kernel<C, LAYOUT, SID, BF16, VEC, FIX, NARROW>>(S::BYTES);
+    const int fu = NARROW ? how.narrow : how.fastu; /* kernel.cuh: NARROW's fastu carries the widths */
     if (e)
         return e;
     const dim3 grid((unsigned)blocks, (unsigned)how.splits);
@@ -40,10 +41,10 @@ int launch_fix(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t st
         lc.stream = stream;
         lc.attrs = attr;
         lc.numAttrs = 1;
-        const cudaError_t le = cudaLaunchKernelEx(&lc, kern, q, how.fastu, how.ks, how.epi, how.fx);
+        const cudaError_t le = cudaLaunchKernelEx(&lc, kern, q, fu, how.ks, how.epi, how.fx);
         return le != cudaSuccess ? (int)le : (int)cudaGetLastError();
     }
-    kern<<<grid, C::THREADS, S::BYTES, stream>>>(q, how.fastu, how.ks, how.epi, how.fx);
+    kern<<<grid, C::THREADS, S::BYTES, stream>>>(q, fu, how.ks, how.epi, how.fx);
     return (int)cudaGetLastError();
 }
 
@@ -56,9 +57,23 @@ int launch_inst(const smk_gemm16_params &q, const LaunchHow &how, cudaStream_t s
                            : launch_fix<C, LAYOUT, SID, BF16, VEC, false>(q, how, stream);
 }
 
+/* The tiles with a narrow cp.async kernel (load_narrow.cuh): variant 0's chooser tiles (api/gemm16.h
+ * SMK_G16_CHOOSER_TILES, and V4 of the short-K retile); the others run such rows staged. */
+template <class C>
+constexpr bool narrow_tile()
+{
+    return std::is_same<C, V1>::value || std::is_same<C, V4>::value || std::is_same<C, V6>::value ||
+           std::is_same<C, V8>::value || std::is_same<C, V9>::value;
+}
+
 template <class C, int LAYOUT, int SID>
 int launch_dt(const smk_gemm16_params &q, bool vec, const LaunchHow &h, cudaStream_t s)
 {
+    if constexpr (narrow_tile<C>()) { /* narrow cp.async, no fused reduction (the launcher never asks both) */
+        if (h.narrow && !vec && !h.fx.counters && !h.fx.cluster)
+            return q.dtype == 1 ? launch_fix<C, LAYOUT, SID, true, false, false, true>(q, h, s)
+                                : launch_fix<C, LAYOUT, SID, false, false, false, true>(q, h, s);
+    }
     if constexpr (std::is_same<C, DeepBase>::value) { /* the deep staged path (tiles.h Deep, load_deep.cuh) */
         if (h.deep && !vec)
             return q.dtype == 1 ? launch_inst<VDeep, LAYOUT, SID, true, false>(q, h, s)

@@ -175,6 +175,7 @@ struct WarpMma {
 } /* namespace g16 */
 } /* namespace smk */
 
+#include "load_narrow.cuh"
 #include "load_async.cuh"
 #include "load_staged.cuh"
 #include "load_deep.cuh"
@@ -207,15 +208,18 @@ __device__ __forceinline__ smk_gemm16_params k_slice(const smk_gemm16_params &p,
  * VEC: rows 16-byte aligned (AsyncLoad), else StagedLoad; fastu: variant 5's (and variant 0's in-place)
  * funnel-shift loads; ks: the K slice of blockIdx.y (unused when gridDim.y == 1); epi: the staged row
  * epilogue (epilogue_rows.cuh) where D is 2-byte and beta == 0 (split-K's fp32 partials: registers);
- * FIX, fx: split-K's fused reduction (fixup.cuh), its own instantiation (the others keep their registers). */
-template <class C, int LAYOUT, int SID, bool BF16, bool VEC, bool FIX>
+ * FIX, fx: split-K's fused reduction (fixup.cuh), its own instantiation (the others keep their registers);
+ * NARROW (VEC false): rows aligned to 4 / 8 bytes through narrow cp.async (load_narrow.cuh), fastu then
+ * carries the widths. */
+template <class C, int LAYOUT, int SID, bool BF16, bool VEC, bool FIX, bool NARROW = false>
 __global__ void __launch_bounds__(C::THREADS, C::MINB)
     gemm16_kernel(const smk_gemm16_params p0, int fastu, const KSlice ks, int epi, const G16Fixup fx)
 {
     const smk_gemm16_params p = k_slice(p0, ks);
     using S = Smem<C, LAYOUT, SID>;
     using Staged = typename std::conditional<(C::DEEP > 0), StagedDeep<C, S>, StagedLoad<C, S>>::type;
-    using Load = typename std::conditional<VEC, AsyncLoad<C, S>, Staged>::type;
+    using Narrow = typename std::conditional<NARROW, AsyncLoad<C, S, true>, Staged>::type;
+    using Load = typename std::conditional<VEC, AsyncLoad<C, S>, Narrow>::type;
     using Mma = WarpMma<C, S, BF16>;
     extern __shared__ __align__(128) unsigned short smem[];
 

@@ -1,4 +1,5 @@
-/* AsyncLoad: the tensor-core GEMM's load path for 16-byte-aligned rows (included by kernel.cuh).
+/* AsyncLoad: the tensor-core GEMM's load path for 16-byte-aligned rows (included by kernel.cuh); with
+ * NARROW, rows aligned to 4 or 8 bytes copied by narrow cp.async (load_narrow.cuh), the rest the same.
  * Global -> shared with 16-byte cp.async into STAGES buffers; one __syncthreads per k-tile, at its last
  * k step: wait for tile kt+1, sync, prefetch tile kt+1's first fragments, then the last MMAs of tile
  * kt; the top of the next tile refills the stage tile kt used.  The fragment prefetch and the
@@ -10,7 +11,7 @@
 namespace smk {
 namespace g16 {
 
-template <class C, class S>
+template <class C, class S, bool NARROW = false>
 struct AsyncLoad : CopyMap<C, S> {
     using Base = CopyMap<C, S>;
     using Base::A_STEP; using Base::B_STEP; using Base::A_PITCH; using Base::P_PITCH;
@@ -21,10 +22,13 @@ struct AsyncLoad : CopyMap<C, S> {
     int kt_full;   /* k-tiles wholly inside K */
     const char *a_base, *b_base; /* interior: chunk 0's rows at k = 0 */
     int64_t a_jbytes, b_jbytes, b_tbytes;
+    int wa, wb; /* NARROW: the copy width of A's / B's rows, 4, 8 or 16 bytes (load_narrow.cuh) */
 
-    __device__ __forceinline__ AsyncLoad(const smk_gemm16_params &p, int tid, int64_t bm, int64_t bn, int)
+    __device__ __forceinline__ AsyncLoad(const smk_gemm16_params &p, int tid, int64_t bm, int64_t bn, int fu)
         : Base(p, tid, bm, bn)
     {
+        wa = NARROW ? fu & 31 : 16;
+        wb = NARROW ? (fu >> 8) & 31 : 16;
         interior = C::FAST && bm + C::BM <= p.M && bn + C::BN <= p.N;
         kt_full = (int)(K / C::BK);
         a_base = (const char *)(interior ? A + (bm + m0) * p.lda + kc : A);
@@ -80,10 +84,80 @@ struct AsyncLoad : CopyMap<C, S> {
         }
     }
 
+    /* NARROW: A's chunks of k-tile kt at width W (load_narrow.cuh); whole = load_interior's case,
+     * else load_edge's rules (chunks outside M not copied, past K zeroed, partly past K zero-filled). */
+    template <int W>
+    __device__ __forceinline__ void narrow_a(unsigned base, int kt, bool whole) const
+    {
+        if (whole) {
+            const char *pa = a_base + (int64_t)kt * (C::BK * 2);
+#pragma unroll
+            for (int j = 0; j < C::A_CHUNKS; j++)
+                chunk_full<W>(base + a_dst + j * A_STEP * A_PITCH * 2, pa + j * a_jbytes);
+            return;
+        }
+        const int64_t k0 = (int64_t)kt * C::BK;
+        const int kv = Base::k_valid(K - k0 - kc);
+#pragma unroll
+        for (int j = 0; j < C::A_CHUNKS; j++) {
+            const unsigned dst = base + a_dst + j * A_STEP * A_PITCH * 2;
+            if (j * A_STEP < a_rows) {
+                if (kv > 0)
+                    chunk_part<W>(dst, (const char *)(a_src + k0 + j * a_jstride), kv * 2);
+                else
+                    sts128(dst, make_uint4(0u, 0u, 0u, 0u));
+            }
+        }
+    }
+    /* NARROW: B's chunks of k-tile kt at width W, as narrow_a */
+    template <int W>
+    __device__ __forceinline__ void narrow_b(unsigned base, int kt, bool whole) const
+    {
+        if (whole) {
+            const char *pb = b_base + (int64_t)kt * b_tbytes;
+#pragma unroll
+            for (int j = 0; j < C::B_CHUNKS; j++)
+                chunk_full<W>(base + b_dst + j * B_STEP * P_PITCH * 2, pb + j * b_jbytes);
+            return;
+        }
+        const int64_t k0 = (int64_t)kt * C::BK;
+#pragma unroll
+        for (int j = 0; j < C::B_CHUNKS; j++) {
+            const unsigned dst = base + b_dst + j * B_STEP * P_PITCH * 2;
+            if (b_nv > 0) {
+                if (k0 + kb0 + j * B_STEP < K)
+                    chunk_part<W>(dst, (const char *)(b_src + kt * b_step + j * b_jstride), b_nv * 2);
+                else
+                    sts128(dst, make_uint4(0u, 0u, 0u, 0u));
+            }
+        }
+    }
+    /* NARROW: k-tile kt at each operand's width (one uniform branch per operand per k-tile) */
+    __device__ __forceinline__ void load_narrow(unsigned base, int kt) const
+    {
+        const bool whole = interior && kt < kt_full;
+        if (wa == 4)
+            narrow_a<4>(base, kt, whole);
+        else if (wa == 8)
+            narrow_a<8>(base, kt, whole);
+        else
+            narrow_a<16>(base, kt, whole);
+        if (wb == 4)
+            narrow_b<4>(base, kt, whole);
+        else if (wb == 8)
+            narrow_b<8>(base, kt, whole);
+        else
+            narrow_b<16>(base, kt, whole);
+    }
+
     /* k-tile kt into stage st */
     __device__ __forceinline__ void load(unsigned sbase, int kt, int st) const
     {
         const unsigned base = sbase + (unsigned)(st * S::STAGE_ELEMS * 2);
+        if constexpr (NARROW) {
+            load_narrow(base, kt);
+            return;
+        }
         if (interior && kt < kt_full) {
             load_interior(base, kt);
             return;
