@@ -75,7 +75,7 @@ def test_knob_range():
     for ok in range(3):
         with _testing.knobs(gemm16_narrow_async=ok):
             assert _testing.current()["gemm16_narrow_async"] == ok
-    assert _testing.current()["gemm16_narrow_async"] == 0  # opt-in until the lead's A/B
+    assert _testing.current()["gemm16_narrow_async"] == 1  # the default since session 44 (the lead's A/B: 74 of 74 won)
     for bad in (-1, 3):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_narrow_async=bad):
