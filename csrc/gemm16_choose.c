@@ -305,13 +305,15 @@ int smk_gemm16_small_tile(int mode, int64_t M, int64_t N, int splits, int varian
 }
 
 /* ---- narrow cp.async on rows aligned to 4 / 8 bytes (api/gemm16.h smk_gemm16_narrow, gemm16/load_narrow.cuh) ---- */
-/* 1 by default since session 44 (H100, 74 class draws of the helper's seeds 3450-3455 and the issue's, fp16 and bf16,
- * arms interleaved: 0.467 / 0.475 -> 0.794 / 0.810 of cuBLAS, all 74 won, min 0.37 -> 0.58; GEMM16_NOTES "Session 44"). */
-volatile int smk_gemm16_narrow_async = 1;
+/* 3 by default since session 44: level 1 (H100, 74 class draws of the helper's seeds 3450-3455 and the issue's, fp16 and
+ * bf16, arms interleaved: 0.467 / 0.475 -> 0.794 / 0.810 of cuBLAS, all 74 won, min 0.37 -> 0.58; their K slices were
+ * 640 deep or more) on slices of at least SMK_G16_NARROW_KT_SPLIT k-tiles, the shallower split launches kept on the deep /
+ * half-tile loads (gemm16_staged, gemm16_small) that won there in sessions 41 and 43; GEMM16_NOTES "Session 44". */
+volatile int smk_gemm16_narrow_async = 3;
 
 int smk_gemm16_set_narrow_async(int mode)
 {
-    if (mode < 0 || mode > 2)
+    if (mode < 0 || mode > 3)
         return -1;
     smk_gemm16_narrow_async = mode;
     return 0;
@@ -328,7 +330,9 @@ int smk_gemm16_narrow(int mode, int variant, int64_t k_slice, int splits, int wa
         return 0;
     if (variant != 1 && variant != 4 && variant != 6 && variant != 8 && variant != 9)
         return 0;
-    if (mode == 1 && splits < 2 && cdiv(k_slice, 64) < SMK_G16_NARROW_KT)
+    if ((mode == 1 || mode == 3) && splits < 2 && cdiv(k_slice, 64) < SMK_G16_NARROW_KT)
+        return 0;
+    if (mode == 3 && cdiv(k_slice, 64) < SMK_G16_NARROW_KT_SPLIT) /* level 3: split slices as deep as measured */
         return 0;
     return wa | wb << 8;
 }

@@ -73,8 +73,9 @@ def deep_model(level, M, N, K, ch, in_place, sms=SMS):
 
 
 def explain(shape, level, dtype="float16"):
-    # the 64x64 tile's deep loads alone: gemm16_small (the half tile, test_gemm16_small.py) off
-    with _testing.knobs(gemm16_staged=level, gemm16_small=0):
+    # the 64x64 tile's deep loads alone: gemm16_small (the half tile, test_gemm16_small.py) and the narrow cp.async
+    # (test_gemm16_narrow.py, which takes the deep slices of 8 k-tiles and more by default) off
+    with _testing.knobs(gemm16_staged=level, gemm16_small=0, gemm16_narrow_async=0):
         e = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype)
     return e
 

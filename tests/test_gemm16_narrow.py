@@ -24,7 +24,7 @@ from smemkit import _C, _testing
 from test_gemm import DTYPES, LAYOUT_IDS, LAYOUTS, _check_views, _from_torch, _to_torch, check, operands
 from test_gemm16_choose import TILES, Choice
 
-SMS, NARROW_KT = 132, 16  # api/gemm16.h SMK_G16_NARROW_KT
+SMS, NARROW_KT, NARROW_KT_SPLIT = 132, 16, 8  # api/gemm16.h SMK_G16_NARROW_KT, SMK_G16_NARROW_KT_SPLIT
 NARROW_VARIANTS = (1, 4, 6, 8, 9)  # instantiate.cuh narrow_tile
 # forced variants at level 2: K % 8 / N % 8 in {2, 4, 6} (and one operand aligned), K from 1 k-tile to 16
 FORCED = [(200, 90, 1002), (130, 260, 516), (70, 198, 334), (129, 64, 86), (257, 130, 64), (33, 12, 6),
@@ -60,7 +60,9 @@ def narrow_model(mode, variant, k_slice, splits, wa, wb):
         return 0
     if variant not in NARROW_VARIANTS:
         return 0
-    if mode == 1 and splits < 2 and cdiv(k_slice, 64) < NARROW_KT:
+    if mode in (1, 3) and splits < 2 and cdiv(k_slice, 64) < NARROW_KT:
+        return 0
+    if mode == 3 and cdiv(k_slice, 64) < NARROW_KT_SPLIT:  # level 3 (the default): split slices >= 8 k-tiles
         return 0
     return wa | wb << 8
 
@@ -72,11 +74,11 @@ def law(n, seed):
 
 
 def test_knob_range():
-    for ok in range(3):
+    for ok in range(4):
         with _testing.knobs(gemm16_narrow_async=ok):
             assert _testing.current()["gemm16_narrow_async"] == ok
-    assert _testing.current()["gemm16_narrow_async"] == 1  # the default since session 44 (the lead's A/B: 74 of 74 won)
-    for bad in (-1, 3):
+    assert _testing.current()["gemm16_narrow_async"] == 3  # the default since session 44 (the lead's A/B: 74 of 74 won at 1)
+    for bad in (-1, 4):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_narrow_async=bad):
                 pass
@@ -86,7 +88,7 @@ def test_gate_against_model(lib):
     r = random.Random(3450)
     widths = (1, 2, 4, 8, 16, 32, 0)
     for _ in range(20000):
-        args = (r.randint(-1, 3), r.randint(-1, 11), r.choice([0, 1, 63, 64, 65, 1023, 1024, 1025, r.randint(-5, 1 << 20)]),
+        args = (r.randint(-1, 4), r.randint(-1, 11), r.choice([0, 1, 63, 64, 65, 1023, 1024, 1025, r.randint(-5, 1 << 20)]),
                 r.randint(-1, 40), r.choice(widths), r.choice(widths))
         assert lib.smk_gemm16_narrow(*args) == narrow_model(*args), args
 

@@ -79,13 +79,13 @@ def test_rule_and_explain_on_the_law(lib, seed, sms):
         half = half_model(1, M, N, ch, in_place, sms)
         for level in (1, 3):
             assert lib.smk_gemm16_small_tile(level, M, N, ch.splits, ch.variant, int(in_place), sms) == int(half)
-        with _testing.knobs(gemm16_small=0):
+        with _testing.knobs(gemm16_small=0, gemm16_narrow_async=0):  # the half tile's rule alone
             e0 = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype, sms=sms)
             t0 = lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, int(K % 8 == 0), int(N % 8 == 0), sms)
-        with _testing.knobs(gemm16_small=1):
+        with _testing.knobs(gemm16_small=1, gemm16_narrow_async=0):  # the half tile's rule alone
             e1 = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype, sms=sms)
             t1 = lib.smk_gemm16_temp_bytes_shape(M, N, K, 0, int(K % 8 == 0), int(N % 8 == 0), sms)
-        with _testing.knobs(gemm16_small=3):
+        with _testing.knobs(gemm16_small=3, gemm16_narrow_async=0):  # the half tile's rule alone
             e3 = smemkit.explain("gemm", shape, layout="swizzle", dtype=dtype, sms=sms)
         assert t0 == t1, shape
         # level 3: the same launches, every deep ring (the half tile's, the 64x64 tile's) filled by 16-byte loads
