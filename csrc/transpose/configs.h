@@ -286,7 +286,7 @@ constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 12
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 11 ? kPrmtMaxShortHalf : 0;
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 12 ? kPrmtMaxShortHalf : 0;
     if (mode >= 7 && (esz != 2 || rows <= cols))
         return false;
     return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
@@ -321,7 +321,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || mode == 10 || mode == 11 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || mode == 10 || mode == 11 || mode == 12 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -346,8 +346,21 @@ constexpr int64_t kStripMaxShort1Mode11 = 84;
 
 inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
-    const int64_t cap = esz == 1 ? (mode == 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
-    return (mode == 10 || mode == 11) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+    const int64_t cap = esz == 1 ? (mode >= 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
+    return (mode >= 10 && mode <= 12) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+}
+
+/* Mode 12 (knob transpose_skinny = 12, session 44): mode 11, and case B (rows > cols = S, S = kStripMinShort ..
+ * kStripMaxShort2 for 1- and 2-byte elements, packed input rows: in_rs == cols, in_cs == 1) on skinny_strip_b.cuh
+ * (the launcher also wants both bases element-aligned).  Why: case B is issue-bound on skinny_prmt.cuh (ncu,
+ * session 43: 1.2-1.5 warp instructions a byte; H100 1568981x31 uint8 0.35 of a copy); a block of 512 / esz
+ * consecutive input rows reads one contiguous run (16-byte loads whatever S) and writes S output segments of 512
+ * bytes as aligned 16-byte vectors (skinny_strip_b.cuh's header).  Pure in the shape, strides, element size and
+ * mode. */
+inline bool skinny_strip_b_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return mode == 12 && (esz == 1 || esz == 2) && rows > cols && in_cs == 1 && in_rs == cols &&
+           cols >= kStripMinShort && cols <= kStripMaxShort2;
 }
 
 /* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):
