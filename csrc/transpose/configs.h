@@ -26,6 +26,8 @@
  *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
  *   skinny_strip.cuh case A with S = 17..127 (uint8) / 17..64 (fp16) as full-height strips, 16-byte output
  *                vectors (knob transpose_skinny = 10, and 11, the default, for uint8 S <= 84: skinny_strip_fits)
+ *   skinny_strip_b.cuh case B (rows > cols = S = 17..64, packed rows) as strips of 512 / esz input rows, one
+ *                contiguous input run a block, 16-byte output vectors (knob transpose_skinny = 12: skinny_strip_b_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -111,7 +113,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 11 (the default) as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 12 as 11 and skinny_strip_b.cuh for skinny_strip_b_fits below, 11 (the default) as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
