@@ -205,7 +205,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
-    "transpose_skinny": 11,  # 0..11 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits, skinny_strip_fits): 11 since session 44, 8 since session 43 (7 since session 41)
+    "transpose_skinny": 11,  # 0..12 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits, skinny_strip_fits, skinny_strip_b_fits: 12 case B strips): 11 since session 44, 8 since session 43 (7 since session 41)
     "transpose_group": 8,
     "transpose_sector": 3,  # 0..6 (csrc/transpose/configs.h sector_fits): 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)

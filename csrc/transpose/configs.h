@@ -26,6 +26,8 @@
  *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
  *   skinny_strip.cuh case A with S = 17..127 (uint8) / 17..64 (fp16) as full-height strips, 16-byte output
  *                vectors (knob transpose_skinny = 10, and 11, the default, for uint8 S <= 84: skinny_strip_fits)
+ *   skinny_strip_b.cuh case B (rows > cols = S = 17..64, packed rows) as strips of 512 / esz input rows, one
+ *                contiguous input run a block, 16-byte output vectors (knob transpose_skinny = 12: skinny_strip_b_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -111,7 +113,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 11 (the default) as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 12 as 11 and skinny_strip_b.cuh for skinny_strip_b_fits below, 11 (the default) as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
@@ -286,7 +288,7 @@ constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 12
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
     const int64_t s = rows < cols ? rows : cols;
-    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 11 ? kPrmtMaxShortHalf : 0;
+    const int64_t cap = mode == 4 ? kPrmtMaxShort : mode >= 6 && mode <= 12 ? kPrmtMaxShortHalf : 0;
     if (mode >= 7 && (esz != 2 || rows <= cols))
         return false;
     return esz <= 2 && s >= kPrmtMinWide && s <= cap && in_cs == 1 && (rows <= cols || in_rs == cols);
@@ -321,7 +323,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || mode == 10 || mode == 11 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || mode == 10 || mode == 11 || mode == 12 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -346,8 +348,21 @@ constexpr int64_t kStripMaxShort1Mode11 = 84;
 
 inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
-    const int64_t cap = esz == 1 ? (mode == 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
-    return (mode == 10 || mode == 11) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+    const int64_t cap = esz == 1 ? (mode >= 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
+    return (mode >= 10 && mode <= 12) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+}
+
+/* Mode 12 (knob transpose_skinny = 12, session 44): mode 11, and case B (rows > cols = S, S = kStripMinShort ..
+ * kStripMaxShort2 for 1- and 2-byte elements, packed input rows: in_rs == cols, in_cs == 1) on skinny_strip_b.cuh
+ * (the launcher also wants both bases element-aligned).  Why: case B is issue-bound on skinny_prmt.cuh (ncu,
+ * session 43: 1.2-1.5 warp instructions a byte; H100 1568981x31 uint8 0.35 of a copy); a block of 512 / esz
+ * consecutive input rows reads one contiguous run (16-byte loads whatever S) and writes S output segments of 512
+ * bytes as aligned 16-byte vectors (skinny_strip_b.cuh's header).  Pure in the shape, strides, element size and
+ * mode. */
+inline bool skinny_strip_b_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return mode == 12 && (esz == 1 || esz == 2) && rows > cols && in_cs == 1 && in_rs == cols &&
+           cols >= kStripMinShort && cols <= kStripMaxShort2;
 }
 
 /* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):

@@ -19,6 +19,7 @@
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_strip.cuh"
+#include "transpose/skinny_strip_b.cuh"
 #include "transpose/skinny_vec.cuh"
 
 namespace {
@@ -69,7 +70,8 @@ volatile int g_odd_path = 1;
  * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
  * (configs.h's skinny_lean_a_fits; the default since session 43: seed 186, 23 draws moved, all won, x1.36); 9 as 8 where 7 runs skinny_vec only;
  * 10 (session 44) as 8 and skinny_strip.cuh for configs.h's skinny_strip_fits; 11 (the default since session 44) 10 with
- * uint8 S <= 84 (seed 198 held out, all draws p10 0.595 -> 0.634 of a copy at 10). */
+ * uint8 S <= 84 (seed 198 held out, all draws p10 0.595 -> 0.634 of a copy at 10); 12 (session 44) as 11 and
+ * skinny_strip_b.cuh for configs.h's skinny_strip_b_fits (case B, S = 17..64). */
 volatile int g_skinny_mode = 11;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
@@ -255,6 +257,26 @@ cudaError_t launch_strip_lw(const smk_transpose_params *p, int64_t batch, cudaSt
     return cudaGetLastError();
 }
 
+/* Case B as strips of 512 / esz input rows (skinny_strip_b.cuh; configs.h's skinny_strip_b_fits): at most 33.9 KB of
+ * shared memory (S = 64, pad), no opt-in. */
+template <int L, int ESZ>
+cudaError_t launch_skinny_strip_b(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    constexpr int W = kBStripBytes / ESZ;
+    BStripArgs a;
+    dim3 grid;
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((p->rows + W - 1) / W, 1, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    matrix_args(&a, p, batch, tiles_x);
+    a.s = (int)p->cols;
+    a.dh = 64 / a.s;
+    a.ds = 64 % a.s;
+    skinny_strip_b_kernel<L, ESZ><<<grid, kStripThreads, bstrip_bytes(L, a.s), stream>>>(a);
+    return cudaGetLastError();
+}
+
 template <int L, int ESZ>
 cudaError_t launch_skinny_strip(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
@@ -272,6 +294,8 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
         if (skinny_strip_fits(p->rows, p->cols, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_strip<L, ESZ>(p, batch, stream);
+        if (skinny_strip_b_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
+            return launch_skinny_strip_b<L, ESZ>(p, batch, stream);
         const bool lean9 = g_skinny_mode == 9 && (uintptr_t)p->out % 4 != 0 && // mode 9: what mode 7 sends to
                            skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, 8); // skinny_vec
         if ((skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) || lean9) && al)

@@ -19,7 +19,7 @@
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
-#include "transpose/skinny_strip_plan.h"
+#include "transpose/skinny_strip_b_plan.h" /* and skinny_strip_plan.h */
 #include "transpose/skinny_vec.cuh"
 #include "transpose/tile.cuh"
 
@@ -502,8 +502,8 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
     if constexpr (c.kind == kSkinny) {
         constexpr int esz = kWidths[W].esz;
         if constexpr (esz <= 2) {
-            if (skinny_strip_fits(rows, cols, 1, esz, smk_transpose_skinny_mode()))
-                return skinny_strip_plan<esz>(layout, rows, cols, plan);
+            if (const int own = skinny_strips_plan<esz>(layout, rows, cols, plan, smk_transpose_skinny_mode()); own >= 0)
+                return own; /* case A's or case B's strips */
             if (skinny_lean_a_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) { // skinny_vec's accesses
                 const int own = skinny_vec_plan<esz>(layout, rows, cols, plan);
                 char tile[sizeof plan->config];
