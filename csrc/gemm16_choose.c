@@ -31,6 +31,7 @@
 
 #include "api/gemm16.h"
 #include "api/gemm16_epi.h"
+#include "api/gemm16_pick.h"
 #include "api/gemm16_small.h"
 #include "api/wgmma.h" /* smk_gemm16_copies_ns, smk_gemm16_dram_ns */
 
@@ -145,6 +146,7 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
                        smk_gemm16_choice *ch)
 {
     const int unaligned = K > 0 && !(a_rows_aligned && b_rows_aligned);
+    const int pick = smk_gemm16_pick, pick_v = pick / 1000, pick_s = pick % 1000;
     double best = -1.0;
     int t;
     ch->variant = kTiles[0].variant;
@@ -155,6 +157,8 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
     if (M <= 0 || N <= 0 || K <= 0 || sms < 1)
         return;
     best = KEEP * old_choice(M, N, K, sms, a_rows_aligned, b_rows_aligned, ch);
+    if (pick_v)
+        best = -1.0; /* knob gemm16_pick: the forced (tile, S) whatever the margin */
     for (t = 0; t < N_TILES; t++) {
         const int64_t kt = cdiv(K, kTiles[t].bk);
         const int64_t tiles = cdiv(M, kTiles[t].bm) * cdiv(N, kTiles[t].bn);
@@ -166,6 +170,8 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
             int staged;
             if (S != s || (S > 1 && (kc < MIN_KC || S * M * smk_gemm16_ws_ldw(N) * 4 > WS_MAX)))
                 continue; /* the same split as a smaller s, or slices too thin, or the workspace too big */
+            if (pick_v && (kTiles[t].variant != pick_v || S != pick_s))
+                continue;
             for (staged = 0; staged <= unaligned; staged++) {
                 c = cost_ns(t, M, N, K, S, kc, sms, staged);
                 if (unaligned && !staged) /* the copies */
@@ -182,7 +188,19 @@ void smk_gemm16_choose(int64_t M, int64_t N, int64_t K, int sms, int a_rows_alig
             }
         }
     }
-    shortk_retile(M, N, K, sms, ch);
+    if (!pick_v)
+        shortk_retile(M, N, K, sms, ch);
+}
+
+/* ---- knob gemm16_pick (api/gemm16_pick.h): a forced (tile, S) for tests and the candidate grid ---------------- */
+volatile int smk_gemm16_pick = 0;
+
+int smk_gemm16_set_pick(int v)
+{
+    if (v != 0 && (v / 1000 < 1 || v / 1000 > 9 || v % 1000 < 1 || v % 1000 > MAX_SPLITS))
+        return -1;
+    smk_gemm16_pick = v;
+    return 0;
 }
 
 static uint64_t mul_sat(uint64_t a, uint64_t b) { return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b; }

@@ -10,6 +10,7 @@
 #include "api/debug.h"
 #include "api/gemm16.h"
 #include "api/gemm16_small.h"
+#include "api/gemm16_pick.h"
 #include "api/wgmma.h"
 #include "api/sgemm.h"
 #include "api/sgemm_deep.h"
@@ -313,7 +314,7 @@ PyDoc_STRVAR(set_knob_doc,
 "3 (tests): the deep path on every in-place 64x64 launch, forced variant 9 included),\n"
 "'gemm16_shortk' (variant 0's short-K tiles: 0 as the chooser models; 1, the default: its one-slice, uncopied\n"
 "128x256 and 128x128 one-block-per-SM choices with K <= 64 retiled to 128x128 at 2 blocks per SM, or 64x64 where\n"
-"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (1, the default since session 43; 0: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads, deep 64x64 too),\n'gemm16_narrow_async' (1, the default since session 45; 3 (session 44's): 1 on split slices >= 512 deep; 0: variant 0's rows read in place through registers;\n1: rows aligned to 4 / 8 bytes copied by 4- / 8-byte cp.async (gemm16/load_narrow.cuh) on the K-heavy in-place launches\n(api/gemm16.h smk_gemm16_narrow); 2: on every in-place launch, forced variants too).");
+"that grid is within one block per SM (gemm16_choose.c shortk_retile)),\n'gemm16_small' (1, the default since session 43; 0: variant 0's in-place 64x64 launches as they are; 1 on the 32x64 half tile\n(gemm16/small.h) where api/gemm16_small.h smk_gemm16_small_tile says: its grid within a wave; 2 (tests) every one; 3, 4: 1, 2 with 16-byte loads, deep 64x64 too),\n'gemm16_narrow_async' (1, the default since session 45; 3 (session 44's): 1 on split slices >= 512 deep; 0: variant 0's rows read in place through registers;\n1: rows aligned to 4 / 8 bytes copied by 4- / 8-byte cp.async (gemm16/load_narrow.cuh) on the K-heavy in-place launches\n(api/gemm16.h smk_gemm16_narrow); 2: on every in-place launch, forced variants too),\n'gemm16_pick' (0: the cost model's; V * 1000 + S: chooser tile variant V with S K slices forced, api/gemm16_pick.h).");
 static PyObject *py_set_knob(PyObject *module, PyObject *args)
 {
     const char *name = NULL;
@@ -371,15 +372,14 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
              (strcmp(name, "gemm16_mv_kmax") == 0 && smk_gemm16_set_mv_kmax(v) == 0))
         ;
     else if ((strcmp(name, "gemm16_mv_v16") == 0 && smk_gemm16_set_mv_v16(v) == 0) ||
-             (strcmp(name, "gemm16_mv_skinny") == 0 && smk_gemm16_set_mv_skinny(v) == 0))
+             (strcmp(name, "gemm16_mv_skinny") == 0 && smk_gemm16_set_mv_skinny(v) == 0) ||
+             (strcmp(name, "gemm16_mv_level") == 0 && smk_gemm16_set_mv_level(v) == 0))
         ;
-    else if (strcmp(name, "gemm16_mv_level") == 0 && smk_gemm16_set_mv_level(v) == 0)
-        ;
-    else if (strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0)
-        ;
-    else if (strcmp(name, "gemm16_epi") == 0 && smk_gemm16_set_epi(v) == 0)
+    else if ((strcmp(name, "gemm16_kernel") == 0 && smk_gemm16_set_kernel(v) == 0) ||
+             (strcmp(name, "gemm16_epi") == 0 && smk_gemm16_set_epi(v) == 0))
         ;
     else if ((strcmp(name, "gemm16_staged") == 0 && smk_gemm16_set_staged(v) == 0) ||
+             (strcmp(name, "gemm16_pick") == 0 && smk_gemm16_set_pick(v) == 0) ||
              (strcmp(name, "gemm16_narrow_async") == 0 && smk_gemm16_set_narrow_async(v) == 0) ||
              (strcmp(name, "gemm16_shortk") == 0 && smk_gemm16_set_shortk(v) == 0) ||
              (strcmp(name, "gemm16_small") == 0 && smk_gemm16_set_small(v) == 0))

@@ -160,3 +160,32 @@ def test_big_odd_shapes_keep_the_old_padded_path(lib, shape):
     M, N, K = shape
     ch = choose(lib, M, N, K, 132, K % 8 == 0, N % 8 == 0)
     assert (ch.variant, ch.splits, ch.pad_a, ch.pad_b) == (1, 1, K % 8 != 0, N % 8 != 0)
+
+
+def test_pick_knob_forces_the_tile_and_split_the_chooser_can_form(lib):
+    """Knob gemm16_pick (api/gemm16_pick.h): V * 1000 + S forces chooser tile V with S slices where the chooser
+    could form that split (under a wave of the tile, slices of >= 256 columns); elsewhere the choice is what it
+    would be without a margin; bad values are refused; 0 gives the cost model's choice back."""
+    for v in (-1, 1, 999, 1000, 10001, 5065, 6000, 6065):
+        with pytest.raises(ValueError):
+            _testing.knobs(gemm16_pick=v).__enter__()
+    assert _testing.current()["gemm16_pick"] == 0
+    forced = 0
+    for M, N, K in draws(300, 4501):
+        base = choose(lib, M, N, K)
+        for v in (1, 6, 8, 9):
+            bm, bn = TILES[v][:2]
+            tiles = math.ceil(M / bm) * math.ceil(N / bn)
+            for S in (1, 2, 5):
+                with _testing.knobs(gemm16_pick=v * 1000 + S):
+                    ch = choose(lib, M, N, K)
+                kt = math.ceil(K / 64)
+                per = math.ceil(kt / S)
+                formable = S == 1 or (tiles < 132 * TILES[v][3] and math.ceil(kt / per) == S and per * 64 >= 256
+                                      and S * M * ((N + 3) // 4 * 4) * 4 <= WS_MAX)
+                if formable:
+                    forced += 1
+                    assert (ch.variant, ch.splits) == (v, S), (M, N, K, v, S)
+                    assert ch.k_chunk == (per * 64 if S > 1 else K)
+        assert (choose(lib, M, N, K).variant, choose(lib, M, N, K).splits) == (base.variant, base.splits)
+    assert forced > 1000

@@ -46,7 +46,11 @@ def dims(name):
 
 
 def runs(name, M, N):
-    """Whether the grid times config `name` on an M x N output."""
+    """Whether the grid times config `name` on an M x N output (the tile configs, and skinny-m / skinny-n where
+    their small side fits; the other memory-bound and tiny-K entries are not in the cost model's grid)."""
+    import re
+    if name not in SKINNY_TILES and not re.match(r"^\d+x\d+x\d+", name):
+        return name == "auto"
     if name == "skinny-m":
         return M <= 32
     if name == "skinny-n":
