@@ -42,6 +42,7 @@ __device__ __forceinline__ void mr_issue(const unsigned short *B, int64_t ldb, i
     if constexpr (AL) {
         sh = 0;
         x = on ? __ldg((const uint4 *)a) : z;
+        y = z; /* never read (mr_words<true>): dead after inlining */
         return;
     }
     sh = (int)((a >> 1) & 7);
