@@ -46,7 +46,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         variant-0 shape forced onto its ROWS / COLS kernel, 4 every variant-0 shape with
                         K <= 128 onto the MMA kernel (tensor cores from registers), 5 every one
                         with N <= 32 onto the SKINNY kernel, 6 every one with M <= 32 onto SKINNY_M,
-                        7 every one with N <= 8 onto TALL (tests)
+                        7 every one with N <= 8 onto TALL, 8 every one with M <= 8 onto MROW (tests)
     gemm16_mv_kmax      the MMA kernel's K bound under gemm16_matvec=1 (16 .. 128, default 32; within it
                         the kernel takes the shapes matvec.h smk_mv_mma_takes names); 0: the
                         routing before it (the TINYK kernel for K <= 16, ROWS slices of >= 32 k)
@@ -91,6 +91,11 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         row chunks at any ldd / offset (K <= 32, 4 n-tiles; csrc/gemm16/matvec_chunks.cuh)
                         and TINYK's shapes (K <= 16, rpw <= 32) to the MMA kernel (matvec.h
                         smk_mv_chunks_takes)
+                        512 (831 = 319 + it; opt-in, session 45): M <= 8 calls whose ROWS route pays a
+                        reduce launch to MROW (csrc/gemm16/matvec_mrow.h, gemm16_mrow.cu: D^T = B^T A^T
+                        on tensor cores, B in 16-byte row chunks, 64 columns x a K slice per warp over one
+                        wave, fp32 partials + the reduce); 1024 (with 512; 1855 = 831 + it): every M <= 8
+                        call to MROW; 0 .. 2047
     gemm16_kernel       "auto" (2): the sm_90a TMA + wgmma kernel (csrc/hopper/) where
                         gemm16_kernel_for's rule takes the shape (variant 0, layout "swizzle", aligned
                         rows, compute capability 9.0, K >= 256, 128x256 tiles filling the last wave
@@ -219,7 +224,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 82,  # 0..127 (bits, matvec.h; 82 = 2 + 16 + 64 the default since session 44): 1 SKINNY 9 <= N <= 32, 2 SKINNY N <= 8, 4 SKINNY_M, 8 movmatrix B, 16 TALL (session 44, matvec_tall.h), 32 TALL's chunks by shuffles, 64 TALL only for M >= 4096, 40 < K <= 768
-    "gemm16_mv_level": 319,  # 0..511 (319 the default since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset
+    "gemm16_mv_level": 319,  # 0..2047 (319 the default since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset, 512 MROW where ROWS pays a reduce, 1024 MROW on every M <= 8 (matvec_mrow.h)
     "gemm16_kernel": 6,  # "auto_mid", the default since session 42 (3, "auto_padded", since session 38)
     "gemm16_epi": 4,  # 0..4 (4 the default since session 42): the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)

@@ -173,7 +173,7 @@ def test_knob_kmax():
 
 def test_knob_refuses_bad_modes():
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_matvec=8):  # 5 / 6 / 7: forced SKINNY / SKINNY_M / TALL (test_gemm16_skinny.py, _tall.py)
+        with _testing.knobs(gemm16_matvec=9):  # 5 / 6 / 7 / 8: forced SKINNY / SKINNY_M / TALL / MROW (test_gemm16_skinny.py, _tall.py, _mrow.py)
             pass
 
 

@@ -72,7 +72,7 @@ def test_level_values():
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
     assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42
-    for bad in (-1, 512):
+    for bad in (-1, 2048):
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

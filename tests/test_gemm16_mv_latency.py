@@ -48,7 +48,7 @@ def test_level_values():
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
     assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42 (63 since session 41)
-    for bad in (-1, 512):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
+    for bad in (-1, 2048):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

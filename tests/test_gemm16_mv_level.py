@@ -57,7 +57,7 @@ def explain(shape, **knobs):
 
 def test_level_knob_values():
     assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42 (GEMM16_NOTES)
-    for bad in (-1, 512):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
+    for bad in (-1, 2048):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

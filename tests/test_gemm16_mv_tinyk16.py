@@ -47,7 +47,7 @@ def test_level_values():
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
     assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42
-    for bad in (-1, 512):  # 256: bit 8 (test_gemm16_mv_chunks.py)
+    for bad in (-1, 2048):  # 256: bit 8 (test_gemm16_mv_chunks.py)
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass

@@ -148,7 +148,7 @@ def test_knob():
             with _testing.knobs(gemm16_mv_skinny=bad):
                 pass
     with pytest.raises(ValueError):
-        with _testing.knobs(gemm16_matvec=8):  # 7: forced TALL
+        with _testing.knobs(gemm16_matvec=9):  # 7: forced TALL, 8: forced MROW
             pass
     with _testing.knobs(gemm16_mv_skinny=1):
         assert "SKINNY" in smemkit.explain("gemm", (7819, 24, 30630), dtype="float16").config

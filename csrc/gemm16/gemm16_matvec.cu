@@ -16,7 +16,7 @@ extern "C" {
 volatile int smk_gemm16_matvec_mode = 1;
 int smk_gemm16_set_matvec(int mode)
 {
-    if (mode < 0 || mode > 7)
+    if (mode < 0 || mode > 8) /* 8: MROW on every M <= 8 (matvec_mrow.h) */
         return -1;
     smk_gemm16_matvec_mode = mode;
     return 0;
@@ -48,7 +48,7 @@ int smk_gemm16_mv_level_here(void)
 
 int smk_gemm16_set_mv_level(int level)
 {
-    if (level < 0 || level > 511)
+    if (level < 0 || level > 2047) /* 512, 1024: MROW (matvec_mrow.h) */
         return -1;
     smk_gemm16_mv_level = level;
     return 0;
@@ -155,6 +155,10 @@ static void mv_kernel(const smk_gemm16_params &q, const smk_mv_route &r, float *
         case 4: mv_mma_nt<4, BF16>(q, r, s); break;
         default: mv_mma_nt<8, BF16>(q, r, s); break;
         }
+        return;
+    }
+    if (r.kind == SMK_MV_MROW) { /* gemm16_mrow.cu; ws: the partials (S > 1), summed by mv_reduce_kernel */
+        mv_mrow_launch(q, r, ws, s);
         return;
     }
     if (r.kind == SMK_MV_TALL) { /* one launch; ws: the blocks' scratch (KW > 1) */

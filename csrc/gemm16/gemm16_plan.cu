@@ -351,6 +351,10 @@ static int mv_plan(const smk_mv_route &r, smk_plan *plan)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound TALL 16 rows x %d warps, %lld k per warp, %lld K slices; no shared memory", r.tm,
                  (long long)r.kc, (long long)r.splits);
+    else if (r.kind == SMK_MV_MROW) /* matvec_mrow.h, gemm16_mrow.cu: D^T = B^T A^T on tensor cores */
+        snprintf(plan->config, sizeof plan->config,
+                 "memory-bound MROW %d rows x %lld columns per warp, %lld K groups of 4 x %lld k; no shared memory", r.tm,
+                 (long long)r.rpw, (long long)r.splits, (long long)r.kc);
     else if (r.kind == SMK_MV_SKINNY_M)
         snprintf(plan->config, sizeof plan->config,
                  "memory-bound SKINNY_M %d n-tiles, %lld columns per warp, %lld K slices; no shared memory",

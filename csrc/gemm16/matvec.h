@@ -30,7 +30,7 @@
  * mode (smk_gemm16_set_matvec): 0 off (variant 0 as before: tiles, padded copies), 1 automatic (the
  * default), 2 force ROWS, 3 force COLS on every variant-0 shape (tests: both kernels take any shape),
  * 4 force MMA on every variant-0 shape with K <= 128, 5 force SKINNY on every one with N <= 32, 6 force
- * SKINNY_M on every one with M <= 32, 7 force TALL on every one with N <= 8 (others: automatic; tests).  kmax
+ * SKINNY_M on every one with M <= 32, 7 force TALL on every one with N <= 8, 8 MROW on every M <= 8 (others: automatic).  kmax
  * (smk_gemm16_set_mv_kmax, 0 or 16 .. 128): the MMA kernel's K bound under mode 1; 0 = the routing
  * before it (TINYK, ROWS slices of >= 32 k within the workspace bound). */
 #ifndef SMK_GEMM16_MATVEC_H
@@ -79,7 +79,7 @@ int smk_gemm16_set_mv_skinny(int level);
  * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it); 128 TINYK as TINYK16 (smk_mv_tinyk: D in aligned
  * 16-byte row chunks where D is 2-byte and C is not read; 191 = 63 + it); 256 the MMA kernel's D as aligned 16-byte row
  * chunks at any ldd / offset (r.chunks, K <= 32, 4 n-tiles) and TINYK's shapes to the MMA kernel (smk_mv_chunks_takes;
- * 319 = 63 + it).  63 the default; 0 .. 511, -1 for anything else. */
+ * 319 = 63 + it); 512 / 1024 M <= 8 calls to MROW (matvec_mrow.h; 831 = 319 + 512, 1855).  319 the default; 0 .. 2047. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 /* The level every route of this process reads (launch, workspace queries, explain): the knob, less bit 16 where
@@ -88,7 +88,7 @@ int smk_gemm16_set_mv_level(int level);
 int smk_gemm16_mv_level_here(void);
 
 enum { SMK_MV_NONE = 0, SMK_MV_ROWS = 1, SMK_MV_COLS = 2, SMK_MV_TINYK = 3, SMK_MV_MMA = 4, SMK_MV_SKINNY = 5,
-       SMK_MV_SKINNY_M = 6, SMK_MV_TALL = 7 };
+       SMK_MV_SKINNY_M = 6, SMK_MV_TALL = 7, SMK_MV_MROW = 8 };
 
 typedef struct {
     int kind;          /* SMK_MV_* */
@@ -489,6 +489,7 @@ static inline int smk_mv_rows_level(int64_t M, int64_t N, int64_t K, int kmax, i
         return smk_mv_rows_cluster(M, N, K, (level & 32) != 0, r);
     return (level & 1) ? smk_mv_rows_fused_at(M, N, K, (level & 32) != 0, r) : smk_mv_rows(M, N, K, kmax > 0, r);
 }
+#include "matvec_mrow.h" /* MROW: after smk_mv_rows_level, which it asks */
 static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int kmax, int skinny, int level,
                                   smk_mv_route *r)
 {
@@ -507,6 +508,8 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
         rc = smk_mv_skinny_level(M, N, K, level, r);
     else if (mode == 6 && M <= 32)
         rc = smk_mv_skinny_m(M, N, K, r);
+    else if (mode == 8 && M <= 8)
+        rc = smk_mv_mrow(M, N, K, r);
     else if ((mode == 7 && N <= 8) || smk_mv_tall_takes(M, N, K, skinny))
         rc = smk_mv_tall(M, N, K, r);
     else if (N <= 8 && smk_mv_skinny_takes(M, N, K, skinny))
@@ -518,7 +521,7 @@ static inline int smk_mv_route_of(int64_t M, int64_t N, int64_t K, int mode, int
     else if (M <= 8 && smk_mv_narrow_takes(M, N, K, level))
         rc = smk_mv_skinny_m(M, N, K, r);
     else if (M <= 8)
-        rc = smk_mv_rows_level(M, N, K, kmax, level, r);
+        rc = smk_mv_rows_or_mrow(M, N, K, kmax, level, r);
     else if (smk_mv_mma_takes(M, N, K, kmax))
         rc = smk_mv_mma(M, N, K, r);
     else if (smk_mv_skinny_takes(M, N, K, skinny))
@@ -586,6 +589,8 @@ int mv_launch(const smk_gemm16_params &q, const smk_mv_route &r, int sms, cudaSt
 void mv_skinny_m_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
 void mv_skinny_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
 void mv_tall_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream); /* TALL (ws: scratch) */
+/* gemm16_mrow.cu: MROW (ws: the partials when r.splits > 1). */
+void mv_mrow_launch(const smk_gemm16_params &q, const smk_mv_route &r, float *ws, cudaStream_t stream);
 /* gemm16_tinyk.cu: TINYK16 (r.rpw == 1) where D is 2-byte and C is not read; false (nothing launched) else. */
 bool mv_tinyk16_launch(const smk_gemm16_params &q, const smk_mv_route &r, cudaStream_t stream);
 } /* namespace g16 */
