@@ -125,3 +125,39 @@ def test_the_price_is_pure_and_monotone_in_k():
             ts = [F.model_ns(M, N, K, name, 1) for K in (32, 64, 256, 1024, 4096)]
             assert ts == sorted(ts), (name, M, N, ts)
     assert F.choose(1285, 323, 596) == F.choose(1285, 323, 596)
+
+
+# ---- GPU: level 1's picks run right (every layout, alpha / beta with C, NaN-poisoned outputs, odd pitches) ----
+# Draws of the grids whose level-1 pick is one level 0 never made there: 64x64x16 S=1 on the half tile, 32x128x16
+# past M = 32 with M mod 64 outside 1..32 (S 1, 14, 71), a split of 128x64x8.
+MOVED = [(552, 281, 369), (8245, 87, 494), (1171, 72, 2801), (217, 93, 16923), (1285, 323, 596), (2454, 933, 1503)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("mnk", MOVED, ids=lambda s: "x".join(map(str, s)))
+def test_level_1_picks_within_bound(mnk, layout, poison, set_knobs):
+    import numpy as np
+    from test_sgemm import check
+    set_knobs(sgemm_model=1)
+    rng = np.random.default_rng(sum(mnk))
+    M, N, K = mnk
+    a = rng.standard_normal((M, K), dtype=np.float32)
+    b = rng.standard_normal((K, N), dtype=np.float32)
+    c = rng.standard_normal((M, N), dtype=np.float32)
+    check(smemkit.sgemm(a, b, layout=layout), a, b)
+    check(smemkit.sgemm(a, b, c, alpha=-0.75, beta=1.25, layout=layout), a, b, c, -0.75, 1.25)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mnk", MOVED[:3], ids=lambda s: "x".join(map(str, s)))
+def test_level_1_picks_on_odd_pitches(mnk, torch, set_knobs):
+    import numpy as np
+    from test_sgemm import check, odd_pitch_view
+    set_knobs(sgemm_model=1)
+    g = torch.Generator(device="cuda").manual_seed(sum(mnk))
+    M, N, K = mnk
+    a, b = odd_pitch_view(torch, g, M, K), odd_pitch_view(torch, g, K, N)
+    d = smemkit.sgemm(a, b)
+    torch.cuda.synchronize()
+    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy())
