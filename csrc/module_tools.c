@@ -283,8 +283,7 @@ PyDoc_STRVAR(set_knob_doc,
 "matrix-vector rows skinny-m16 / skinny-m32 and one M tile per skinny-m launch; 1: without those (the SGEMM's skinny kernels stream rows that are\n"
 "not 16-byte aligned as re-aligned float4, K <= 16 may take the tiny-K kernel, the padded tile path);\n"
 "0: the paths before issue 27),\n"
-"'pdl' (0, the default: split-K reductions launch after their GEMM; 1: as programmatic dependent\n"
-"launches on sm_90, overlapping the GEMM's tail, whose wait a profiler counts as device time),\n"
+"'pdl' (0, the default: split-K reductions launch after their GEMM; 1: as programmatic dependent\nlaunches on sm_90, overlapping the GEMM's tail, whose wait a profiler counts as device time),\n"
 "'splitk_fixup' (0, the default: split-K's partial tiles summed by a separate reduction kernel; 1: by the\n"
 "last-arriving block of each tile inside the SGEMM tile kernel (sgemm/fixup.cuh) or the tensor-core GEMM's\n"
 "mma.sync kernel (gemm16/fixup.cuh) where smk_sgemm_fixup_gate / smk_gemm16_fixup_gate say its serial chain\n"
@@ -302,10 +301,9 @@ PyDoc_STRVAR(set_knob_doc,
 "(tests); 5: as 4, 64x64x16's on the half tile (tests); 6, the default: as 3 where N >= 32 (its own conflict-free A tile in swizzle: sgemm/deep.h)),\n"
 "'sgemm_tinyk' (the SGEMM tiny-K kernel: 0 sgemm/tinyk.cuh; 1, the default, its lean variant (sgemm/tinyk_lean.cuh:\n"
 "per-lane pointers computed once, the register panel as deep as the K slice, 1..16; D bit for bit the same)),\n"
-"'sgemm_narrow' (the SGEMM chooser's narrow-N rows: 0, the default, as before; 1 skinny-n16 / skinny-n32\n"
-"(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
+"'sgemm_narrow' (the SGEMM chooser's narrow-N rows: 0, the default, as before; 1 skinny-n16 / skinny-n32\n(sgemm/skinny_n.cuh: one 16- / 32-column N tile, A streamed once) offered for 8 < N <= 32, priced by waves),\n"
 "'sgemm_redchain' (the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1, the default, also\n"
-"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_gemv' (4, the default since session 44; 3: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone; 4: as 3 for N == 1, and calls with M <= 4 (N > 1) on the wide kernel, sgemm/gemv_wide.cuh, its K split summed in the kernel; 5: as 4 for M == 1 alone; 6: as 4, its K split summed by sgemm/reduce.cuh; 7: as 4, the fused tail's count one acq_rel atomic, no device-wide fence),\n"
+"its lanes' chain of dependent slice loads, ~1.8 us per round trip past the first (sgemm/choose.cu)),\n'sgemm_model' (the SGEMM chooser's price of the tile rows: 0, the default, as before (sgemm/choose.cu); 1 on the mid class\n(M, N > 32, K > 16) the level-1 price fitted to the H100 tile grid: rounds of resident blocks, the deep kernel's launches, a split's\nmeasured price, every tile row offered (sgemm/choose_fit.cu)),\n'sgemm_gemv' (4, the default since session 44; 3: as 1 for N == 1 alone; 0 off; 1: automatic SGEMM calls with M == 1 or N == 1 on the matrix-vector kernels, sgemm/gemv.cuh: issue 27, a K split summed by sgemm/reduce.cuh; 2: as 1, the split summed in the kernel by its last block per grid column; 3: as 1 for N == 1 alone; 4: as 3 for N == 1, and calls with M <= 4 (N > 1) on the wide kernel, sgemm/gemv_wide.cuh, its K split summed in the kernel; 5: as 4 for M == 1 alone; 6: as 4, its K split summed by sgemm/reduce.cuh; 7: as 4, the fused tail's count one acq_rel atomic, no device-wide fence),\n"
 "'sgemm_rows_n' (the SGEMM's narrow-N rows route, session 44: 0, the default, off; 1 automatic calls with\n9 <= N <= 32, M >= 1024, K >= 17 on sgemm/rows_n.cuh: A streamed once, B's K slice in shared memory; 2 as 1\nfor 2 <= N <= 32; 3 as 1 with 4, 2 or 1 rows of A a warp by\nsgemm/rows_n.cu's price; 4 as 3 with the rows a warp by the warps alone),\n"
 "'splitk_fence' (1, the default: the fused reduction's blocks count after a barrier and one device-wide\nfence each; 0: a fence in every thread, session 39's protocol),\n"
 "'gemm16_staged' (variant 0's 64x64 tiles on rows read in place: 0 one k-tile of loads in\n"
@@ -350,8 +348,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         (strcmp(name, "sgemm_gemv") == 0 ? smk_sgemm_set_gemv : smk_sgemm_set_narrow)(v);
     else if ((strcmp(name, "sgemm_redchain") == 0 && (v == 0 || v == 1)) || (strcmp(name, "sgemm_rows_n") == 0 && v >= 0 && v <= 4))
         (strcmp(name, "sgemm_rows_n") == 0 ? smk_sgemm_set_rows_n : smk_sgemm_set_redchain)(v);
-    else if (strcmp(name, "sgemm_tinyk") == 0 && (v == 0 || v == 1))
-        smk_sgemm_set_tinyk(v);
+    else if ((strcmp(name, "sgemm_tinyk") == 0 || strcmp(name, "sgemm_model") == 0) && (v == 0 || v == 1))
+        (strcmp(name, "sgemm_model") == 0 ? smk_sgemm_set_model : smk_sgemm_set_tinyk)(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 12)

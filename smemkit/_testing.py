@@ -160,6 +160,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_redchain      the SGEMM chooser's price of a K split's reduction: 0 its bytes and launch; 1 (default since session 42) also
                         the chain of dependent slice loads each lane of sgemm/reduce.cuh walks (S / L of them,
                         4 in flight; ~1.8 us per round trip past the first: sgemm/choose.cu)
+    sgemm_model         the SGEMM chooser's price of the tile rows: 0 (default) as before (csrc/sgemm/choose.cu); 1 on
+                        the mid class (M, N > 32, K > 16) the level-1 price fitted to the H100 grid of every tile
+                        config x K split (csrc/sgemm/choose_fit.cu, bench/timing/fit_sgemm_grid.py): rounds of
+                        resident blocks, the deep kernel's launches, a split's measured price, every tile row offered
     sgemm_narrow        the SGEMM chooser's narrow-N rows: 0 (default) as before; 1 skinny-n16 / skinny-n32
                         (csrc/sgemm/skinny_n.cuh, one N tile of 16 / 32 columns) offered for 8 < N <= 32
     sgemm_gemv          the SGEMM's matrix-vector route (4, the default since session 44): 0 off; 1 automatic calls with M == 1 or N == 1 (K >= 1)
@@ -205,7 +209,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi, smk_gemm16_staged, smk_gemm16_shortk, smk_gemm16_small and smk_gemm16_narrow_async,
-# sgemm/launch.cu g_new_paths, g_fixup, g_epi, g_deep, g_tinyk, g_narrow, g_gemv and g_rows_n, sgemm/choose.cu g_redchain, runtime.c g_pdl)
+# sgemm/launch.cu g_new_paths, g_fixup, g_epi, g_deep, g_tinyk, g_narrow, g_gemv and g_rows_n, sgemm/choose.cu g_redchain, sgemm/choose_fit.cu g_model, runtime.c g_pdl)
 KNOBS = {
     "poison": 0,
     "host_mode": -1,
@@ -238,6 +242,7 @@ KNOBS = {
     "sgemm_tinyk": 1,  # 0..1 (1 the default since session 41): the SGEMM tiny-K kernel, tinyk.cuh (0) / its lean variant, tinyk_lean.cuh (1): exact-depth panel, pointers once (sgemm/tinyk.cu)
     "sgemm_redchain": 1,  # 0..1 (1 the default since session 42): the SGEMM chooser prices a split's reduction by bytes (0) / also its load chain (1) (sgemm/choose.cu)
     "sgemm_gemv": 4,  # 0..7 (4 the default since session 44, 3 since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3), + the wide kernel for M <= 4 (4) / M == 1 (5) / M <= 4 with reduce.cuh's sum (6) / the light count (7) (sgemm/gemv.h sgemv_route)
+    "sgemm_model": 0,  # 0..1: the SGEMM chooser's price of the tile rows on the mid class, as before (0) / fitted to the H100 tile grid (1; sgemm/choose_fit.cu)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
     "sgemm_rows_n": 0,  # 0..4: the SGEMM's narrow-N rows route for 9 <= N <= 32 (1; 3 / 4: rows per warp by price / warps) / 2 <= N <= 32 (2), M >= 1024 (sgemm/rows_n.h rows_n_route)
     "pdl": 0,

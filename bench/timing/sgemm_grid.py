@@ -33,7 +33,7 @@ EXTRA = [("mid", 1536, 1536, 1536), ("mid", 768, 768, 768), ("mid", 3072, 3072, 
 
 # blocks per SM each config is built for (its __launch_bounds__ MINBLOCKS; csrc/sgemm/configs.h)
 MINBLOCKS = {"128x128x8": 2, "64x64x8": 4, "128x256x8": 1, "64x64x16": 4, "128x64x8": 4, "64x128x8": 3,
-             "64x128x8/minb4": 4, "skinny-m": 4, "skinny-n": 3, "128x128x16": 1, "128x128x8/128thr": 2}
+             "64x128x8/minb4": 4, "32x128x16": 4, "skinny-m": 4, "skinny-n": 3, "128x128x16": 1, "128x128x8/128thr": 2}
 # the skinny kernels' block tiles, BM x BN x BK (csrc/sgemm/configs.h: the skinny-m / skinny-n rows)
 SKINNY_TILES = {"skinny-m": (8, 512, 64), "skinny-n": (16, 8, 256)}
 

@@ -21,6 +21,10 @@ void smk_sgemm_set_narrow(int level);
 /* Knob 'sgemm_redchain': 0 the SGEMM chooser prices a K split's reduction by its bytes; 1 (the default) also by
  * its chain of dependent loads (csrc/sgemm/choose.cu sgemm_reduce_chain_ns).  Process-wide. */
 void smk_sgemm_set_redchain(int level);
+/* Knob 'sgemm_model': 0 (the default) the SGEMM chooser's price of the tile rows as before (csrc/sgemm/choose.cu);
+ * 1 on issue 27's mid class (M, N > 32, K > 16) the level-1 price fitted to the H100 tile grid
+ * (csrc/sgemm/choose_fit.cu).  Process-wide. */
+void smk_sgemm_set_model(int level);
 int smk_sgemm_tinyk_level(void);
 
 /* 1 where a tiny-K launch over K, in slices k_chunk deep, runs the lean kernel at knob level `level`: every

@@ -75,7 +75,7 @@ constexpr int64_t kMinSliceK = 48;
 
 /* `splits` slices made exact for a K of k-tiles `bk` deep: every slice k_chunk deep (a multiple of
  * bk) but the last, none empty; 1 <= *s <= max(1, ceil(K / bk)) and <= kMaxSplits. */
-static void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s, int64_t *k_chunk)
+void sgemm_exact_split(int64_t K, int64_t bk, int64_t splits, int64_t *s, int64_t *k_chunk)
 {
     const int64_t ktiles = (K + bk - 1) / bk;
     int64_t w = splits > ktiles ? ktiles : splits;
@@ -348,7 +348,7 @@ static int64_t sgemm_matvec_split(const SgemmConfigEntry &c, int64_t M, int64_t 
 /* The most K slices whose (exact) slices are none shallower than kMinSliceK but the last: the largest S
  * with sgemm_exact_split's k_chunk >= kMinSliceK (whole k-tiles: K = 256 in 16-deep k-tiles gives 6
  * slices of 48, where K / kMinSliceK would say 5), at least 1. */
-static int64_t sgemm_deepest(int64_t K, int64_t bk)
+int64_t sgemm_deepest(int64_t K, int64_t bk)
 {
     const int64_t c0 = (kMinSliceK + bk - 1) / bk * bk;
     int64_t s = (K + c0 - 1) / c0, n = 1, chunk = K;
@@ -427,6 +427,7 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
     double best = 1e301;
     *cfg_out = 1;
     *splits_out = 1;
+    if (sgemm_fit_class(M, N, K, level)) return sgemm_fit_auto(M, N, K, sms, cfg_out, splits_out); /* sgemm_model 1 */
     for (int c = 1; c < kNumConfigs; c++) {
         const SgemmConfigEntry &e = kConfigs[c];
         const long long tiles = e.blocks(M, N);
@@ -498,6 +499,8 @@ static int64_t sgemm_forced_split(int64_t M, int64_t N, int64_t K, int sms, int 
     const long long tiles = e.blocks(M, N);
     int64_t s = 1;
     if (e.kind == SGEMM_MATVEC) return sgemm_matvec_split(e, M, N, K, sms, NULL); /* any level, forced */
+    if (sgemm_fit_class(M, N, K, level) && sgemm_fit_ns(cfg, M, N, K, sms, 1) < 1e300)
+        return sgemm_fit_split(cfg, M, N, K, sms, NULL); /* sgemm_model 1: a fitted tile row */
     if (level >= 6 && e.kind == SGEMM_SKINNY_N && e.cost.bytes_per_ns > 0 && K >= e.bk)
         return sgemm_skinny_n6_split(e, M, N, K, sms, NULL); /* level 6: by waves (above) */
     if (tiles > 0 && (e.cost.fma_per_ns > 0 || e.cost.bytes_per_ns > 0)) {
