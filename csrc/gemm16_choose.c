@@ -305,11 +305,12 @@ int smk_gemm16_small_tile(int mode, int64_t M, int64_t N, int splits, int varian
 }
 
 /* ---- narrow cp.async on rows aligned to 4 / 8 bytes (api/gemm16.h smk_gemm16_narrow, gemm16/load_narrow.cuh) ---- */
-/* 3 by default since session 44: level 1 (H100, 74 class draws of the helper's seeds 3450-3455 and the issue's, fp16 and
+/* 1 by default since session 45 (held-out seed 203: level 1 beat 3 on the 4 draws where they differ, 3033x12x1054 bf16
+ * 0.66 -> 0.81); session 44's default 3 was level 1 (H100, 74 class draws of the helper's seeds 3450-3455 and the issue's, fp16 and
  * bf16, arms interleaved: 0.467 / 0.475 -> 0.794 / 0.810 of cuBLAS, all 74 won, min 0.37 -> 0.58; their K slices were
  * 640 deep or more) on slices of at least SMK_G16_NARROW_KT_SPLIT k-tiles, the shallower split launches kept on the deep /
  * half-tile loads (gemm16_staged, gemm16_small) that won there in sessions 41 and 43; GEMM16_NOTES "Session 44". */
-volatile int smk_gemm16_narrow_async = 3;
+volatile int smk_gemm16_narrow_async = 1;
 
 int smk_gemm16_set_narrow_async(int mode)
 {

@@ -136,8 +136,8 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         in place: 0 the register-staged loads; 1 copied by 8- / 4-byte cp.async
                         into the same shared tiles (csrc/gemm16/load_narrow.cuh) on the K-heavy launches
                         (a split K or >= 16 k-tiles: api/gemm16.h smk_gemm16_narrow); 2 every in-place
-                        launch, forced gemm16_variant 1 / 4 / 6 / 8 / 9 included (tests); 3 (default since session
-                        44) as 1 with a split launch's slices at least 8 k-tiles (512) deep
+                        launch, forced gemm16_variant 1 / 4 / 6 / 8 / 9 included (tests); 3 (session 44's default;
+                        1 since session 45) as 1 with a split launch's slices at least 8 k-tiles (512) deep
     sgemm_epi           the SGEMM tile kernel's epilogue: 0 from registers; 1 (default since session 41) staged through a layout.h
                         tile of the block's output and stored as whole rows (csrc/sgemm/epilogue_staged.cuh)
                         where sgemm_epi_gate says (K <= 64 per block, M N >= 2^19, output rows not all on
@@ -222,7 +222,7 @@ KNOBS = {
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)
     "gemm16_shortk": 1,  # 0..1 (1 the default since session 42): variant 0's one-block-per-SM tiles at K <= 64 kept (0) / retiled to 128x128 at 2 per SM or 64x64 (1) (gemm16_choose.c)
     "gemm16_small": 1,  # 0..4 (1 the default since session 43): variant 0's in-place 64x64 launches as they are (0) / on the 32x64 half tile with the deep loads where its grid fits one wave (1) / every such launch, forced variant 9 included, tests (2) / 1 and 2 with the rings (the deep 64x64 one too) filled by 16-byte loads (3, 4) (api/gemm16_small.h)
-    "gemm16_narrow_async": 3,  # 0..3 (3 the default since session 44: 1 on split slices >= 8 k-tiles): rows aligned to 4 / 8 bytes read in place through registers / by narrow cp.async on K-heavy launches / on every in-place launch, tests (gemm16_choose.c)
+    "gemm16_narrow_async": 1,  # 0..3 (1 the default since session 45; 3, session 44's: 1 on split slices >= 8 k-tiles): rows aligned to 4 / 8 bytes read in place through registers / by narrow cp.async on K-heavy launches / on every in-place launch, tests (gemm16_choose.c)
     "sgemm_new_paths": 11,  # 0..11: issue 27's path levels (module_tools.c py_set_knob); 11 (7 + the short tile past M = 32) the default since session 39; 7 skinny-n by waves, L1 loads; 8 the matvec rows; 9 also short tiles past M = 32; 10 also pads by price; 11 the short tiles alone
     "sgemm_epi": 1,  # 0..3 (1 the default since session 41): the SGEMM tile kernel's epilogue, registers / staged rows where the gate says (1) / always (2) / the wider probe rule (3) (sgemm/launch.h sgemm_epi_gate)
     "sgemm_deep": 6,  # 0..6 (6, the default: won session 41's and 42's A/Bs): the SGEMM tile kernel's load pipeline, registers / the BK = 16 rows' cp.async stages where the gate says at <= 2 (1) / <= 4 (2) blocks per SM, 1 + the 32x64x16 half tile (3), always (4), always + half (5), 3 where N >= 32 (6) (sgemm/deep.h sgemm_deep_gate)

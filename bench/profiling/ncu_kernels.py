@@ -95,6 +95,16 @@ CASES += NEW[-9:]
 NEW += [("sgemm", s, "float32", 0, "torch") for s in [(1599, 4826, 21), (6071, 2788, 23), (3698, 317, 40),
                                                      (1024, 2048, 24)]]
 CASES += NEW[-4:]
+# session 44's paths: rows on 4 / 8 bytes copied by narrow cp.async (gemm16_narrow_async; split launches, fp16 and
+# bf16), TALL (N <= 8, tall A: no shared memory), the wide SGEMM matrix-vector kernel (M <= 4: none), the case-A
+# strips (csrc/transpose/skinny_strip.cuh) and the 1 x n copy (none)
+NEW += [("gemm", (381, 130, 5522), "bfloat16", 0), ("gemm", (3033, 12, 1054), "float16", 0),
+        ("gemm", (1000, 1000, 1002), "float16", 0), ("gemm", (1500, 60, 4100), "float16", 0), ("gemm", (200, 1000, 8196), "bfloat16", 0),
+        ("gemm", (8206, 4, 228), "float16", 0),
+        ("sgemm", (3, 5000, 2000), "float32"), ("sgemm", (2, 4559, 305), "float32"),
+        ("transpose", (62, 200001), "uint8"), ("transpose", (30, 100003), "float16"),
+        ("transpose", (5, 62, 20001), "uint8"), ("transpose", (1, 1000001), "uint8")]
+CASES += NEW[-12:]
 
 
 def mark():

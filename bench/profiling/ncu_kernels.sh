@@ -21,7 +21,7 @@ metrics=$metrics,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,
 # every smemkit kernel (the GEMMs' padded copies, reductions and memory-bound kernels too), and the marker
 # kernel ncu_kernels.py launches before each call (torch's spin_kernel) that groups them into calls
 kernels='spin_kernel|transpose_kernel|skinny_kernel|skinny_vec_kernel|skinny_lean_a_kernel|skinny_prmt(_a)?_kernel|sgemm_kernel|skinny_[mn]_kernel|tinyk_kernel|matvec_kernel'
-kernels=$kernels'|gemm16_kernel|mv_[a-z]+_kernel|reduce_kernel|pad_rows_kernel'
+kernels=$kernels'|gemm16_kernel|mv_[a-z]+_kernel|reduce_kernel|pad_rows_kernel|skinny_strip_kernel|copy_kernel|sgemv_[a-z]+_kernel'
 "$NCU" --clock-control none --print-units base --csv --metrics "$metrics" -k "regex:$kernels" \
     python3 "$(dirname "$0")/ncu_kernels.py" "$out/ncu_manifest.txt" "$@" > "$out/ncu_kernels.csv"
 echo "ncu kernels (markers included): $(grep -c '"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"' "$out/ncu_kernels.csv")"

@@ -3,6 +3,9 @@ the data the chooser's cost model (sgemm_cost_ns in csrc/sgemm/choose.cu) is fit
 
     python bench/timing/sgemm_grid.py OUT.jsonl        (about 4 minutes on an H100; one JSON line per timing)
     python bench/timing/fit_sgemm_model.py OUT.jsonl   (no GPU: the fit, and the model's picks replayed)
+    python bench/timing/sgemm_grid.py OUT.jsonl --random 120 --seed S [--mid] [--shapes MxNxK ...] [--budget-s T]
+        draws of issue 27's law (--mid: M, N > 32, K > 16) and / or named shapes instead of the sweep, 5 reps
+        a timing, pad only, the automatic choice (config "auto", S 0) timed too; stops after T seconds
 
 Shapes: bench_sgemm.SWEEP plus EXTRA.  Per shape and tile config: S = 1, and while the tiles fill fewer
 than two waves (SMs x the config's blocks per SM) S grows by x1.5 up to ~2.2 waves or the k-tiles.
@@ -66,24 +69,52 @@ def ladder(M, N, K, name, sms):
     return ss
 
 
+def shape_list(args):
+    """(cls, M, N, K) of the run: the sweep, or --random N --seed S draws of issue 27's law (--mid: only those
+    the tile kernels take, M and N > 32 and K > 16), and/or --shapes MxNxK ..."""
+    import draws as D
+    out = []
+    if "--random" in args:
+        n, seed = int(args[args.index("--random") + 1]), int(args[args.index("--seed") + 1])
+        for d in D.sgemm_draws(n, seed):
+            M, N, K = d.shape
+            if "--mid" not in args or (M > 32 and N > 32 and K > 16):
+                out.append(("random%d" % seed, M, N, K))
+    if "--shapes" in args:
+        for tok in args[args.index("--shapes") + 1:]:
+            if tok.startswith("--"):
+                break
+            M, N, K = (int(v) for v in tok.split("x"))
+            out.append(("named", M, N, K))
+    return out or SWEEP + EXTRA
+
+
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
         sys.exit(__doc__)
+    budget = float(args[args.index("--budget-s") + 1]) if "--budget-s" in args else 1e9
+    reps = 5 if "--random" in args or "--shapes" in args else 10
     sms = device_info()["sms"]
     names = smemkit.bench_configs("sgemm")
     t0 = time.time()
-    with open(sys.argv[1], "w") as out:
-        shapes = SWEEP + EXTRA
+    with open(args[0], "w") as out:
+        shapes = shape_list(args)
         for i, (cls, M, N, K) in enumerate(shapes):
+            if time.time() - t0 > budget:
+                print(f"budget {budget:.0f} s spent after {i} shapes", flush=True)
+                break
             auto = sgemm_choose(M, N, K, sms)
             for ci, name in enumerate(names):
-                if ci == 0 or not runs(name, M, N):
+                if not runs(name, M, N):
                     continue
-                for S in ladder(M, N, K, name, sms):
-                    for lay in (["pad", "swizzle"] if S == 1 else ["pad"]):
-                        r = smemkit.bench("sgemm", (M, N, K), layout=lay, config=ci, splits=S, reps=10, warmup_ms=5)[0]
-                        rec = dict(M=M, N=N, K=K, cls=cls, config=name, S=S, layout=lay, ms=r.median_ms,
-                                   ratio=r.ratio, cublas_tf=r.ceiling / 1e3 if r.ceiling else None, auto=list(auto))
+                for S in ([0] if ci == 0 else ladder(M, N, K, name, sms)):
+                    for lay in (["pad", "swizzle"] if S == 1 and reps == 10 else ["pad"]):
+                        r = smemkit.bench("sgemm", (M, N, K), layout=lay, config=ci or None, splits=S or None, reps=reps,
+                                          warmup_ms=5 if reps == 10 else 2)[0]
+                        rec = dict(M=M, N=N, K=K, cls=cls, config="auto" if ci == 0 else name, S=S, layout=lay,
+                                   ms=r.median_ms, ratio=r.ratio,
+                                   cublas_tf=r.ceiling / 1e3 if r.ceiling else None, auto=list(auto))
                         out.write(json.dumps(rec) + "\n")
                         out.flush()
             print(f"[{i + 1}/{len(shapes)}] {M}x{N}x{K} done, {time.time() - t0:.0f} s", flush=True)
