@@ -343,3 +343,30 @@ def test_explain_gemm_s45_matches_ncu(r):
     total = sum(int(r[k]) for k in ("ldsm_wavefronts", "ldgsts_wavefronts", "st_wavefronts"))
     if key not in S45_TOTAL_MISSES:
         assert sum(v[0] for v in got.values()) == pytest.approx(total, rel=0.02)
+
+
+def test_ldgsts_probe_patterns_parse_and_replay(tmp_path):
+    """bench/bank_probe/ldgsts_probe.py gen: every pattern has 32 shared and 32 global offsets the probe
+    accepts (aligned to W, inside its 48 KB / 4 MB buffers) and the model replays it (the table's 'model')."""
+    pytest.importorskip("smemkit._C")
+    import importlib.util
+    import numpy as np
+    import smemkit
+    spec = importlib.util.spec_from_file_location("ldgsts_probe", ROOT / "bench" / "bank_probe" / "ldgsts_probe.py")
+    lp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lp)
+    out = tmp_path / "p.txt"
+    lp.cmd_gen(str(out))
+    pats = lp.read_patterns(str(out))
+    assert 100 <= len(pats) <= 150  # one ncu run of < 60 s
+    names = [p[4] for p in pats]
+    assert len(set(names)) == len(names)
+    for w, form, s, g, name in pats:
+        assert w in (4, 8, 16) and form in ("plain", "zfill") and len(s) == len(g) == 32
+        on = s >= 0
+        assert on.any() and (s[on] % w == 0).all() and (s[on] + w <= 48 * 1024).all()
+        assert (g[on] % w == 0).all() and (g[on] >= 0).all() and (g[on] + w <= 4 << 20).all()
+        kind = "cp.async.zfill" if form == "zfill" else "cp.async"
+        assert smemkit.bank_model.wavefronts(s, w, kind, sources=np.where(on, g, -1)) >= 1
+    rot = {n: p for n, p in zip(names, pats)}
+    assert "rot-a3-b0-plain" in rot and "swz-232-row0" in rot and any(n.startswith("gemm-3033x12x1054") for n in names)
