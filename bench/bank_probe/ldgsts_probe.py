@@ -60,12 +60,12 @@ def rotations():
 def gemm_instructions():
     """First instructions (shared offsets < 48 KB) of the narrow launches' copies, global offsets as the plan
     gives them (relative to a 128-byte-aligned origin; shifted to start at 0 on a 4 KB boundary)."""
-    import smemkit._C as C
+    from smemkit import _testing
     out = []
     cases = [((381, 130, 5522), "naive"), ((3033, 12, 1054), "naive"), ((1500, 60, 4100), "naive"),
              ((1000, 2000, 1000), "pad")]
     for shape, layout in cases:
-        p = C._plan("gemm", shape, layout, 2, 132, 0, 0)
+        p = _testing.gemm_plan(shape, layout)
         for name, width, kind, rep, addr, instr, src in p["accesses"]:
             if not instr.startswith("cp.async"):
                 continue
