@@ -29,10 +29,11 @@
 #define SMEM_BYTES (48 * 1024)
 #define GLOBAL_BYTES (4 << 20)
 
+/* n: the src-size of the zfill form, W on every probe lane (the kernel's whole chunks of an edge block),
+ * read from the pattern so that ptxas keeps the operand (LDGSTS.ZFILL, as the GEMM's) */
 template <int W, bool Z>
-__device__ __forceinline__ void copy(unsigned dst, const void *src, long long a)
+__device__ __forceinline__ void copy(unsigned dst, const void *src, long long a, int n)
 {
-    const int n = W; /* src-size: every byte in range, as the kernel's whole chunks of an edge block */
     if (W == 16 && !Z)
         asm volatile("{\n\t.reg .pred p;\n\tsetp.ge.s64 p, %0, 0;\n\t@p cp.async.cg.shared.global [%1], [%2], 16;\n\t}"
                      :: "l"(a), "r"(dst), "l"(src) : "memory");
@@ -58,7 +59,7 @@ __device__ __forceinline__ void body(const long long *__restrict__ sg, const cha
     const int lane = threadIdx.x;
     const long long s = sg[lane], g = sg[LANES + lane];
     const unsigned dst = (unsigned)__cvta_generic_to_shared(smem) + (unsigned)(s < 0 ? 0 : s);
-    copy<W, Z>(dst, gbuf + (s < 0 || g < 0 ? 0 : g), s);
+    copy<W, Z>(dst, gbuf + (s < 0 || g < 0 ? 0 : g), s, g >= 0 ? W : 0);
     __syncwarp();
     out[lane] = smem[(lane * 97) % SMEM_BYTES]; /* keep the copy observable */
     if (lane == 0)
