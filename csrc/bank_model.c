@@ -24,8 +24,9 @@
  *     lanes, and merges several lanes' bytes of one word on a store).
  *   ldmatrix / stmatrix .x1/.x2/.x4 (.trans alike): one group per 8x8 matrix (lanes 8q..8q+7 give its
  *     8 row addresses of 16 bytes), each costing its degree; no merging across matrices.
- *   cp.async (LDGSTS): its count depends on the global side too; smk_bank_replay_ldgsts takes the
- *     sources (the LDGSTS rule, a fit to the GEMM's own launches: see docs/BANK_MODEL.md); the kind
+ *   cp.async (LDGSTS): its count depends on the global side too; smk_bank_replay_ldgsts(_w) takes the
+ *     sources (the LDGSTS rule below the kinds, fitted to the GEMM's own launches: docs/BANK_MODEL.md):
+ *     16 bytes by sector matchings per (line, bank row, parity), 4 / 8 bytes by the STS rule; the kind
  *     without sources keeps STS.128's shared-address rule, labelled as such.
  *
  * For another GPU, measure its tables with bench/bank_probe/bank_probe.sh and replay them
@@ -389,44 +390,93 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
     return t < 0 ? -1 : wf;
 }
 
-/* ---- cp.async with global sources (the LDGSTS RULE above) ------------------------------------------ */
+/* ---- cp.async with global sources (the LDGSTS RULE, docs/BANK_MODEL.md) -------------------------
+ * 16 bytes (cp.async.cg, LDGSTS.128): per quarter-warp, the lanes' chunks split by (global line, shared
+ * bank row, 16-byte parity flip h = bit 4 of s ^ g); each part is a bipartite graph between the global
+ * 32-byte sectors and the shared 32-byte bank groups it moves data between (one edge per distinct pair)
+ * and costs its largest degree (the fewest sector -> group matchings covering it: a wavefront moves each
+ * sector of one line into at most one group of one bank row, every chunk halves kept or every one
+ * swapped); the quarter costs the sum, plus one for the ZFILL form.
+ * 4 and 8 bytes (cp.async.ca, LDGSTS.32 / .64, the narrow copies): the STS rule of the same width on
+ * the shared addresses, plus one per active 128 / W-lane group for the ZFILL form. */
 
-static int ldgsts_one(const long long *sa, const long long *ga, int zfill, int *ideal)
+typedef struct {
+    long long key, src, dst;
+} ldgsts_edge;
+
+/* Largest degree among the distinct (src, dst) edges of one key in e[0..n) (n <= 8). */
+static int ldgsts_part(const ldgsts_edge *e, int n, long long key)
+{
+    int i, j, best = 0;
+    for (i = 0; i < n; i++) {
+        int ds = 0, dd = 0;
+        if (e[i].key != key)
+            continue;
+        for (j = 0; j < n; j++) {
+            int k, dup = 0;
+            if (e[j].key != key)
+                continue;
+            for (k = 0; k < j && !dup; k++) /* count each distinct edge once */
+                dup = e[k].key == key && e[k].src == e[j].src && e[k].dst == e[j].dst;
+            if (dup)
+                continue;
+            ds += e[j].src == e[i].src;
+            dd += e[j].dst == e[i].dst;
+        }
+        best = ds > best ? ds : best;
+        best = dd > best ? dd : best;
+    }
+    return best;
+}
+
+static int ldgsts16(const long long *sa, const long long *ga, int zfill, int *ideal)
 {
     int q, lane, cost = 0, quarters = 0;
     for (q = 0; q < SMK_WARP_LANES / 8; q++) {
-        long long pair_s[8], pair_g[8], line0 = -1, row0 = -1;
-        int npair = 0, par = 0, split = 0, active = 0, i;
+        ldgsts_edge e[8];
+        int n = 0, i, j;
         for (lane = 8 * q; lane < 8 * q + 8; lane++) {
             const long long s = sa[lane], g = ga[lane];
             if (s < 0)
                 continue;
-            active = 1;
-            for (i = 0; i < npair && !(pair_s[i] == (s >> 6) && pair_g[i] == (g >> 6)); i++)
-                ;
-            if (i == npair) {
-                pair_s[npair] = s >> 6;
-                pair_g[npair++] = g >> 6;
-            }
-            par |= 1 << (((s >> 4) ^ (g >> 4)) & 1);
-            if (line0 < 0)
-                line0 = g >> 7, row0 = s >> 7;
-            else if ((g >> 7) != line0 || (s >> 7) != row0)
-                split = 1;
+            e[n].key = ((g >> 7) * 8192 + (s >> 7)) * 2 + (((s ^ g) >> 4) & 1);
+            e[n].src = g >> 5;
+            e[n++].dst = s >> 5;
         }
-        if (!active)
+        if (!n)
             continue;
         quarters++;
-        i = npair - 1 + (par == 3) + (npair == 2 && split);
-        cost += (i < 1 ? 1 : i) + (zfill ? 1 : 0);
+        for (i = 0; i < n; i++) { /* each key once, at its first edge */
+            for (j = 0; j < i && e[j].key != e[i].key; j++)
+                ;
+            if (j == i)
+                cost += ldgsts_part(e, n, e[i].key);
+        }
+        cost += zfill ? 1 : 0;
     }
     if (ideal)
         *ideal = quarters * (zfill ? 2 : 1);
     return cost;
 }
 
-long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
-                                 int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+static int ldgsts_narrow(const long long *sa, int width, int zfill, int *ideal)
+{
+    const int glanes = 128 / width;
+    int wf = 0, idl = 0, lo, lane, groups = 0;
+    (void)costs(sa, width, 1, &wf, &idl);
+    for (lo = 0; lo < SMK_WARP_LANES; lo += glanes) {
+        int on = 0;
+        for (lane = lo; lane < lo + glanes; lane++)
+            on |= sa[lane] >= 0;
+        groups += on;
+    }
+    if (ideal)
+        *ideal = idl + (zfill ? groups : 0);
+    return wf + (zfill ? groups : 0);
+}
+
+long long smk_bank_replay_ldgsts_w(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
+                                   int width, int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
 {
     long long i, total = 0;
     int lane;
@@ -439,9 +489,14 @@ long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr,
             *err = SMK_BANK_E_NULL;
         return -1;
     }
+    if (width != 4 && width != 8 && width != 16) {
+        if (err)
+            *err = SMK_BANK_E_WIDTH;
+        return -1;
+    }
     for (i = 0; i < n_instr; i++) {
         const long long *sa = saddr + i * SMK_WARP_LANES, *ga = gaddr + i * SMK_WARP_LANES;
-        int code = smk_bank_validate(sa, 16, 1, NULL, 0), wf, idl = 0;
+        int code = smk_bank_validate(sa, width, 1, NULL, 0), wf, idl = 0;
         for (lane = 0; lane < SMK_WARP_LANES && code == SMK_BANK_OK; lane++)
             if (sa[lane] >= 0 && ga[lane] < 0)
                 code = SMK_BANK_E_RANGE;
@@ -452,7 +507,7 @@ long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr,
                 *err = code;
             return -1;
         }
-        wf = ldgsts_one(sa, ga, zfill, &idl);
+        wf = width == 16 ? ldgsts16(sa, ga, zfill, &idl) : ldgsts_narrow(sa, width, zfill, &idl);
         if (out_wavefronts)
             out_wavefronts[i] = wf;
         if (out_ideal)
@@ -460,4 +515,10 @@ long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr,
         total += wf;
     }
     return total;
+}
+
+long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
+                                 int *out_wavefronts, int *out_ideal, long long *bad_index, int *err)
+{
+    return smk_bank_replay_ldgsts_w(saddr, gaddr, n_instr, zfill, 16, out_wavefronts, out_ideal, bad_index, err);
 }

@@ -180,8 +180,8 @@ static PyObject *py_bank_replay(PyObject *module, PyObject *args)
         goto fail;
     Py_BEGIN_ALLOW_THREADS
     if (g)
-        total = smk_bank_replay_ldgsts((const long long *)PyArray_DATA(a), (const long long *)PyArray_DATA(g), n,
-                                       k == SMK_BANK_KIND_CPASYNC_ZFILL,
+        total = smk_bank_replay_ldgsts_w((const long long *)PyArray_DATA(a), (const long long *)PyArray_DATA(g), n,
+                                         k == SMK_BANK_KIND_CPASYNC_ZFILL, width,
                                        (int *)PyArray_DATA((PyArrayObject *)wf), (int *)PyArray_DATA((PyArrayObject *)id),
                                        &bad, &err);
     else

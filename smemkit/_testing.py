@@ -380,3 +380,12 @@ def gemm16_kernel_for(shape, layout="swizzle", *, cc, sms, variant=0, rows_align
     k = -1 if knob is None else _value("gemm16_kernel", knob)
     return _wgmma_plan.kernel_for(tuple(shape), layout, cc=tuple(cc), sms=sms, variant=variant,
                                   rows_aligned=rows_aligned, knob=k)
+
+
+def gemm_plan(shape, layout="swizzle", *, sms=132, config=0, swizzle=None):
+    """The tensor-core GEMM's raw access plan for explain() (gemm16_plan.cu; pure, no GPU): a dict with
+    config, blocks and accesses = [(name, width, kind, repeats, shared offsets (n, 32), instr, global
+    sources (n, 32) of a cp.async, else None)].  swizzle: (b, m, s) of an explicit Swizzle under
+    layout "swizzle".  For probes that replay the kernel's own instructions (bench/bank_probe/ldgsts_probe.py)."""
+    kw = {"swizzle": tuple(swizzle)} if swizzle is not None else {}
+    return _C._plan("gemm", tuple(shape), layout, 2, sms, config, 0, **kw)

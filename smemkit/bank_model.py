@@ -26,7 +26,8 @@ WIDTHS = (1, 2, 4, 8, 16)
 #: STSM, the accumulator epilogue's shared-memory write): lanes as for ldmatrix, and ldmatrix's rule,
 #: as measured on an H100 (csrc/bank_model.c STMATRIX).  Every ld/stmatrix name also takes a
 #: ".trans" suffix ("stmatrix.x4.trans"): the transpose moves elements between registers, not the
-#: row addresses.  All of them move 16-byte rows: width is 16 for them (the default 4 is read as 16).
+#: row addresses.  All of them move 16-byte rows: width is 16 for them (4 or the default is read as 16), but a
+#: "cp.async" given its sources may be 4 or 8 bytes (cp.async.ca: the GEMM's narrow copies).
 _INSTR = {"ldmatrix": ("load", "ldmatrix.x4"), "ldmatrix.x1": ("load", "ldmatrix.x1"),
           "ldmatrix.x2": ("load", "ldmatrix.x2"), "ldmatrix.x4": ("load", "ldmatrix.x4"),
           "cp.async": ("store", "cp.async"), "cp.async.zfill": ("store", "cp.async.zfill"),
@@ -107,13 +108,16 @@ def _sources(sources, a, fname):
 
 
 def _replay(addresses, width, kind, fname, one=False, sources=None):
-    a, width, kind = _batch(addresses, fname, one), _check_width(width, fname), _check_kind(kind, fname)
+    default = width is None  # 4 for LDS/STS, 16 for the tensor-core kinds
+    a, width, kind = _batch(addresses, fname, one), _check_width(4 if default else width, fname), _check_kind(kind, fname)
     direction, instr = _INSTR.get(kind, (kind, "ldst"))
     if instr != "ldst":
-        if width == 4:
+        narrow = instr.startswith("cp.async") and sources is not None and width in (4, 8) and not default
+        if width == 4 and not narrow:
             width = 16
-        if width != 16:
-            raise ValueError(f"{fname}(): {kind} moves 16-byte rows: width must be 16; got {width}")
+        if width != 16 and not narrow:
+            raise ValueError(f"{fname}(): {kind} moves 16-byte rows (4 or 8 bytes: a cp.async with sources); width "
+                             f"must be 16; got {width}")
     if sources is not None and not instr.startswith("cp.async"):
         raise ValueError(f"{fname}(): sources are the global side of a 'cp.async'; kind is {kind!r}")
     try:
@@ -124,7 +128,7 @@ def _replay(addresses, width, kind, fname, one=False, sources=None):
         raise ValueError(f"{fname}(): {e}") from None
 
 
-def replay(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
+def replay(addresses: npt.ArrayLike, width: int | None = None, kind: str = "load",
            sources: npt.ArrayLike | None = None) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """replay(addresses, width=4, kind="load", sources=None) -> (wavefronts, ideal)
 
@@ -136,7 +140,7 @@ def replay(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
     return _replay(addresses, width, kind, "replay", sources=sources)
 
 
-def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
+def wavefronts(addresses: npt.ArrayLike, width: int | None = None, kind: str = "load",
                sources: npt.ArrayLike | None = None) -> int:
     """wavefronts(addresses, width=4, kind="load", sources=None) -> int
 
@@ -156,7 +160,8 @@ def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
         "ldmatrix" (.x4), "ldmatrix.x1", "ldmatrix.x2" (the lanes of matrix q give its 8 row
         addresses), "stmatrix" (.x4), "stmatrix.x1", "stmatrix.x2" (the same lanes, a store), any of
         those with ".trans", or "cp.async" / "cp.async.zfill" (its shared-memory write, without /
-        with a src-size operand; width 16).  ld/stmatrix: each 8x8 matrix costs the bank-conflict
+        with a src-size operand; width 16, or 4 / 8 with sources: cp.async.ca of 4 / 8 bytes, the GEMM's
+        narrow copies).  ld/stmatrix: each 8x8 matrix costs the bank-conflict
         degree of its 8 row addresses (one wavefront if conflict-free, duplicates free), the
         matrices add up (never merged, even on the same rows), lanes past 8 x matrices are ignored,
         and .trans costs the same; measured on an H100 (stmatrix: 204 patterns,
@@ -164,8 +169,11 @@ def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
         ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum``).
     sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
         Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
-        GEMM's own counts: one wavefront per quarter-warp copying a 128-byte global row to one bank
-        row, more when its chunks are permuted unevenly or rotated, one more for the zfill form).
+        GEMM's own counts: 16 bytes per quarter-warp, one wavefront per matching of the 32-byte global
+        sectors of one line onto the 32-byte bank groups of one bank row with the 16-byte halves all
+        kept or all swapped -- one for a 128-byte global row copied to one bank row, more when rotated
+        or permuted unevenly; 4 / 8 bytes the STS rule of their shared addresses; the zfill form one
+        more per 128 bytes of lanes).
         Without them a cp.async is costed by the STS.128 rule of its shared addresses, which is not
         what the counter reads.
 
@@ -176,7 +184,7 @@ def wavefronts(addresses: npt.ArrayLike, width: int = 4, kind: str = "load",
     return int(wf[0])
 
 
-def ideal(addresses: npt.ArrayLike, width: int = 4, kind: str = "load") -> int:
+def ideal(addresses: npt.ArrayLike, width: int | None = None, kind: str = "load") -> int:
     """ideal(addresses, width=4, kind="load") -> int
 
     The conflict-free cost of the same instruction: the wavefronts it would take if its distinct

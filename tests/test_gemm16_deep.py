@@ -50,12 +50,11 @@ def lib():
 
 
 def choose(lib, M, N, K, sms=SMS, launch=False):
-    """Variant 0's choice for dense operands and whether its rows are read in place: as gemm16_plan.cu
-    plan_v0 replays it (both operands unaligned where K or N is off 8), or (launch) as the launcher decides
-    for dense host operands (A's rows aligned iff K % 8 == 0, B's iff N % 8 == 0)."""
-    a_al = b_al = K % 8 == 0 and N % 8 == 0
-    if launch:
-        a_al, b_al = K % 8 == 0, N % 8 == 0
+    """Variant 0's choice for dense operands and whether its rows are read in place, as the launcher decides
+    for dense host operands (A's rows aligned iff K % 8 == 0, B's iff N % 8 == 0) and gemm16_plan.cu
+    plan_v0 replays it (since session 45; before, both operands unaligned where K or N is off 8).  `launch`
+    is kept for the callers: the two agree."""
+    a_al, b_al = K % 8 == 0, N % 8 == 0
     ch = Choice()
     lib.smk_gemm16_choose(M, N, K, sms, int(a_al), int(b_al), ctypes.byref(ch))
     return ch, (not a_al and not ch.pad_a) or (not b_al and not ch.pad_b)

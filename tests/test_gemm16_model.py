@@ -189,28 +189,33 @@ def _explain_counts(r):
             for k, f in pick.items()}
 
 
-# Known misses of the cp.async rule (docs/RESULTS.md): global rows that are neither 128-byte aligned
-# nor copied whole (1000-element pitches, padded 272 / 528-byte pitches, the 31x33x17 tile edges) --
-# exact counts not asserted; their totals are, except pad there (and swizzle at 31x33x17, 38 wavefronts).
-ROTATED = {"1000x1000x1000", "513x257x129", "31x33x17"}
-TOTAL_MISSES = {("1000x1000x1000", "pad"), ("513x257x129", "pad"), ("31x33x17", "pad"), ("31x33x17", "swizzle")}
+# Known misses of the cp.async rule (docs/BANK_MODEL.md, LDGSTS RULE): rows rotated against 128 bytes on
+# BOTH sides (pad's tiles on 1000-element or padded 272 / 528-byte pitches: -16% / -20%), the 31x33x17
+# tile edges (48- and 80-byte rows: several rows per line), and 1000x1000x1000 naive / swizzle within 1%
+# (the 5-lane edge quarters of the last k-tile); exact elsewhere (128-byte rows, one side rotated, every
+# Swizzle<2,3,2>).  Totals within 2% but for pad there and 31x33x17 pad.
+CP_NEAR = {("1000x1000x1000", "naive"), ("1000x1000x1000", "swizzle")}
+CP_MISSES = {("1000x1000x1000", "pad"), ("513x257x129", "pad"), ("31x33x17", "naive"), ("31x33x17", "pad"),
+             ("31x33x17", "swizzle"), ("31x33x17", "swizzle232")}
+TOTAL_MISSES = {("1000x1000x1000", "pad"), ("513x257x129", "pad"), ("31x33x17", "pad")}
 
 
 @pytest.mark.parametrize("r", _measured(), ids=lambda r: f"{r['shape']}-{r['layout']}-{r['dtype']}-c{r['config']}")
 def test_explain_gemm_matches_ncu(r):
     """explain('gemm') against the H100's counters of the final kernel: every instruction count exactly
     (the predicated-off next-tile ldmatrix and the edge fills the compiler branches around included),
-    ldmatrix wavefronts exactly, cp.async wavefronts exactly where the global rows are 128-byte aligned
-    or copied whole, and the launch's total shared wavefronts within 2% but for the listed misses."""
+    ldmatrix wavefronts exactly, cp.async wavefronts exactly but for the listed misses (within 1% on
+    CP_NEAR), and the launch's total shared wavefronts within 2% but for the listed misses."""
     pytest.importorskip("smemkit._C")
     got = _explain_counts(r)
     assert got["ldsm"][1] == int(r["ldsm_instr"])
     assert got["cp"][1] == int(r["ldgsts_instr"])
     assert got["st"][1] == int(r["st_instr"])
     assert got["ldsm"][0] == pytest.approx(int(r["ldsm_wavefronts"]), rel=1e-3)  # ncu reads up to 2e-4 more
-    staged_or_aligned = r["shape"] not in ROTATED or r["config"] != "0"
-    if staged_or_aligned:
-        assert got["cp"][0] == pytest.approx(int(r["ldgsts_wavefronts"]), rel=1e-4)
+    key = (r["shape"], r["layout"])
+    if key not in CP_MISSES or r["config"] != "0":
+        rel = 1e-2 if key in CP_NEAR and r["config"] == "0" else 1e-4
+        assert got["cp"][0] == pytest.approx(int(r["ldgsts_wavefronts"]), rel=rel)
     total = sum(int(r[k]) for k in ("ldsm_wavefronts", "ldgsts_wavefronts", "st_wavefronts"))
     if (r["shape"], r["layout"]) not in TOTAL_MISSES or r["config"] != "0":
         assert sum(v[0] for v in got.values()) == pytest.approx(total, rel=0.02)
@@ -243,6 +248,125 @@ def test_explain_gemm_split_k_matches_ncu(r):
     assert got["cp"][1] == int(r["ldgsts_instr"])
     assert got["st"][1] == int(r["st_instr"])
     assert got["ldsm"][0] == int(r["ldsm_wavefronts"])
+    assert got["cp"][0] == int(r["ldgsts_wavefronts"])  # 1245x208x8608 too since session 45's LDGSTS rule
     if r["shape"] != "1245x208x8608":
-        assert got["cp"][0] == int(r["ldgsts_wavefronts"])
         assert got["st"][0] == int(r["st_wavefronts"])
+
+
+# ---- session 45: the LDGSTS rule by sector matchings, the narrow copies as LDGSTS --------------------
+def _quarter(dst, src, zfill=False):
+    """One quarter-warp's 8 chunks (lanes 0-7; the rest off): wavefronts of the LDGSTS rule."""
+    shared = [dst(c) for c in range(8)] + [-1] * 24
+    sources = [src(c) for c in range(8)] + [0] * 24
+    return _ldgsts(shared, sources, kind="cp.async.zfill" if zfill else "cp.async")
+
+
+@pytest.mark.parametrize("zfill", [False, True])
+def test_ldgsts_rule_single_rotations(zfill):
+    """A 128-byte run rotated by r chunks on one side: per quarter 1 (aligned), 2 (r even: each line's
+    sectors land whole on bank groups, one matching per line / bank row), 3 or 4 (r odd: every sector
+    straddles two bank groups, a path of sector -> group edges per line / row, two matchings each);
+    21 over r = 0..7 either side (the measured 10.5 per instruction), 7 over the even ones (session 45:
+    1000x2000x1000 / 1245x208x8608 / 1000x1000x1002 naive within 0.6%); the ZFILL form one more."""
+    pytest.importorskip("smemkit._C")
+    want = [1, 3, 2, 4, 2, 4, 2, 3]
+    glob = [_quarter(lambda c: 16 * c, lambda c, r=r: 16 * (r + c), zfill) for r in range(8)]
+    shar = [_quarter(lambda c, r=r: 16 * (r + c), lambda c: 16 * c, zfill) for r in range(8)]
+    assert glob == shar == [w + zfill for w in want]
+
+
+def test_ldgsts_rule_swizzles_and_same_rotation():
+    """Inside one line and one bank row: any XOR of the chunk index costs 1 (sectors to groups, halves all
+    kept or all swapped), Swizzle<2,3,2>'s row 0 (lower half kept, upper swapped) 2; the same rotation on
+    both sides is one matching per line (the model's 2; measured more where a != 0, 4: docs/BANK_MODEL.md)."""
+    pytest.importorskip("smemkit._C")
+    assert [_quarter(lambda c, k=k: 16 * (c ^ k), lambda c: 16 * c) for k in range(8)] == [1] * 8
+    assert _quarter(lambda c: 16 * (c ^ (c >> 2 & 1)), lambda c: 16 * c) == 2
+    assert [_quarter(lambda c, a=a: 16 * (a + c), lambda c, a=a: 16 * (a + c)) for a in range(8)] == [1] + [2] * 7
+
+
+@pytest.mark.parametrize("width", [4, 8])
+def test_ldgsts_rule_narrow_pieces(width):
+    """4- / 8-byte cp.async (the narrow copies, load_narrow.cuh): the STS rule of the width on the shared
+    side (a warp's rotated pieces of four 128-byte rows: 1 / 2, conflict-free) plus one per active
+    128 / W-lane group for the ZFILL form (2 / 4), whatever the global rows' offsets."""
+    pytest.importorskip("smemkit._C")
+    import numpy as np
+    import smemkit
+    r = 16 // width
+    for base in (0, 4 * (width == 4) + 8 * (width == 8), 36 if width == 4 else 40):
+        shared = [128 * (l // 8) + 16 * (l % 8) + ((l // 8) % r) * width for l in range(32)]
+        sources = [4096 * (l // 8) + base * (l // 8) + 16 * (l % 8) + ((l // 8) % r) * width for l in range(32)]
+        plain = smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async", sources=np.array(sources))
+        zf = smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async.zfill", sources=np.array(sources))
+        assert (plain, zf) == ((1, 2) if width == 4 else (2, 4))
+    with pytest.raises(ValueError):  # a narrow width needs the sources (the LDGSTS rule)
+        smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async")
+
+
+def _measured_s45():
+    with open(ROOT / "tests" / "data" / "ncu_gemm16_s45_h100.csv") as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+# Session 45's misses (docs/BANK_MODEL.md): pad on rows rotated on both sides (-7% .. -19% of the cp.async
+# counter), the narrow 4- / 8-byte rule at 381x130x5522 (-4%) and 3033x12x1054 (-18.5%: B's 24-byte rows);
+# the rest of the cp.async counter within 0.7%, every instruction count exact.
+S45_CP_MISSES = {("1000x2000x1000", "pad"), ("1000x1000x1002", "pad"), ("200x1000x8196", "pad")} | \
+    {("381x130x5522", l) for l in ("naive", "pad", "swizzle", "swizzle232")} | \
+    {("3033x12x1054", l) for l in ("naive", "pad", "swizzle", "swizzle232")}
+S45_TOTAL_MISSES = {("1000x2000x1000", "pad"), ("1000x1000x1002", "pad"), ("200x1000x8196", "pad"),
+                    ("3033x12x1054", "pad"), ("3033x12x1054", "swizzle"), ("3033x12x1054", "swizzle232")}
+
+
+@pytest.mark.parametrize("r", _measured_s45(), ids=lambda r: f"{r['shape']}-{r['layout']}-{r['dtype']}")
+def test_explain_gemm_s45_matches_ncu(r):
+    """Session 45's launches (variant 0's choice at gemm16_narrow_async 1, the narrow copies included):
+    every instruction count exact (the 4- / 8-byte copies counted as LDGSTS; 200x1000x8196 pads A as the
+    launcher does), ldmatrix within 1.1%, cp.async within 0.7% but for the listed misses, the total within
+    2% but for the listed misses."""
+    pytest.importorskip("smemkit._C")
+    import smemkit
+    shape = tuple(int(x) for x in r["shape"].split("x"))
+    layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
+    e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132)
+    pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
+            "st": lambda a: a.instr == "ldst" and a.kind == "store"}
+    got = {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))
+           for k, f in pick.items()}
+    assert (got["ldsm"][1], got["cp"][1], got["st"][1]) == (int(r["ldsm_instr"]), int(r["ldgsts_instr"]),
+                                                            int(r["st_instr"]))
+    assert got["ldsm"][0] == pytest.approx(int(r["ldsm_wavefronts"]), rel=0.011)
+    key = (r["shape"], r["layout"])
+    if key not in S45_CP_MISSES:
+        assert got["cp"][0] == pytest.approx(int(r["ldgsts_wavefronts"]), rel=0.007)
+    total = sum(int(r[k]) for k in ("ldsm_wavefronts", "ldgsts_wavefronts", "st_wavefronts"))
+    if key not in S45_TOTAL_MISSES:
+        assert sum(v[0] for v in got.values()) == pytest.approx(total, rel=0.02)
+
+
+def test_ldgsts_probe_patterns_parse_and_replay(tmp_path):
+    """bench/bank_probe/ldgsts_probe.py gen: every pattern has 32 shared and 32 global offsets the probe
+    accepts (aligned to W, inside its 48 KB / 4 MB buffers) and the model replays it (the table's 'model')."""
+    pytest.importorskip("smemkit._C")
+    import importlib.util
+    import numpy as np
+    import smemkit
+    spec = importlib.util.spec_from_file_location("ldgsts_probe", ROOT / "bench" / "bank_probe" / "ldgsts_probe.py")
+    lp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lp)
+    out = tmp_path / "p.txt"
+    lp.cmd_gen(str(out))
+    pats = lp.read_patterns(str(out))
+    assert 100 <= len(pats) <= 150  # one ncu run of < 60 s
+    names = [p[4] for p in pats]
+    assert len(set(names)) == len(names)
+    for w, form, s, g, name in pats:
+        assert w in (4, 8, 16) and form in ("plain", "zfill") and len(s) == len(g) == 32
+        on = s >= 0
+        assert on.any() and (s[on] % w == 0).all() and (s[on] + w <= 48 * 1024).all()
+        assert (g[on] % w == 0).all() and (g[on] >= 0).all() and (g[on] + w <= 4 << 20).all()
+        kind = "cp.async.zfill" if form == "zfill" else "cp.async"
+        assert smemkit.bank_model.wavefronts(s, w, kind, sources=np.where(on, g, -1)) >= 1
+    rot = {n: p for n, p in zip(names, pats)}
+    assert "rot-a3-b0-plain" in rot and "swz-232-row0" in rot and any(n.startswith("gemm-3033x12x1054") for n in names)

@@ -141,10 +141,10 @@ def main(outdir, md=None):
         else:
             sass += " | -"
         widths = "/".join(sorted({str(a.width) for a in e.accesses}, key=int))
-        g = lambda k: m.get(k, 0.0)  # noqa: E731  (a call with no kernel, e.g. the 1 x n copy's memcpy, counts 0)
+        g = lambda k: m.get(k, 0)  # noqa: E731  (a call with no kernel between its markers reads 0)
         lsu.append(f"| {op} | {shape} | {dtype} | {widths} | {layout} | {g('wf_ld'):.0f} / {pred['wf_ld']} | "
                    f"{g('wf_st'):.0f} / {pred['wf_st']} | {g('in_ld'):.0f} / {pred['in_ld']} | "
-                   f"{g('in_st'):.0f} / {pred['in_st']} | {m.get('bc_ld', 0):.0f} / {m.get('bc_st', 0):.0f} | "
+                   f"{g('in_st'):.0f} / {pred['in_st']} | {g('bc_ld'):.0f} / {g('bc_st'):.0f} | "
                    f"{100 * worst:.2f}% | {sass} |")
     text = "\n".join((lsu if len(lsu) > 2 else []) + ([""] if len(lsu) > 2 and len(g16) > 2 else []) +
                      (g16 if len(g16) > 2 else []))

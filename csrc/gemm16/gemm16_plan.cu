@@ -257,13 +257,15 @@ int epi_accesses(long long blocks, smk_plan *plan, int a)
 }
 
 template <class C, int LAYOUT, int SID>
-int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, bool epi, smk_plan *plan)
+int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, bool epi, bool in_place, smk_plan *plan)
 {
     using S = Smem<C, LAYOUT, SID>;
     const long long blocks = ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
     const long long kt_all = (K + C::BK - 1) / C::BK;
-    /* A's rows hold lda_k columns (K, or the whole K of a split's slice of K columns); variant 0 pads */
-    const int64_t lda = staged ? lda_k : (lda_k + 7) / 8 * 8, ldb = staged ? N : (N + 7) / 8 * 8;
+    /* A's rows hold lda_k columns (K, or the whole K of a split's slice of K columns); variant 0 pads,
+     * rows read in place (staged, or the narrow cp.async's: in_place) keep their own pitch */
+    const bool own = staged || in_place;
+    const int64_t lda = own ? lda_k : (lda_k + 7) / 8 * 8, ldb = own ? N : (N + 7) / 8 * 8;
     PlanFill f[SMK_PLAN_MAX];
     const int n = fill_classes<C>(M, N, K, staged, f);
     int a = 0;
@@ -298,18 +300,18 @@ int block_plan(int64_t M, int64_t N, int64_t K, int64_t lda_k, bool staged, bool
 
 template <class C>
 int plan_cfg(int64_t M, int64_t N, int64_t K, int layout, int sid, bool staged, smk_plan *plan, int64_t lda_k = -1,
-             bool epi = false)
+             bool epi = false, bool in_place = false)
 {
     const int64_t lk = lda_k < 0 ? K : lda_k;
     switch (layout) {
-    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, lk, staged, epi, plan);
-    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, lk, staged, epi, plan);
+    case SMK_NAIVE: return block_plan<C, SMK_NAIVE, 0>(M, N, K, lk, staged, epi, in_place, plan);
+    case SMK_PAD: return block_plan<C, SMK_PAD, 0>(M, N, K, lk, staged, epi, in_place, plan);
     default:
         switch (sid) {
-        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, lk, staged, epi, plan);
-        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, lk, staged, epi, plan);
-        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, lk, staged, epi, plan);
-        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, lk, staged, epi, plan);
+        case 0: return block_plan<C, SMK_SWIZZLE, 0>(M, N, K, lk, staged, epi, in_place, plan);
+        case 1: return block_plan<C, SMK_SWIZZLE, 1>(M, N, K, lk, staged, epi, in_place, plan);
+        case 2: return block_plan<C, SMK_SWIZZLE, 2>(M, N, K, lk, staged, epi, in_place, plan);
+        default: return block_plan<C, SMK_SWIZZLE, 3>(M, N, K, lk, staged, epi, in_place, plan);
         }
     }
 }
@@ -386,11 +388,11 @@ static void append(smk_plan *plan, const char *text)
 constexpr int kPlanHalf = -2;
 
 static int plan_variant(int variant, int64_t M, int64_t N, int64_t K, int64_t lda_k, int layout, int sid, bool staged,
-                        smk_plan *plan, bool epi = false)
+                        smk_plan *plan, bool epi = false, bool in_place = false)
 {
     switch (variant) {
-    case kPlanHalf: return plan_cfg<VHalf>(M, N, K, layout, sid, staged, plan, lda_k, epi);
-#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, lda_k, epi);
+    case kPlanHalf: return plan_cfg<VHalf>(M, N, K, layout, sid, staged, plan, lda_k, epi, in_place);
+#define SMK_G16_CASE(n, V, name) case n: return plan_cfg<V>(M, N, K, layout, sid, staged, plan, lda_k, epi, in_place);
     SMK_G16_VARIANTS(SMK_G16_CASE)
 #undef SMK_G16_CASE
     default: return -1;
@@ -409,11 +411,11 @@ static bool same_access(const smk_access &x, const smk_access &y)
  * the last slice has (its partial k-tile) is appended.  Both calls of the plan protocol (addresses NULL,
  * then the caller's buffers) append the same entries.  Returns -1 where they would not fit. */
 static int add_last_slice(int variant, int64_t M, int64_t N, int64_t k_last, int64_t K, int layout, int sid,
-                          bool staged, smk_plan *plan)
+                          bool staged, bool in_place, smk_plan *plan)
 {
     smk_plan tail;
     memset(&tail, 0, sizeof tail);
-    int rc = plan_variant(variant, M, N, k_last, K, layout, sid, staged, &tail);
+    int rc = plan_variant(variant, M, N, k_last, K, layout, sid, staged, &tail, false, in_place);
     if (rc != 0)
         return rc;
     int match[SMK_PLAN_MAX], n = plan->n;
@@ -431,7 +433,7 @@ static int add_last_slice(int variant, int64_t M, int64_t N, int64_t k_last, int
         }
     }
     if (n > plan->n && plan->acc[plan->n].addr) { /* the appended entries' addresses */
-        rc = plan_variant(variant, M, N, k_last, K, layout, sid, staged, &tail);
+        rc = plan_variant(variant, M, N, k_last, K, layout, sid, staged, &tail, false, in_place);
         if (rc != 0)
             return rc;
     }
@@ -460,7 +462,9 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
                    smk_plan *plan)
 {
     smk_gemm16_choice ch;
-    smk_gemm16_choose(M, N, K, sms, !staged, !staged, &ch);
+    /* each operand's own alignment, as launch_v0 asks (dense rows: K % 8, N % 8); the chooser pads every
+     * unaligned operand or none */
+    smk_gemm16_choose(M, N, K, sms, K % 8 == 0, N % 8 == 0, &ch);
     const bool in_place = staged && !ch.pad_a && !ch.pad_b;
     const bool unsplit = smk_gemm16_staged_unsplit(smk_gemm16_staged, M, N, K, in_place, sms, &ch) != 0;
     const int narrow = in_place ? smk_gemm16_narrow(smk_gemm16_narrow_async, ch.variant, ch.splits > 1 ? ch.k_chunk : K,
@@ -472,7 +476,7 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
     const int pv = half ? kPlanHalf : ch.variant;
     const bool rows = in_place && !narrow; /* the staged kernel's plan (narrow: the cp.async kernel's, split) */
     const int rc = plan_variant(pv, M, N, ch.splits > 1 ? ch.k_chunk : K, K, layout, sid, rows, plan,
-                                epi && ch.splits == 1); /* split-K writes fp32 partials from registers */
+                                epi && ch.splits == 1, narrow != 0); /* split-K writes fp32 partials from registers */
     if (rc != 0)
         return rc;
     if (ch.splits > 1) {
@@ -480,7 +484,7 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
         const bool shorter = k_last != ch.k_chunk;
         for (int i = 0; i < plan->n; i++)
             plan->acc[i].repeats *= shorter ? ch.splits - 1 : ch.splits;
-        if (shorter && add_last_slice(pv, M, N, k_last, K, layout, sid, rows, plan) != 0)
+        if (shorter && add_last_slice(pv, M, N, k_last, K, layout, sid, rows, narrow != 0, plan) != 0)
             for (int i = 0; i < plan->n; i++) /* no room: the last slice as a whole one, as before */
                 plan->acc[i].repeats = plan->acc[i].repeats / (ch.splits - 1) * ch.splits;
         plan->blocks *= ch.splits;
@@ -536,7 +540,7 @@ extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int 
                            ? smk_gemm16_narrow(smk_gemm16_narrow_async, variant, K, 1, dense_width(K), dense_width(N))
                            : 0;
     if (narrow) {
-        rc = plan_variant(variant, M, N, K, K, layout, sid, false, plan, epi);
+        rc = plan_variant(variant, M, N, K, K, layout, sid, false, plan, epi, true);
         if (rc == 0) {
             narrow_accesses(plan, narrow & 31, narrow >> 8);
             char t[32];

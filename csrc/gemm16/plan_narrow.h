@@ -1,11 +1,11 @@
 /* explain() for the narrow cp.async kernel (load_narrow.cuh, knob gemm16_narrow_async): the cp.async
- * kernel's plan (gemm16_plan.cu, the same fill classes, fragments and prefetch) with each copy of an
- * operand whose rows are W-byte aligned (W = 4, 8) split into the 16 / W instructions the kernel issues:
- * a lane's piece i at the chunk's shared offset + ((i + lane / 8) % (16 / W)) * W (load_narrow.cuh piece_off).  The bank model has no rule for
- * a cp.async narrower than 16 bytes (bank_model.c kind_ok: cp.async kinds take width 16 alone), so the
- * pieces are replayed as W-byte st.shared (SMK_ACC_LDST, width W): LDGSTS's shared write measured for 16
- * bytes only; the narrow one is unmeasured (docs/GEMM16_NOTES.md, "Session 44 (g16align4)").
- * Included by gemm16_plan.cu alone. */
+ * kernel's plan (gemm16_plan.cu, the same fill classes, fragments and prefetch; the rows at their own
+ * pitch, K and N) with each copy of an operand whose rows are W-byte aligned (W = 4, 8) split into the
+ * 16 / W instructions the kernel issues: a lane's piece i at the chunk's shared and global offsets +
+ * ((i + lane / 8) % (16 / W)) * W (load_narrow.cuh piece_off).  They stay cp.async (kind and form kept,
+ * width W): ncu counts a 4- / 8-byte cp.async as LDGSTS (smsp__sass_inst_executed_op_ldgsts, its
+ * wavefronts in ..._op_ldgsts; docs/GEMM16_NOTES.md, "Session 45"), costed by bank_model.c's LDGSTS
+ * rule from both sides.  Included by gemm16_plan.cu alone. */
 #ifndef SMK_GEMM16_PLAN_NARROW_H
 #define SMK_GEMM16_PLAN_NARROW_H
 
@@ -33,8 +33,7 @@ inline const char *narrow_name(const char *name, int w)
     if (i == 2 * SMK_PLAN_MAX)
         return name;
     keys[i] = name;
-    snprintf(names[i], sizeof names[i], "%c%s [cp.async.ca %d B x%d, as st.shared]", w == 8 ? '8' : '4', name, w,
-             16 / w);
+    snprintf(names[i], sizeof names[i], "%c%s [cp.async.ca %d B x%d]", w == 8 ? '8' : '4', name, w, 16 / w);
     return names[i] + 1;
 }
 
@@ -46,8 +45,8 @@ inline void narrow_accesses(smk_plan *plan, int wa, int wb)
 {
     for (int a = 0; a < plan->n; a++) {
         smk_access *acc = &plan->acc[a];
-        if (acc->kind != SMK_ACC_CPASYNC && acc->kind != SMK_ACC_CPASYNC_ZFILL)
-            continue;
+        if ((acc->kind != SMK_ACC_CPASYNC && acc->kind != SMK_ACC_CPASYNC_ZFILL) || acc->width != 16)
+            continue; /* not a copy, or already split */
         const int w = strncmp(acc->name, "A-tile", 6) == 0 ? wa : wb;
         if (w != 4 && w != 8)
             continue;
@@ -65,8 +64,7 @@ inline void narrow_accesses(smk_plan *plan, int wa, int wb)
                     }
         }
         acc->name = narrow_name(acc->name, w);
-        acc->kind = SMK_ACC_LDST;
-        acc->width = w;
+        acc->width = w; /* the kind (cp.async / cp.async.zfill) stays: LDGSTS of W bytes */
         acc->n_instr = cnt * r;
     }
 }

@@ -1,0 +1,148 @@
+"""Patterns for bench/bank_probe/ldgsts_probe.cu and its table against bank_model.c's LDGSTS rule.
+
+    python bench/bank_probe/ldgsts_probe.py gen PATTERNS              (write the patterns)
+    python bench/bank_probe/ldgsts_probe.py table NCU_CSV PATTERNS [-o CSV]   (after the ncu run)
+
+The device command (one ncu run, < 60 s on an H100; OUT any folder):
+    nvcc -O3 -arch=sm_90 -o OUT/ldgsts_probe bench/bank_probe/ldgsts_probe.cu &&
+    python bench/bank_probe/ldgsts_probe.py gen OUT/ldgsts_patterns.txt &&
+    ncu --clock-control none --print-units base -k regex:smk_ldgsts_probe_ --metrics
+        smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum,smsp__sass_inst_executed_op_ldgsts.sum
+        --csv OUT/ldgsts_probe OUT/ldgsts_patterns.txt > OUT/ncu_ldgsts.csv &&
+    python bench/bank_probe/ldgsts_probe.py table OUT/ncu_ldgsts.csv OUT/ldgsts_patterns.txt -o OUT/ldgsts_h100.csv
+
+What the patterns ask (docs/BANK_MODEL.md, LDGSTS RULE; the open questions of session 45):
+  rot-a{a}-b{b}   16 bytes, four quarter-warps each copying a 128-byte run from global offset 16a of its own
+                  8 KB-apart line pair into shared offset 16b of its own 1 KB-apart bank rows: the 64 classes
+                  (a, b) plain, zfill for b = 0 and b = a.  The model says 4 x [1, 3, 2, 4, 2, 4, 2, 3][r] for one side
+                  rotated by r, 4 x 2 for a == b != 0; the GEMM's pad launches say more where BOTH sides
+                  cross (a == b not 0 / 4: +6 over a = 1..7; a odd with b = a + 4: +1 each, inferred).
+  swz-*           16 bytes inside one line and one bank row: XOR permutations (model 1 per quarter),
+                  Swizzle<2,3,2>'s row (2).
+  gemm-*          the narrow GEMM launches' own first instructions (4 / 8 bytes, cp.async.ca; plain and zfill)
+                  with their global sources: 381x130x5522 (A4 B4), 3033x12x1054 (A4 B8: B's 24-byte rows),
+                  1500x60x4100 (A8 B8), and 16-byte ones of 1000x2000x1000 pad.
+"""
+import csv
+import re
+import sys
+from collections import OrderedDict
+
+import numpy as np
+
+WAVES = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"
+INSTR = "smsp__sass_inst_executed_op_ldgsts.sum"
+
+
+def line(width, form, s, g, name):
+    s = [int(x) for x in s]
+    g = [int(x) if si >= 0 else 0 for x, si in zip(g, s)]
+    return f"{width} {form} {' '.join(map(str, s))} | {' '.join(map(str, g))} # {name}"
+
+
+def rotations():
+    out = []
+    for form in ("plain", "zfill"):
+        for a in range(8):
+            for b in range(8) if form == "plain" else sorted({0, a}):
+                s = [1024 * (l // 8) + 16 * b + 16 * (l % 8) for l in range(32)]
+                g = [8192 * (l // 8) + 16 * a + 16 * (l % 8) for l in range(32)]
+                out.append(line(16, form, s, g, f"rot-a{a}-b{b}-{form}"))
+    for k in range(8):
+        s = [1024 * (l // 8) + 16 * ((l % 8) ^ k) for l in range(32)]
+        g = [8192 * (l // 8) + 16 * (l % 8) for l in range(32)]
+        out.append(line(16, "plain", s, g, f"swz-xor{k}"))
+    s = [1024 * (l // 8) + 16 * ((l % 8) ^ ((l % 8) >> 2 & 1)) for l in range(32)]
+    out.append(line(16, "plain", s, [8192 * (l // 8) + 16 * (l % 8) for l in range(32)], "swz-232-row0"))
+    return out
+
+
+def gemm_instructions():
+    """First instructions (shared offsets < 48 KB) of the narrow launches' copies, global offsets as the plan
+    gives them (relative to a 128-byte-aligned origin; shifted to start at 0 on a 4 KB boundary)."""
+    from smemkit import _testing
+    out = []
+    cases = [((381, 130, 5522), "naive"), ((3033, 12, 1054), "naive"), ((1500, 60, 4100), "naive"),
+             ((1000, 2000, 1000), "pad")]
+    for shape, layout in cases:
+        p = _testing.gemm_plan(shape, layout)
+        for name, width, kind, rep, addr, instr, src in p["accesses"]:
+            if not instr.startswith("cp.async"):
+                continue
+            taken = 0
+            for i in range(addr.shape[0]):
+                s, g = addr[i], src[i]
+                on = s >= 0
+                if not on.any() or s.max() >= 48 * 1024 or taken >= 1:
+                    continue
+                g0 = int(g[on].min()) // 4096 * 4096
+                g = np.where(on, g - g0, 0)
+                if g.max() + width > 4 << 20:
+                    continue
+                form = "zfill" if instr.endswith("zfill") else "plain"
+                short = re.sub(r"[^A-Za-z0-9]+", "-", name)[:40]
+                out.append(line(width, form, s, g, f"gemm-{'x'.join(map(str, shape))}-{layout}-{short}-i{i}"))
+                taken += 1
+    return out
+
+
+def cmd_gen(path):
+    pats = rotations() + gemm_instructions()
+    with open(path, "w") as f:
+        f.write("# ldgsts_probe patterns (bench/bank_probe/ldgsts_probe.py gen): W form s0..s31 | g0..g31 # name\n")
+        f.write("\n".join(pats) + "\n")
+    print(f"{len(pats)} patterns -> {path}")
+
+
+def read_patterns(path):
+    pats = []
+    for ln in open(path):
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        body, name = ln.split("#", 1)
+        head, gl = body.split("|")
+        w, form, *s = head.split()
+        pats.append((int(w), form, np.array(list(map(int, s))), np.array(list(map(int, gl.split()))), name.strip()))
+    return pats
+
+
+def read_ncu(path):
+    rows = OrderedDict()
+    lines = [ln for ln in open(path) if ln.startswith('"')]
+    for r in csv.DictReader(lines):
+        if r.get("Metric Name") in (WAVES, INSTR):
+            grid = r["Grid Size"].strip("()").split(",")
+            idx = int(grid[1]) - 1
+            rows.setdefault(idx, {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    return rows
+
+
+def cmd_table(ncu_csv, pat_path, out=None):
+    import smemkit
+    pats, meas = read_patterns(pat_path), read_ncu(ncu_csv)
+    bad, rows = 0, []
+    for i, (w, form, s, g, name) in enumerate(pats):
+        kind = "cp.async.zfill" if form == "zfill" else "cp.async"
+        model = smemkit.bank_model.wavefronts(s, w, kind, sources=np.where(s >= 0, g, -1))
+        m = meas.get(i, {})
+        got = int(m.get(WAVES, -1))
+        bad += got != model
+        rows.append((w, form, name, got, int(m.get(INSTR, -1)), model))
+        print(f"{name:70} W{w:2} {form:5} ncu {got:4} model {model:4}{'' if got == model else '   <--'}")
+    print(f"{len(pats) - bad} of {len(pats)} patterns as modelled")
+    if out:
+        with open(out, "w") as f:
+            f.write("width,form,name,wavefronts,instructions,model\n")
+            for r in rows:
+                f.write(",".join(map(str, r)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    if a[:1] == ["gen"] and len(a) == 2:
+        cmd_gen(a[1])
+    elif a[:1] == ["table"] and len(a) >= 3:
+        sys.exit(cmd_table(a[1], a[2], a[a.index("-o") + 1] if "-o" in a else None))
+    else:
+        sys.exit(__doc__)
