@@ -12,7 +12,8 @@
  *   4. SharedTile::load_columns: the column read, the access the layouts are about (tile.cuh, with the
  *      bank arithmetic of naive / pad / swizzle)
  *   5. global stores, lane = input unit row: GlobalStore::whole / ::edge (global.cuh), or the odd path
- *   (MID = 2, knob transpose_mid = 2: parts 1 and 5 off the aligned interior path are lean.cuh's)
+ *   (MID = 2, knob transpose_mid = 2: parts 1 and 5 off the aligned interior path are lean.cuh's; MID = 3 the
+ *   same with interior tiles' row counts as constants and 32-bit unit-row steps, lean.cuh's X)
  *
  * The layout is one template argument and changes the index map and nothing else: tile, threads,
  * units per thread and bounds handling are shared by construction.
@@ -70,7 +71,9 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
 {
     static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
     static_assert(TILE % ROWS == 0 && !(SEC && MID), "each thread moves a whole number of units; MID without SEC");
-    static_assert(MID != 2 || ESZ <= 2, "the lean paths are the sub-word units'");
+    static_assert(MID < 2 || ESZ <= 2, "the lean paths are the sub-word units'");
+    constexpr bool LEAN = MID >= 2;
+    typedef Lean<ESZ, TILE, ROWS, MID == 3> LN;
     typedef typename Unit<ESZ>::W W;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E; // TE: edge in elements
     constexpr int NB = N + SEC; // units a thread loads: N, and the band's with SEC
@@ -99,10 +102,10 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     Regs<ESZ, TILE, ROWS, NB> w;
     if (full && a.in_vec) {
         Load::whole(w, a, blk);
-    } else if (MID == 2 && Lean<ESZ, TILE, ROWS>::load_ok(a)) {
-        if constexpr (MID == 2) // odd pitches and edge tiles: whole words, per-k work hoisted (lean.cuh)
-            Lean<ESZ, TILE, ROWS>::load(w, a, blk);
-    } else if (E > 1 && MID != 2 && full && a.in_odd) {
+    } else if (LEAN && LN::load_ok(a)) {
+        if constexpr (LEAN) // odd pitches and edge tiles: whole words, per-k work hoisted (lean.cuh)
+            LN::load(w, a, blk);
+    } else if (E > 1 && !LEAN && full && a.in_odd) {
         if constexpr (E > 1) { // ODD PITCHES: every load first, then the shuffles and shifts
             const int lane = tx & 31;
             const int64_t rs = a.in_rs * ESZ; // row pitch in bytes (any sign)
@@ -154,10 +157,10 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     // 5. word k of unit j is output row c0 + (ty + j*ROWS)*E + k, output columns r0 + tx*E + [0, E)
     if (full && a.out_vec) {
         Store::whole(w, a, blk);
-    } else if (MID == 2) {
-        if constexpr (MID == 2)
-            Lean<ESZ, TILE, ROWS>::store(w, a, blk);
-    } else if (E > 1 && MID != 2 && full && a.out_odd) {
+    } else if (LEAN) {
+        if constexpr (LEAN)
+            LN::store(w, a, blk);
+    } else if (E > 1 && !LEAN && full && a.out_odd) {
         if constexpr (E > 1) { // ODD PITCHES: lane i stores aligned word i, lanes 0 and 31 the partial ends
             const int lane = tx & 31;
             unsigned char *dst = out + ((c0 + (int64_t)ty * E) * rows + r0 + (int64_t)tx * E) * ESZ;

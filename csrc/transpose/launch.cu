@@ -90,7 +90,8 @@ volatile int g_sector_mode = 3;
 /* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
  * clipped whole words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and
  * edge tiles (held out on seed 189, H100: all draws 0.814 -> 0.863 of a copy, p10 0.556 -> 0.618, min 0.348 ->
- * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before. */
+ * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before; 3 (session 45, A/B) as 2 with the
+ * interior tiles' row counts as constants (lean.cuh's X). */
 volatile int g_mid_mode = 2;
 
 /* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
@@ -351,8 +352,9 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
             }
             if constexpr (kWidths[W].esz <= 2)
                 if (mid_fits(W, C, p->rows, p->cols, g_mid_mode))
-                    return g_mid_mode == 2 ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 2>(grid, stream, a)
-                                           : launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 1>(grid, stream, a);
+                    return g_mid_mode == 3   ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 3>(grid, stream, a)
+                           : g_mid_mode == 2 ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 2>(grid, stream, a)
+                                             : launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 1>(grid, stream, a);
         }
         return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
     }
