@@ -168,3 +168,88 @@ def test_full_kernels_registers(tmp_path):
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
     assert len(regs) == 6 and max(regs) <= 64, out.stderr
     assert len(spills) == 6 and all(a == "0" and b == "0" for a, b in spills), out.stderr
+    dis = _tool("nvdisasm") or _tool("cuobjdump")
+    if dis:  # session 43's ptxas fault: no VIMNMX with a predicate output choosing a store path (test_lean_store_sass)
+        args = [dis, "-c"] if dis.endswith("nvdisasm") else [dis, "-sass"]
+        sass = subprocess.run(args + [str(tmp_path / "lean_full.cubin")], check=True, capture_output=True, text=True,
+                              timeout=120).stdout
+        assert not [ln for ln in sass.splitlines() if re.search(r"\bVIMNMX\S*\s+R\w+\s*,\s*!?P\d", ln)]
+
+
+# ---- part 0's multiply-shift raster (global.cuh tile_place_fast, launch.cu fastdiv_magic) --------------------------
+
+def _fastdiv_magic(d):
+    """launch.cu's fastdiv_magic, line for line."""
+    l = 0
+    while l < 31 and (1 << l) < d:
+        l += 1
+    m = 0 if d <= 1 else 1 if d >= 1 << 31 else (1 << (31 + l)) // d + 1
+    t = 31 if d >= 1 << 31 else l - 1 if l > 0 else 0
+    return m, t
+
+
+def _fastdiv(x, m, t):
+    return x if m == 0 else ((x * m) >> 32) >> t
+
+
+def test_fastdiv_exact():
+    """floor(x / d) for 0 <= x < 2^31: every d up to 4096 against x at the quotient boundaries, and random large d;
+    m always fits 32 bits."""
+    r = np.random.default_rng(3482)
+    ds = list(range(1, 4097)) + [int(v) for v in r.integers(4097, 1 << 33, 3000)] + [(1 << 31) - 1, 1 << 31, 1 << 32]
+    for d in ds:
+        m, t = _fastdiv_magic(d)
+        assert 0 <= m < 1 << 32 and 0 <= t <= 31
+        xs = {0, 1, (1 << 31) - 1, (1 << 31) - 2} | {int(v) for v in r.integers(0, 1 << 31, 40)}
+        for q in {int(v) for v in r.integers(0, max(1, ((1 << 31) - 1) // d) + 1, 20)}:
+            xs |= {x for x in (q * d - 1, q * d, q * d + d - 1) if 0 <= x < 1 << 31}
+        for x in xs:
+            assert _fastdiv(x, m, t) == x // d, (x, d, m, t)
+
+
+def _group_tile(pid, g, tiles_y, tiles_x):
+    """common/raster.cuh's group_tile_rt."""
+    first = pid // (g * tiles_x) * g
+    r = pid - first * tiles_x
+    rows = min(g, tiles_y - first)
+    return first + (r - r // rows * rows), r // rows
+
+
+def _group_tile_fast(pid, g, tiles_y, tiles_x):
+    """global.cuh's tile_place_fast with launch.cu's group_magics."""
+    last_rows = tiles_y - (tiles_y - 1) // g * g
+    mg = [_fastdiv_magic(g * tiles_x), _fastdiv_magic(g), _fastdiv_magic(max(last_rows, 1))]
+    first = _fastdiv(pid, *mg[0]) * g
+    r = pid - first * tiles_x
+    last = tiles_y - first < g
+    rows = tiles_y - first if last else g
+    n = _fastdiv(r, *(mg[2] if last else mg[1]))
+    return first + (r - n * rows), n
+
+
+def test_tile_place_fast_same_tiles():
+    """Every block of 400 random grids (groups 1..65536, short last bands) gets group_tile_rt's tile."""
+    r = np.random.default_rng(3483)
+    for _ in range(400):
+        tiles_y, tiles_x = int(r.integers(1, 60)), int(r.integers(1, 60))
+        g = int(r.choice([1, 2, 3, 5, 8, 13, 64, 65536, int(r.integers(1, 70))]))
+        seen = set()
+        for pid in range(tiles_y * tiles_x):
+            t = _group_tile_fast(pid, g, tiles_y, tiles_x)
+            assert t == _group_tile(pid, g, tiles_y, tiles_x), (pid, g, tiles_y, tiles_x)
+            seen.add(t)
+        assert len(seen) == tiles_y * tiles_x
+    for tiles_y, tiles_x, g in [(3773, 11, 8), (8, 11883, 8), (1 << 15, 1 << 15, 8), (11, (1 << 31) // 12, 8)]:
+        for pid in [int(v) for v in r.integers(0, tiles_y * tiles_x, 2000)] + [tiles_y * tiles_x - 1]:
+            assert _group_tile_fast(pid, g, tiles_y, tiles_x) == _group_tile(pid, g, tiles_y, tiles_x)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("group", [0, 1, 3, 8, 11, 65536])
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_full_raster_groups(dtype, group, rng, poison, set_knobs):
+    """Mode 3's part 0 on every raster knob value, with short last bands (tile rows 11, 5, 1) and batches."""
+    set_knobs(transpose_group=group, **FULL)
+    for shape in [(1394, 1521), (521, 4829), (3, 521, 387), (97, 3001)]:
+        a = random_bits(shape, np_dtype(dtype), rng)
+        assert_bits_equal(smemkit.matrix_transpose(a, layout="pad"), swapped(a))

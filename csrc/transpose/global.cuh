@@ -44,6 +44,8 @@ struct Args {
     int in_odd, out_odd;     // sub-word, rows not on words: whole words re-aligned in registers
     int in_al, out_al;       // elements naturally aligned (else byte-wise)
     int shift;               // edge tiles moved inward (edge_shift): bit 0 the last tile row, bit 1 the last tile column
+    uint32_t gm[3];          // tile_place_fast's divisors G * tiles_x, G, the last band's rows as fastdiv magics (launch.cu
+    int gt[3];               // fastdiv_magic; set on every tiled launch, read by MID = 3 only)
 };
 
 /* One block's place: its matrix and its tile.  Word k of unit j of thread (tx, ty) is input element row
@@ -76,6 +78,28 @@ __device__ __forceinline__ void tile_place(const Args &a, int64_t *ty_tile, int6
         *ty_tile = blockIdx.x / a.tiles_x;
         *tx_tile = blockIdx.x - *ty_tile * a.tiles_x;
     }
+}
+
+/* floor(x / d) for 0 <= x < 2^31 from launch.cu's fastdiv_magic(d): m = 0 for d = 1, else one multiply-high and a
+ * shift (Granlund-Montgomery with 31-bit dividends). */
+__device__ __forceinline__ uint32_t fastdiv(uint32_t x, uint32_t m, int t)
+{
+    return m ? __umulhi(x, m) >> t : x;
+}
+
+/* tile_place's grouped raster (a.group = G > 0) in 32-bit multiply-shifts, for MID = 3: the same tiles (blockIdx.x <
+ * 2^31; the band's first tile row times tiles_x <= blockIdx.x), ~10 instructions where group_tile_rt's two 64-bit
+ * divisions take ~60 even on their 32-bit path (SASS, session 45), every warp of every tile. */
+__device__ __forceinline__ void tile_place_fast(const Args &a, int64_t *ty_tile, int64_t *tx_tile)
+{
+    const uint32_t pid = blockIdx.x, g = (uint32_t)a.group;
+    const uint32_t first = fastdiv(pid, a.gm[0], a.gt[0]) * g;  // the band's first tile row
+    const uint32_t r = pid - first * (uint32_t)a.tiles_x;        // place in the band, [0, G * tiles_x)
+    const bool last = a.tiles_y - (int64_t)first < (int64_t)g;  // the last band, shorter (uniform per block)
+    const uint32_t rows = last ? (uint32_t)(a.tiles_y - first) : g;
+    const uint32_t n = last ? fastdiv(r, a.gm[2], a.gt[2]) : fastdiv(r, a.gm[1], a.gt[1]);
+    *tx_tile = n;
+    *ty_tile = first + (r - n * rows);
 }
 
 /* Part 0's edge shift (Args::shift, knob transpose_shift; launch.cu edge_shift_bits): the corner of a tile

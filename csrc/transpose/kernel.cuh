@@ -25,7 +25,8 @@
  * nothing (the same SASS, instruction for instruction, as the single-function kernel had); either odd
  * path in one changed that of the 1- and 2-byte kernels (more instructions, up to 5 more registers).
  * Part 0 was written out for the same reason until the grouped raster (tile_place) changed its code
- * anyway; its cost is a few integer instructions per block.
+ * anyway; its cost is ~80 instructions a warp on the grouped raster's two 64-bit divisions (SASS, session 45; MID = 3
+ * takes tile_place_fast's multiply-shifts, ~25).
  *
  * ODD PITCHES.  A warp's 32 lanes touch 128 consecutive bytes of one row, lane i the 4 bytes at p + 4i
  * (its unit's word).  When p is not a multiple of 4 (s = p mod 4 != 0: a row pitch, matrix stride or
@@ -64,8 +65,9 @@ constexpr int kMaxGridYZ = 65535;
  *          writes each output row from its first 32-byte boundary on, as whole aligned words
  *   MID    (1- and 2-byte elements, not with SEC; knob transpose_mid) 1: edge tiles move whole words clipped
  *          to the matrix (global.cuh's words) where the rows allow, in place of element by element; 2: the
- *          lean paths (lean.cuh) for odd-pitch interior tiles and edge tiles alike; held to 64 registers
- *          (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
+ *          lean paths (lean.cuh) for odd-pitch interior tiles and edge tiles alike; 3: 2 with interior tiles'
+ *          row counts as constants (lean.cuh's X) and part 0 in 32-bit multiply-shifts (tile_place_fast);
+ *          held to 64 registers (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
 template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
 __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) transpose_kernel(const Args a)
 {
@@ -87,7 +89,10 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     if (b >= a.batch)
         return; // the last z slice of a batch > 65535 (uniform per block, before any barrier)
     int64_t ty_tile, tx_tile; // tile row [0, ceil(rows/TE)), tile column [0, ceil(cols/TE))
-    tile_place(a, &ty_tile, &tx_tile);
+    if (MID == 3 && a.group > 0)
+        tile_place_fast(a, &ty_tile, &tx_tile); // the same tiles, 32-bit multiply-shifts (global.cuh)
+    else
+        tile_place(a, &ty_tile, &tx_tile);
     const int tx = threadIdx.x, ty = threadIdx.y;             // [0, TILE), [0, ROWS)
     const int64_t rows = a.rows, cols = a.cols;
     // edge tiles moved inward (global.cuh edge_shift; never with SEC: its band and shifted rows own sectors)

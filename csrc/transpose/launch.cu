@@ -91,7 +91,7 @@ volatile int g_sector_mode = 3;
  * clipped whole words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and
  * edge tiles (held out on seed 189, H100: all draws 0.814 -> 0.863 of a copy, p10 0.556 -> 0.618, min 0.348 ->
  * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before; 3 (session 45, A/B) as 2 with the
- * interior tiles' row counts as constants (lean.cuh's X). */
+ * interior tiles' row counts as constants (lean.cuh's X) and part 0 by multiply-shifts (tile_place_fast). */
 volatile int g_mid_mode = 2;
 
 /* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
@@ -138,6 +138,28 @@ void matrix_args(A *a, const smk_transpose_params *p, int64_t batch, int64_t til
 }
 
 /* The kernel's arguments: pointers, sizes, strides, and which global paths the pointers allow. */
+/* global.cuh's fastdiv: floor(x / d) = fastdiv(x, m, t) for every 0 <= x < 2^31.  d = 1: m = 0 (x itself).  d >= 2:
+ * 2^l >= d > 2^(l-1), m = floor(2^(31+l) / d) + 1 < 2^32, so 2^(31+l) < m d <= 2^(31+l) + d <= 2^(31+l) + 2^l, and
+ * floor(x m / 2^(31+l)) = floor(x / d) for x < 2^31 (Granlund-Montgomery, 1994, Th. 4.2): umulhi(x, m) >> (l - 1).
+ * d >= 2^31: every quotient 0 (m = 1, t = 31).  Replayed in Python by tests/test_transpose_lean_full.py. */
+void fastdiv_magic(int64_t d, uint32_t *m, int *t)
+{
+    int l = 0;
+    while (l < 31 && ((int64_t)1 << l) < d)
+        l++;
+    *m = d <= 1 ? 0u : d >= ((int64_t)1 << 31) ? 1u : (uint32_t)(((uint64_t)1 << (31 + l)) / (uint64_t)d + 1);
+    *t = d >= ((int64_t)1 << 31) ? 31 : l > 0 ? l - 1 : 0;
+}
+
+/* tile_place_fast's three divisors (Args::gm / gt): G * tiles_x, G, the last band's rows. */
+void group_magics(Args *a)
+{
+    const int64_t g = a->group > 0 ? a->group : 1, last = a->tiles_y - (a->tiles_y - 1) / g * g;
+    fastdiv_magic(g * a->tiles_x, &a->gm[0], &a->gt[0]);
+    fastdiv_magic(g, &a->gm[1], &a->gt[1]);
+    fastdiv_magic(last > 0 ? last : 1, &a->gm[2], &a->gt[2]);
+}
+
 Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
 {
     Args a;
@@ -342,6 +364,7 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         Args a = args_of(p, batch, tiles_x);
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = g_raster_group;
+        group_magics(&a);
         a.shift = edge_shift_bits(W, C, p->rows, p->cols, a.in_vec != 0, g_shift_mode);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode)) {
