@@ -158,8 +158,8 @@ def test_full_kernels_registers(tmp_path):
         pytest.skip("needs nvcc")
     csrc = Path(__file__).resolve().parent.parent / "csrc"
     src = tmp_path / "lean_full.cu"
-    src.write_text('#include "transpose/kernel.cuh"\nvoid go(Args a)\n{\n' + "".join(
-        f"    transpose_kernel<{lay}, {esz}, {tile}, 8, false, 3><<<1, dim3({tile}, 8)>>>(a);\n"
+    src.write_text('#include "transpose/kernel.cuh"\nvoid go(Args a, FastPlace f)\n{\n' + "".join(
+        f"    transpose_kernel<{lay}, {esz}, {tile}, 8, false, 3><<<1, dim3({tile}, 8)>>>(a, f);\n"
         for lay in range(3) for esz, tile in ((1, 32), (2, 64))) + "}\n")
     out = subprocess.run([nvcc, "-std=c++17", "-O3", "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-I", str(csrc),
                           "-o", str(tmp_path / "lean_full.cubin"), str(src)],
@@ -216,7 +216,8 @@ def _group_tile(pid, g, tiles_y, tiles_x):
 
 
 def _group_tile_fast(pid, g, tiles_y, tiles_x):
-    """global.cuh's tile_place_fast with launch.cu's group_magics."""
+    """global.cuh's tile_place_fast with launch.cu's group_magics (g = 0, the row-major raster: G = 1)."""
+    g = max(g, 1)
     last_rows = tiles_y - (tiles_y - 1) // g * g
     mg = [_fastdiv_magic(g * tiles_x), _fastdiv_magic(g), _fastdiv_magic(max(last_rows, 1))]
     first = _fastdiv(pid, *mg[0]) * g
@@ -239,6 +240,8 @@ def test_tile_place_fast_same_tiles():
             assert t == _group_tile(pid, g, tiles_y, tiles_x), (pid, g, tiles_y, tiles_x)
             seen.add(t)
         assert len(seen) == tiles_y * tiles_x
+        for pid in range(tiles_y * tiles_x):  # transpose_group 0: tile_place's row-major order
+            assert _group_tile_fast(pid, 0, tiles_y, tiles_x) == (pid // tiles_x, pid % tiles_x)
     for tiles_y, tiles_x, g in [(3773, 11, 8), (8, 11883, 8), (1 << 15, 1 << 15, 8), (11, (1 << 31) // 12, 8)]:
         for pid in [int(v) for v in r.integers(0, tiles_y * tiles_x, 2000)] + [tiles_y * tiles_x - 1]:
             assert _group_tile_fast(pid, g, tiles_y, tiles_x) == _group_tile(pid, g, tiles_y, tiles_x)

@@ -66,10 +66,12 @@ constexpr int kMaxGridYZ = 65535;
  *   MID    (1- and 2-byte elements, not with SEC; knob transpose_mid) 1: edge tiles move whole words clipped
  *          to the matrix (global.cuh's words) where the rows allow, in place of element by element; 2: the
  *          lean paths (lean.cuh) for odd-pitch interior tiles and edge tiles alike; 3: 2 with interior tiles'
- *          row counts as constants (lean.cuh's X) and part 0 in 32-bit multiply-shifts (tile_place_fast);
+ *          row counts as constants (lean.cuh's X) and part 0 in 32-bit multiply-shifts (tile_place_fast, with
+ *          the launch's FastPlace as the pack F: the other instances take Args alone, code and names unchanged);
  *          held to 64 registers (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
-template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
-__global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) transpose_kernel(const Args a)
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0, class... F>
+__global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0)
+transpose_kernel(const Args a, const F... fast) // fast: MID = 3's FastPlace (part 0's magics), else nothing
 {
     static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
     static_assert(TILE % ROWS == 0 && !(SEC && MID), "each thread moves a whole number of units; MID without SEC");
@@ -89,8 +91,8 @@ __global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) t
     if (b >= a.batch)
         return; // the last z slice of a batch > 65535 (uniform per block, before any barrier)
     int64_t ty_tile, tx_tile; // tile row [0, ceil(rows/TE)), tile column [0, ceil(cols/TE))
-    if (MID == 3 && a.group > 0)
-        tile_place_fast(a, &ty_tile, &tx_tile); // the same tiles, 32-bit multiply-shifts (global.cuh)
+    if constexpr (MID == 3)
+        tile_place_fast(a, fast..., &ty_tile, &tx_tile); // the same tiles, 32-bit multiply-shifts (global.cuh)
     else
         tile_place(a, &ty_tile, &tx_tile);
     const int tx = threadIdx.x, ty = threadIdx.y;             // [0, TILE), [0, ROWS)

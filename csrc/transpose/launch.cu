@@ -28,16 +28,48 @@ namespace {
  * sizes its own grid and arguments. */
 typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
 
+/* global.cuh's fastdiv: floor(x / d) = fastdiv(x, m, t) for every 0 <= x < 2^31.  d = 1: m = 0 (x itself).  d >= 2:
+ * 2^l >= d > 2^(l-1), m = floor(2^(31+l) / d) + 1 < 2^32, so 2^(31+l) < m d <= 2^(31+l) + d <= 2^(31+l) + 2^l, and
+ * floor(x m / 2^(31+l)) = floor(x / d) for x < 2^31 (Granlund-Montgomery, 1994, Th. 4.2): umulhi(x, m) >> (l - 1).
+ * d >= 2^31: every quotient 0 (m = 1, t = 31).  Replayed in Python by tests/test_transpose_lean_full.py. */
+void fastdiv_magic(int64_t d, uint32_t *m, int *t)
+{
+    int l = 0;
+    while (l < 31 && ((int64_t)1 << l) < d)
+        l++;
+    *m = d <= 1 ? 0u : d >= ((int64_t)1 << 31) ? 1u : (uint32_t)(((uint64_t)1 << (31 + l)) / (uint64_t)d + 1);
+    *t = d >= ((int64_t)1 << 31) ? 31 : l > 0 ? l - 1 : 0;
+}
+
+/* tile_place_fast's three divisors (FastPlace): G * tiles_x, G, the last band's rows. */
+FastPlace group_magics(const Args &a)
+{
+    FastPlace f;
+    int t[3];
+    const int64_t g = a.group > 0 ? a.group : 1, last = a.tiles_y - (a.tiles_y - 1) / g * g;
+    fastdiv_magic(g * a.tiles_x, &f.gm[0], &t[0]);
+    fastdiv_magic(g, &f.gm[1], &t[1]);
+    fastdiv_magic(last > 0 ? last : 1, &f.gm[2], &t[2]);
+    f.gt = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16;
+    return f;
+}
+
 template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 {
     constexpr int bytes = tile_bytes<ESZ, TILE>(L, SEC ? TILE + ROWS : TILE); // SEC: the band's unit rows
     static_assert(bytes <= 227 * 1024, "the tile must fit one SM's shared memory");
     // over 48 KB: the 64-unit tiles of 1 and 16 bytes (64 KB of planes and more)
-    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID>>(bytes);
-    if (e != 0)
-        return (cudaError_t)e;
-    transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+    if constexpr (MID == 3) { // part 0's magics as a second argument (global.cuh FastPlace)
+        static_assert(bytes <= 48 * 1024, "no opt-in: smem_optin<> does not take the pack's instance");
+        transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID, FastPlace><<<grid, dim3(TILE, ROWS), bytes, stream>>>(
+            a, group_magics(a));
+    } else {
+        const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID>>(bytes);
+        if (e != 0)
+            return (cudaError_t)e;
+        transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
+    }
     return cudaGetLastError();
 }
 
@@ -138,28 +170,6 @@ void matrix_args(A *a, const smk_transpose_params *p, int64_t batch, int64_t til
 }
 
 /* The kernel's arguments: pointers, sizes, strides, and which global paths the pointers allow. */
-/* global.cuh's fastdiv: floor(x / d) = fastdiv(x, m, t) for every 0 <= x < 2^31.  d = 1: m = 0 (x itself).  d >= 2:
- * 2^l >= d > 2^(l-1), m = floor(2^(31+l) / d) + 1 < 2^32, so 2^(31+l) < m d <= 2^(31+l) + d <= 2^(31+l) + 2^l, and
- * floor(x m / 2^(31+l)) = floor(x / d) for x < 2^31 (Granlund-Montgomery, 1994, Th. 4.2): umulhi(x, m) >> (l - 1).
- * d >= 2^31: every quotient 0 (m = 1, t = 31).  Replayed in Python by tests/test_transpose_lean_full.py. */
-void fastdiv_magic(int64_t d, uint32_t *m, int *t)
-{
-    int l = 0;
-    while (l < 31 && ((int64_t)1 << l) < d)
-        l++;
-    *m = d <= 1 ? 0u : d >= ((int64_t)1 << 31) ? 1u : (uint32_t)(((uint64_t)1 << (31 + l)) / (uint64_t)d + 1);
-    *t = d >= ((int64_t)1 << 31) ? 31 : l > 0 ? l - 1 : 0;
-}
-
-/* tile_place_fast's three divisors (Args::gm / gt): G * tiles_x, G, the last band's rows. */
-void group_magics(Args *a)
-{
-    const int64_t g = a->group > 0 ? a->group : 1, last = a->tiles_y - (a->tiles_y - 1) / g * g;
-    fastdiv_magic(g * a->tiles_x, &a->gm[0], &a->gt[0]);
-    fastdiv_magic(g, &a->gm[1], &a->gt[1]);
-    fastdiv_magic(last > 0 ? last : 1, &a->gm[2], &a->gt[2]);
-}
-
 Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
 {
     Args a;
@@ -364,7 +374,6 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         Args a = args_of(p, batch, tiles_x);
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = g_raster_group;
-        group_magics(&a);
         a.shift = edge_shift_bits(W, C, p->rows, p->cols, a.in_vec != 0, g_shift_mode);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode)) {
