@@ -502,7 +502,7 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
     if constexpr (c.kind == kSkinny) {
         constexpr int esz = kWidths[W].esz;
         if constexpr (esz <= 2) {
-            if (const int own = skinny_strips_plan<esz>(layout, rows, cols, plan, smk_transpose_skinny_mode()); own >= 0)
+            if (const int own = skinny_strips_plan<esz>(layout, batch, rows, cols, plan, smk_transpose_skinny_mode()); own >= 0)
                 return own; /* case A's or case B's strips */
             if (skinny_lean_a_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) { // skinny_vec's accesses
                 const int own = skinny_vec_plan<esz>(layout, rows, cols, plan);
