@@ -127,10 +127,13 @@ def test_cols_plan_is_conflict_free(layout):
         p = plan(mnk, 1, layout)
         assert e.config.startswith("gemv cols") and len(e.accesses) == 2
         store, load = e.accesses
-        assert store.instructions == load.instructions == 7 * e.blocks
+        off = layout != "swizzle"  # naive / pad: warp 0 issues the predicated STS.128 with every lane off (SASS)
+        assert store.instructions - off * e.blocks == load.instructions == 7 * e.blocks
         for a in e.accesses:
-            assert a.excess == 0 and a.wavefronts == 4 * a.instructions, (layout, mnk)
-        st, ld = p["accesses"][0][4], p["accesses"][1][4]
+            assert a.excess == 0 and a.wavefronts == 4 * load.instructions, (layout, mnk)
+        st, ld = p["accesses"][0][4].reshape(-1, 32), p["accesses"][1][4]
+        assert len(st) == 7 + off and (st[7:] < 0).all()
+        st = st[:7]
         assert (st >= 0).all() and len(np.unique(st)) == st.size  # every lane of warps 1..7 its own 16 bytes
         np.testing.assert_array_equal(np.sort(st.ravel()), np.sort(ld.ravel()))  # warp 0 reads what they wrote
         assert p["smem_bytes"] >= 7 * 128 * 4

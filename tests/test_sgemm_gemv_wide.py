@@ -129,10 +129,13 @@ def test_plan_replays_the_red_passes(layout):
         s = splits_of(p)
         reps = e.blocks + (e.blocks // s if s > 1 else 0)
         store, load = e.accesses
-        assert store.instructions == load.instructions == 7 * reps, (mnk, e.config)
+        off = layout != "swizzle"  # naive / pad: warp 0 issues the predicated STS.128 with every lane off (SASS)
+        assert store.instructions - off * reps == load.instructions == 7 * reps, (mnk, e.config)
         for a in e.accesses:
-            assert a.excess == 0 and a.wavefronts == 4 * a.instructions, (layout, mnk)
-        st, ld = p["accesses"][0][4], p["accesses"][1][4]
+            assert a.excess == 0 and a.wavefronts == 4 * load.instructions, (layout, mnk)
+        st, ld = p["accesses"][0][4].reshape(-1, 32), p["accesses"][1][4]
+        assert len(st) == 7 + off and (st[7:] < 0).all()
+        st = st[:7]
         assert (st >= 0).all() and len(np.unique(st)) == st.size
         np.testing.assert_array_equal(np.sort(st.ravel()), np.sort(ld.ravel()))
 

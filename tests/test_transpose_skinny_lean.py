@@ -104,8 +104,19 @@ def test_lean_plan_is_skinny_vec(layout, esz, shape, set_knobs):
     set_knobs(transpose_skinny=8)
     lean = smemkit.explain("transpose", shape, layout, dtype)
     assert lean.config.startswith("skinny-lean ") and lean.blocks == vec.blocks
-    assert [(a.name, a.instructions, a.wavefronts) for a in lean.accesses] == \
-           [(a.name, a.instructions, a.wavefronts) for a in vec.accesses]
+    if layout != "naive":
+        assert [(a.name, a.instructions, a.wavefronts) for a in lean.accesses] == \
+               [(a.name, a.instructions, a.wavefronts) for a in vec.accesses]
+        return
+    # naive (SASS, sm_90): LeanA::put's interior and edge stores are predicated, so a warp step that reaches put
+    # issues all E interior ones and, past an edge, all E edge ones (plan.cu skinny_vec_block's lean_naive):
+    # the same lanes' stores, more instructions, never fewer; everything else as skinny_vec's
+    assert [a.name for a in lean.accesses] == [a.name for a in vec.accesses]
+    for a, b in zip(lean.accesses, vec.accesses):
+        if "run scatter" in a.name:
+            assert a.instructions >= b.instructions and a.wavefronts == b.wavefronts, (a, b)
+        else:
+            assert (a.instructions, a.wavefronts) == (b.instructions, b.wavefronts)
 
 
 # ---- CPU: the kernel's arithmetic, replayed -------------------------------------------------------------------

@@ -170,6 +170,10 @@ def replay_block(mem, g, layout, esz, rec=None):
             for i in range(steps + (V - 1 + RPP - 1) // RPP):
                 virt = i >= steps
                 for q in range(4):
+                    # naive: nvcc merges a window's four words into one STS.128 (a real row) or two STS.64 (a
+                    # virtual row) (SASS, sm_90; skinny_strip_plan.h strip_load_warp): the lanes' first bytes of those
+                    if layout == "naive" and q % (2 if virt else 4):
+                        continue
                     lanes = []
                     for lane in range(32):
                         t = 32 * wp + lane
@@ -177,7 +181,8 @@ def replay_block(mem, g, layout, esz, rec=None):
                         r0 += RPP * (i - steps if virt else i)
                         if (r0 < V - 1) if virt else r0 < S:
                             lanes.append(strip_slot(layout, lw, S + r0 if virt else r0, 16 * w0 + 4 * q))
-                    rec.setdefault("skinny-strip row store", []).extend(lanes)
+                    name = "skinny-strip virtual row store" if layout == "naive" and virt else "skinny-strip row store"
+                    rec.setdefault(name, []).extend(lanes)
     # the store: thread t the vectors u = t + 256 m; (s0, c0) carried from J = V t - mis / esz + S
     fb = ob + (b * rows_total * cols + p0 * S) * esz
     mis, nbytes = fb & 15, n * S * esz

@@ -103,8 +103,11 @@ NEW += [("gemm", (381, 130, 5522), "bfloat16", 0), ("gemm", (3033, 12, 1054), "f
         ("gemm", (8206, 4, 228), "float16", 0),
         ("sgemm", (3, 5000, 2000), "float32"), ("sgemm", (2, 4559, 305), "float32"),
         ("transpose", (62, 200001), "uint8"), ("transpose", (30, 100003), "float16"),
-        ("transpose", (5, 62, 20001), "uint8"), ("transpose", (1, 1000001), "uint8")]
-CASES += NEW[-12:]
+        ("transpose", (5, 62, 20001), "uint8"), ("transpose", (1, 1000001), "uint8"),
+        # session 45's explain fixes on shapes not measured before: a uint8 strip with S <= 32, a batched 512-byte
+        # naive strip, another skinny_lean shape
+        ("transpose", (20, 100001), "uint8"), ("transpose", (3, 30, 10003), "float16"), ("transpose", (5, 40001), "uint8")]
+CASES += NEW[-15:]
 
 
 def mark():

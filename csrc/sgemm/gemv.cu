@@ -220,18 +220,24 @@ int sgemv_plan(const SgemvRoute &r, int layout, smk_plan *plan)
     }
     const smk_tile TR = smk_sgemm_tile(layout, 7);
     const int n = kGemvColsWarps - 1; /* per warp: one store by each warp w > 0, the loads by warp 0 */
+    /* naive / pad: gemv_cols_sum's `if (w > 0)` store is one predicated STS.128 (SASS, sm_90, cols and wide kernels),
+     * which warp 0 issues with every lane off: an instruction (ncu counts it) with no wavefront; swizzle branches */
+    const int ns = n + (layout != SMK_SWIZZLE);
     const int passes = r.kind == SGEMV_WIDE ? (r.m * r.g + 3) / 4 : 1; /* WIDE: four slots of a lane a pass */
     const long long reps = (plan->blocks + (r.fused ? r.blocks_x : 0)) * passes; /* the fused tail: once more */
-    plan->acc[0] = smk_access{"partial-sum store (STS.128, warps 1..7, Red[w-1][4*lane])", 16, 1, SMK_ACC_LDST, n,
-                              reps, plan->acc[0].addr, plan->acc[0].gaddr};
+    plan->acc[0] = smk_access{ns > n ? "partial-sum store (STS.128, warps 1..7, Red[w-1][4*lane]; warp 0's off)"
+                                     : "partial-sum store (STS.128, warps 1..7, Red[w-1][4*lane])",
+                              16, 1, SMK_ACC_LDST, ns, reps, plan->acc[0].addr, plan->acc[0].gaddr};
     plan->acc[1] = smk_access{"partial-sum load (LDS.128, warp 0, Red[v-1][4*lane])", 16, 0, SMK_ACC_LDST, n,
                               reps, plan->acc[1].addr, plan->acc[1].gaddr};
     if (plan->acc[0].addr && plan->acc[1].addr)
-        for (int lane = 0; lane < 32; lane++)
+        for (int lane = 0; lane < 32; lane++) {
             for (int i = 0; i < n; i++) {
                 plan->acc[0].addr[(long long)i * 32 + lane] = 4LL * smk_tile_offset(TR, i, 4 * lane);
                 plan->acc[1].addr[(long long)i * 32 + lane] = 4LL * smk_tile_offset(TR, i, 4 * lane);
             }
+            if (ns > n) plan->acc[0].addr[(long long)n * 32 + lane] = -1;
+        }
     plan->n = 2;
     plan->smem_bytes = smk_tile_elems(TR, n) * (int)sizeof(float);
     if (r.kind == SGEMV_WIDE)

@@ -167,18 +167,41 @@ static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
 
 /* The staged epilogue's shared accesses (epilogue_staged.cuh), appended to the tile plan: once per block
  * and K slice, the staging stores, the row loads and, where the rows are re-aligned (D or C off 16
- * bytes), the second row load of the previous chunk.  Returns how many it appended. */
+ * bytes), the second row load of the previous chunk.  rows: the block's rows in range (BM, but M mod BM in
+ * the last block row: `last` names those accesses); ld: D's pitch in floats.  As nvcc emits it (SASS, sm_90):
+ * a chunk's loads sit under its row's m < M test (the asm volatile loads are not sunk under it; the branch rises
+ * above them), the re-aligned load of chunk k - 1 under sh != 0 as well (shift4 reads it only then; sh = (m ld)
+ * mod 4 on an aligned D, bm a multiple of 4); a lane out of them takes no part, a warp issues an instruction
+ * where one of its lanes does.  Returns how many accesses it appended. */
 template <class Cfg>
-static int tile_epi_plan(int layout, int realign, smk_plan *plan)
+static int tile_epi_plan(int layout, int realign, int rows, int64_t ld, int last, smk_plan *plan)
 {
     using Map = SgemmEpiMap<Cfg>;
     const smk_tile TC = Map::c_tile(layout);
     const int warps = Cfg::THREADS / 32, n0 = plan->n, stage = Cfg::WMITER * Cfg::TM * Cfg::WNITER * (Cfg::TN / 4);
-    plan_access(&plan->acc[n0], "C-tile staging store (STS.128, the accumulators)", 16, 1, warps * stage);
-    plan_access(&plan->acc[n0 + 1], "C-tile row load (LDS.128, chunk k of a row)", 16, 0, warps * Map::C_ITERS);
-    if (realign)
-        plan_access(&plan->acc[n0 + 2], "C-tile row load of chunk k - 1 (LDS.128, rows off 16 bytes)", 16, 0,
-                    warps * Map::C_ITERS);
+    auto on = [&](int tid, int it, int prev) {
+        int r = 0, k = 0;
+        Map::c_chunk(it, tid, &r, &k);
+        return r < rows && (!prev || (r * ld & 3) != 0);
+    };
+    int n_ld[2] = {0, 0}; /* warp instructions: chunk k, chunk k - 1 */
+    for (int p = 0; p < 1 + realign; p++)
+        for (int w = 0; w < warps; w++)
+            for (int it = 0; it < Map::C_ITERS; it++) {
+                int any = 0;
+                for (int lane = 0; lane < 32; lane++)
+                    any |= on(w * 32 + lane, it, p);
+                n_ld[p] += any;
+            }
+    static const char *const kNames[2][3] = {
+        {"C-tile staging store (STS.128, the accumulators)", "C-tile row load (LDS.128, chunk k of a row)",
+         "C-tile row load of chunk k - 1 (LDS.128, rows off 16 bytes)"},
+        {"C-tile staging store (STS.128, the accumulators; last block row)",
+         "C-tile row load (LDS.128, chunk k of a row; last block row)",
+         "C-tile row load of chunk k - 1 (LDS.128, rows off 16 bytes; last block row)"}};
+    plan_access(&plan->acc[n0], kNames[last][0], 16, 1, warps * stage);
+    for (int p = 0; p < 1 + realign; p++)
+        plan_access(&plan->acc[n0 + 1 + p], kNames[last][1 + p], 16, 0, n_ld[p]);
     for (int tid = 0; tid < Cfg::THREADS && plan->acc[n0].addr; tid++) {
         const int w = tid / 32, lane = tid % 32;
         long long *st = plan->acc[n0].addr + (long long)w * stage * 32 + lane;
@@ -191,21 +214,32 @@ static int tile_epi_plan(int layout, int realign, smk_plan *plan)
                         Map::c_stage(tid, f, ii, jn, j, &r, &c);
                         st[i * 32] = 4LL * smk_tile_offset(TC, r, c);
                     }
-        for (int it = 0; it < Map::C_ITERS; it++) {
-            int r = 0, k = 0;
-            Map::c_chunk(it, tid, &r, &k);
-            const long long at = ((long long)w * Map::C_ITERS + it) * 32 + lane;
-            plan->acc[n0 + 1].addr[at] = 4LL * smk_tile_offset(TC, r, 4 * k);
-            if (realign)
-                plan->acc[n0 + 2].addr[at] = 4LL * smk_tile_offset(TC, r, 4 * ((k + Map::C_CPR - 1) % Map::C_CPR));
-        }
+    }
+    for (int p = 0; p < 1 + realign && plan->acc[n0].addr; p++) {
+        long long at = 0;
+        for (int w = 0; w < warps; w++)
+            for (int it = 0; it < Map::C_ITERS; it++) {
+                int any = 0;
+                for (int lane = 0; lane < 32; lane++)
+                    any |= on(w * 32 + lane, it, p);
+                for (int lane = 0; any && lane < 32; lane++) {
+                    int r = 0, k = 0;
+                    Map::c_chunk(it, w * 32 + lane, &r, &k);
+                    const int kk = p ? (k + Map::C_CPR - 1) % Map::C_CPR : k;
+                    plan->acc[n0 + 1 + p].addr[at * 32 + lane] =
+                        on(w * 32 + lane, it, p) ? 4LL * smk_tile_offset(TC, r, 4 * kk) : -1;
+                }
+                at += any;
+            }
     }
     plan->n = n0 + (realign ? 3 : 2);
     const int smem = (int)(layout == SMK_PAD ? sgemm_epi_smem_bytes<Cfg, SMK_PAD>() : sgemm_epi_smem_bytes<Cfg, SMK_NAIVE>());
     if (smem > plan->smem_bytes)
         plan->smem_bytes = smem;
-    const size_t used = strlen(plan->config);
-    snprintf(plan->config + used, sizeof plan->config - used, ", staged epilogue%s", realign ? " (re-aligned rows)" : "");
+    if (!last) {
+        const size_t used = strlen(plan->config);
+        snprintf(plan->config + used, sizeof plan->config - used, ", staged epilogue%s", realign ? " (re-aligned rows)" : "");
+    }
     return plan->n - n0;
 }
 
@@ -332,7 +366,7 @@ static int matvec_block_plan(int layout, smk_plan *plan)
 struct SgemmPlanEntry {
     int (*plan)(int layout, smk_plan *plan);
     int store_after_last, once_accesses;
-    int (*epi)(int layout, int realign, smk_plan *plan); /* TILE rows: the staged epilogue's accesses */
+    int (*epi)(int layout, int realign, int rows, int64_t ld, int last, smk_plan *plan); /* TILE rows: staged epilogue */
     int (*deep)(int layout, int vec_b, smk_plan *plan);  /* TILE rows: the deep pipeline over the plan */
 };
 #define SMK_SGEMM_PLAN_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_PLAN_ROW_(KIND, ARGS)
@@ -414,8 +448,10 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     if (c.kind == smk::SGEMM_TINYK && smk_sgemm_tinyk_lean(K, ch.k_chunk, smk_sgemm_tinyk_level()))
         strncat(plan->config, ", lean (K-deep panel)", sizeof plan->config - strlen(plan->config) - 1);
     const int n_loop = plan->n; /* accesses past it: the staged epilogue's, once per block of the launch */
-    if (staged)
-        pe.epi(layout, realign, plan);
+    const int m_last = staged ? (int)(M % c.bm) : 0; /* the last block row's rows, where it is short */
+    const int n_full = staged ? pe.epi(layout, realign, c.bm, N, 0, plan) : 0; /* split: realign 0, ld not read */
+    if (staged && m_last)
+        pe.epi(layout, realign, m_last, N, 1, plan);
     const int vec_b = N % 4 == 0 && K % 4 == 0; /* dense rows from an aligned allocation, as plan_staged */
     if (half)
         smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, plan);
@@ -435,7 +471,9 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const long long slices = K > 0 ? ch.splits : 0;
     for (int a = 0; a < plan->n; a++) {
         const smk_access &x = plan->acc[a];
-        plan->acc[a].repeats = a >= n_loop                     ? tiles * ch.splits
+        const long long last_row = m_last ? (N + c.bn - 1) / c.bn : 0; /* tiles of the last block row */
+        plan->acc[a].repeats = staged && a >= n_loop + n_full  ? last_row * ch.splits
+                               : a >= n_loop                   ? (tiles - last_row) * ch.splits
                                : a >= n_loop - pe.once_accesses ? tiles * slices
                                    : tiles * (ktiles + (pe.store_after_last && deep == smk::SGEMM_DEEP_NO && x.is_store ? slices : 0));
     }

@@ -117,10 +117,10 @@ int skinny_strip_b_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 
 /* The strips' plans (mode 10..12): case A's where skinny_strip_fits, case B's where skinny_strip_b_fits, else -1. */
 template <int ESZ>
-int skinny_strips_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan, int mode)
+int skinny_strips_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan, int mode)
 {
     if (skinny_strip_fits(rows, cols, 1, ESZ, mode))
-        return skinny_strip_plan<ESZ>(layout, rows, cols, plan);
+        return skinny_strip_plan<ESZ>(layout, batch, rows, cols, plan);
     if (skinny_strip_b_fits(rows, cols, cols, 1, ESZ, mode))
         return skinny_strip_b_plan<ESZ>(layout, rows, cols, plan);
     return -1;

@@ -1,14 +1,16 @@
 /*
  * transpose/skinny_strip_plan.h -- the host replay of skinny_strip.cuh's shared accesses (explain()'s plan of knob
- * transpose_skinny = 10's case A), included by plan.cu alone: per warp, in the kernel's order, the load's four STS.32
- * a window (rows strip_load_row + RPP i < S, then the virtual rows' steps), then per vector step the gather's
- * V LDS of the lanes whose vector is whole and, for the run's cut end vectors, one instruction per element some
- * lane moves (strip_cut), lanes on strip_vector's vectors.  Every address from strip_slot, which the static_assert below holds to layout.h's map.
+ * transpose_skinny = 10's case A), included by plan.cu alone: per warp, in the kernel's order, the load's stores as
+ * the compiler emits them (strip_load_warp: pad / swizzle four STS.32 a window, naive one STS.128 or two STS.64, each
+ * loop part a warp issues where any lane runs it), then per vector step the gather's V LDS of the lanes whose vector
+ * is whole and, for the run's cut end vectors, one instruction per element some lane moves (strip_cut), lanes on
+ * strip_vector's vectors.  Every address from strip_slot, which the static_assert below holds to layout.h's map.
  */
 #ifndef SMK_TRANSPOSE_SKINNY_STRIP_PLAN_H
 #define SMK_TRANSPOSE_SKINNY_STRIP_PLAN_H
 
 #include <cstdio>
+#include <numeric>
 #include <vector>
 
 #include "layout.h"
@@ -45,29 +47,78 @@ inline void strip_put(std::vector<long long> &dst, const long long *lanes)
         }
 }
 
-/* One block of n columns (output run n * S elements from a base mis bytes past 16): acc[0] the load's STS.32,
- * acc[1] the gather's whole-vector LDS, acc[2] the cut vectors' element LDS. */
+/* The load's STS of warp wp, as nvcc 13.0 lays strip_load out for sm_90 (cuobjdump -sass): the real rows' loop
+ * (`#pragma unroll 2`) is a prologue window where the lane's trip count is odd, then pairs of windows; the virtual
+ * rows' loop one window an iteration (LW 6 unrolls it 4-fold behind a remainder loop, but a lane has at most one
+ * virtual window there: RPP = 16 > V - 1).  A warp issues an instruction where any lane runs it (LW 6's warps span
+ * 4 rows, so S mod 16 splits their trip counts: a warp issues both the prologue and the pairs).  pad / swizzle: four
+ * STS.32 a window.  naive: the four words are one aligned 16-byte run (pitch 4 << lw), one STS.128 for a real row,
+ * two STS.64 for a virtual one (acc[3]); LW 7's switch on the window's word in its 16-byte chunk (warp-uniform there)
+ * shares one block of predicated stores between words 2 and 3, so those windows issue each store twice, one copy
+ * predicated off in every lane (counted by ncu, no wavefront) -- but for uint8's real-row prologue (four blocks).
+ * Global row r starts base + r * rp16 bytes past 16 (rp16: the row pitch mod 16). */
 template <int ESZ>
-void skinny_strip_block(int layout, int S, int n, int mis, std::vector<long long> *acc)
+void strip_load_warp(int layout, int S, int base, int rp16, int wp, std::vector<long long> *acc)
+{
+    constexpr int V = 16 / ESZ;
+    const int lw = strip_log2_words(S), RPP = kStripThreads >> (lw - 2);
+    int r0[32], cb[32], n[32], m[32], rr[32], npair = 0, nvirt = 0;
+    for (int l = 0; l < 32; l++) {
+        const int t = wp * 32 + l;
+        r0[l] = strip_load_row(lw, t);
+        cb[l] = 16 * strip_load_window(lw, t);
+        n[l] = r0[l] < S ? (S - 1 - r0[l]) / RPP + 1 : 0;
+        m[l] = r0[l] < V - 1 ? (V - 2 - r0[l]) / RPP + 1 : 0;
+        npair = n[l] / 2 > npair ? n[l] / 2 : npair;
+        nvirt = m[l] > nvirt ? m[l] : nvirt;
+    }
+    auto window = [&](bool virt, bool prologue) {
+        int any = -1;
+        for (int l = 0; l < 32 && any < 0; l++)
+            any = rr[l] >= 0 ? l : -1;
+        if (any < 0)
+            return;
+        const int w = layout != SMK_NAIVE ? 4 : virt ? 8 : 16, grow = virt ? rr[any] - S : rr[any];
+        std::vector<long long> &dst = acc[layout == SMK_NAIVE && virt ? 3 : 0];
+        long long a[32];
+        for (int q = 0; q < 16 / w; q++) {
+            for (int l = 0; l < 32; l++)
+                a[l] = rr[l] >= 0 ? strip_slot(layout, lw, rr[l], cb[l] + w * q) : -1;
+            strip_put(dst, a);
+        }
+        const int word = ((base + grow * rp16 + (virt ? ESZ : 0)) & 15) >> 2;
+        if (layout == SMK_NAIVE && lw == 7 && word >= 2 && !(ESZ == 1 && prologue && !virt))
+            dst.insert(dst.end(), 32 * (16 / w), -1LL); // the predicated-off copies
+    };
+    for (int l = 0; l < 32; l++)
+        rr[l] = n[l] & 1 ? r0[l] : -1;
+    window(false, true);
+    for (int k = 0; k < npair; k++)
+        for (int h = 0; h < 2; h++) {
+            for (int l = 0; l < 32; l++)
+                rr[l] = k < n[l] / 2 ? r0[l] + RPP * ((n[l] & 1) + 2 * k + h) : -1;
+            window(false, false);
+        }
+    for (int j = 0; j < nvirt; j++) {
+        for (int l = 0; l < 32; l++)
+            rr[l] = j < m[l] ? S + r0[l] + RPP * j : -1;
+        window(true, false);
+    }
+}
+
+/* One block of n columns (output run n * S elements from a base mis bytes past 16, input rows r at mis + r * rp
+ * bytes past 16: one matrix's base for both, skinny_strip_plan): acc[0] the load's row STS
+ * (naive: its real rows' STS.128), acc[1] the gather's whole-vector LDS, acc[2] the cut vectors' element LDS, acc[3]
+ * naive's virtual-row STS.64. */
+template <int ESZ>
+void skinny_strip_block(int layout, int S, int n, int mis, int rp16, std::vector<long long> *acc)
 {
     constexpr int V = 16 / ESZ, WARPS = kStripThreads / 32;
-    const int lw = strip_log2_words(S), RPP = kStripThreads >> (lw - 2);
+    const int lw = strip_log2_words(S);
     const int nbytes = n * S * ESZ, nw = (mis + nbytes + 15) >> 4;
-    const int steps = (S + RPP - 1) / RPP; // real-row steps; then the virtual rows' (V - 1 rows)
     long long a[16][32];
     for (int wp = 0; wp < WARPS; wp++) {
-        for (int i = 0; i < steps + (V - 1 + RPP - 1) / RPP; i++) {
-            const bool virt = i >= steps;
-            for (int l = 0; l < 32; l++) {
-                const int t = wp * 32 + l, r0 = strip_load_row(lw, t) + RPP * (virt ? i - steps : i);
-                const int r = virt ? S + r0 : r0, cb = 16 * strip_load_window(lw, t);
-                const bool on = virt ? r0 < V - 1 : r < S;
-                for (int q = 0; q < 4; q++)
-                    a[q][l] = on ? strip_slot(layout, lw, r, cb + 4 * q) : -1;
-            }
-            for (int q = 0; q < 4; q++)
-                strip_put(acc[0], a[q]);
-        }
+        strip_load_warp<ESZ>(layout, S, mis, rp16, wp, acc);
         for (int m = 0; m * kStripThreads < nw; m++) {
             long long c[16][32];
             for (int l = 0; l < 32; l++) {
@@ -89,40 +140,50 @@ void skinny_strip_block(int layout, int S, int n, int mis, std::vector<long long
     }
 }
 
-/* The strip kernel's plan: whole strips and the last, partial one, each with its own accesses and repeats (per
- * matrix, a C-contiguous input on an aligned base, so every strip's output starts on 16 bytes: mis = 0).  Not
- * modelled: a batch's matrices whose output starts off 16 bytes (their cut vectors). */
+/* The strip kernel's plan: whole strips and the last, partial one, each with its own accesses and repeats, over the
+ * whole batch (returns 2).  Inputs and outputs C-contiguous on 16-byte bases: matrix b's input and output start
+ * base = b * rows * cols * ESZ mod 16 bytes past 16 (every strip of it alike: a strip is 4 << lw bytes of a row and
+ * S * (4 << lw) of the run), which sets its output's cut vectors (mis = base) and LW 7 naive's load words; the bases
+ * repeat with period 16 / gcd(rows * cols * ESZ, 16): each class's instructions are those of one period's matrices
+ * (repeated batch / period times) and of the first batch % period of them (once more). */
 template <int ESZ>
-int skinny_strip_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+int skinny_strip_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan)
 {
     const int S = (int)rows, W = (4 << strip_log2_words(S)) / ESZ;
     const int64_t blocks = (cols + W - 1) / W;
-    const int last = (int)(cols - (blocks - 1) * W); // [1, W]
-    static const char *const kNames[2][3] = {
-        {"skinny-strip row store", "skinny-strip gather", "skinny-strip gather, cut vector"},
+    const int last = (int)(cols - (blocks - 1) * W), mb = (int)(rows * cols * ESZ & 15); // [1, W]
+    const int period = mb ? 16 / std::gcd(mb, 16) : 1;
+    static const char *const kNames[2][4] = {
+        {"skinny-strip row store", "skinny-strip gather", "skinny-strip gather, cut vector",
+         "skinny-strip virtual row store"},
         {"skinny-strip row store (last block)", "skinny-strip gather (last block)",
-         "skinny-strip gather, cut vector (last block)"}};
+         "skinny-strip gather, cut vector (last block)", "skinny-strip virtual row store (last block)"}};
     int a = 0;
     for (int c = 0; c < 2; c++) {
         const int64_t reps = c == 0 ? (last == W ? blocks : blocks - 1) : (last == W ? 0 : 1);
-        if (reps <= 0)
-            continue;
-        std::vector<long long> v[3];
-        skinny_strip_block<ESZ>(layout, S, c == 0 ? W : last, 0, v);
-        for (int i = 0; i < 3; i++) {
-            if (v[i].empty())
+        for (int part = 0; part < 2 && reps > 0; part++) { // one period's matrices, then the rest's
+            const int64_t times = part == 0 ? batch / period : 1, nmat = part == 0 ? period : batch % period;
+            if (times == 0 || nmat == 0)
                 continue;
-            put_access(&plan->acc[a], kNames[c][i], i == 0 ? 4 : ESZ, i == 0, v[i]);
-            plan->acc[a++].repeats = reps;
+            std::vector<long long> v[4];
+            for (int64_t b = 0; b < nmat; b++)
+                skinny_strip_block<ESZ>(layout, S, c == 0 ? W : last, (int)(b * mb & 15), (int)(cols * ESZ & 15), v);
+            for (int i = 0; i < 4; i++) {
+                if (v[i].empty())
+                    continue;
+                const int width = i == 0 ? (layout == SMK_NAIVE ? 16 : 4) : i == 3 ? 8 : ESZ;
+                put_access(&plan->acc[a], kNames[c][i], width, i == 0 || i == 3, v[i]);
+                plan->acc[a++].repeats = reps * times;
+            }
         }
     }
     plan->n = a;
     plan->threads = kStripThreads;
     plan->smem_bytes = strip_bytes(layout, S, ESZ);
-    plan->blocks = blocks;
+    plan->blocks = blocks * batch;
     snprintf(plan->config, sizeof plan->config, "skinny-strip %dx%d tile, %d threads, %d-byte elements", S, W,
              kStripThreads, ESZ);
-    return 1;
+    return 2;
 }
 
 } // namespace
