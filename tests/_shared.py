@@ -1,0 +1,95 @@
+"""Checks shared by several test files (not collected: no test_ prefix).  Each function is one test body that
+used to stand, copied, in each of the files named at its section; a test calls it after setting its own knobs.
+
+SGEMM (tests/test_sgemm_gemv.py, test_sgemm_gemv_wide.py, test_sgemm_rows_n.py): NumPy operands, torch views from
+the file's own `torch_case` (dense, NaN frames, odd pitches), out= in a NaN frame, NaN / Inf propagation and
+repeats, dense law draws; all against test_sgemm.check (float64 reference within gamma_{K+2})."""
+import numpy as np
+
+import smemkit
+from test_sgemm import check
+from test_sgemm_epi import framed
+
+
+# ---- SGEMM ------------------------------------------------------------------------------------------------
+
+def operands(rng, M, N, K, beta):
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
+    return a, b, c
+
+
+def dense_operands(torch, g, M, N, K):
+    """A, B, C as dense device tensors (torch_case's "dense")."""
+    return tuple(torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
+
+
+def check_numpy_call(rng, mnk, alpha, beta, layout):
+    """One NumPy call within the bound; C left as it was."""
+    a, b, c = operands(rng, *mnk, beta)
+    c_before = None if c is None else c.copy()
+    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
+    check(d, a, b, c, alpha, beta)
+    if c is not None:
+        np.testing.assert_array_equal(c, c_before)
+
+
+def check_torch_views(torch, torch_case, layout, how, mnk):
+    """torch_case(torch, g, M, N, K, how)'s operands, alpha / beta without and with C, within the bound."""
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
+    a, b, c = torch_case(torch, g, M, N, K, how)
+    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
+        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
+        torch.cuda.synchronize()
+        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
+              c.cpu().numpy() if beta else None, alpha, beta)
+
+
+def check_out_and_c_in_nan_frames(torch, torch_case, mnk, shift):
+    """out= a view `shift` floats past 16 bytes in a NaN frame: nothing written outside it; beta = 0 with C all
+    NaN reads no C; out=c (C aliasing D) with beta != 0."""
+    M, N, K = mnk
+    g = torch.Generator(device="cuda").manual_seed(M + N + K + shift)
+    a, b, _ = torch_case(torch, g, M, N, K, "frames")
+    nan_c = torch.full((M, N), float("nan"), device="cuda")
+    d, full = framed(torch, g, M, N, N, shift, fill=False)
+    assert smemkit.sgemm(a, b, nan_c, alpha=2.0, beta=0.0, out=d) is d
+    torch.cuda.synchronize()
+    frame = torch.cat([full[:shift], full[shift + M * N:]])
+    assert torch.isnan(frame).all(), "a store outside out"
+    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), None, 2.0, 0.0)
+    c = torch.randn(M, N, device="cuda", generator=g)
+    c0 = c.cpu().numpy()
+    assert smemkit.sgemm(a, b, c, alpha=-1.0, beta=0.5, out=c) is c
+    torch.cuda.synchronize()
+    check(np.ascontiguousarray(c.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c0, -1.0, 0.5)
+
+
+def check_nan_inf_and_repeats(mnk):
+    """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits."""
+    M, N, K = mnk
+    a = np.ones((M, K), np.float32)
+    b = np.ones((K, N), np.float32)
+    a[M - 1, K // 2] = np.nan
+    b[K - 1, N - 1] = np.inf
+    d = smemkit.sgemm(a, b)
+    want = a @ b
+    np.testing.assert_array_equal(np.isnan(d), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
+    rng = np.random.default_rng(M + N + K)
+    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
+    first = smemkit.sgemm(a, b)
+    for _ in range(3):
+        np.testing.assert_array_equal(smemkit.sgemm(a, b), first)
+
+
+def check_dense_draws(torch, shapes, seed, layout):
+    """Each (M, N, K) of `shapes` as dense torch operands (one generator seeded `seed`), alpha 0.75, beta -0.5."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    for M, N, K in shapes:
+        a, b, c = dense_operands(torch, g, M, N, K)
+        d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5, layout=layout)
+        torch.cuda.synchronize()
+        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.75, -0.5)
