@@ -89,6 +89,31 @@ void skinny_strip_block(int layout, int S, int n, int mis, std::vector<long long
     }
 }
 
+/* Both strip plans' accesses (case A's and case B's): the whole blocks of W (blocks of them, or blocks - 1 where
+ * the last, `last` < W, is partial) and the partial last one, each block(n, v) filling v[0] (the load's STS.32,
+ * 4 bytes), v[1] and v[2] (the gathers, ESZ bytes); every non-empty one named names[c][i] (c = 1: the last block)
+ * with its repeats; plan->n the count. */
+template <int ESZ, typename Block>
+inline void strip_plan_blocks(smk_plan *plan, int64_t blocks, int W, int last, const char *const (*names)[3],
+                              Block block)
+{
+    int a = 0;
+    for (int c = 0; c < 2; c++) {
+        const int64_t reps = c == 0 ? (last == W ? blocks : blocks - 1) : (last == W ? 0 : 1);
+        if (reps <= 0)
+            continue;
+        std::vector<long long> v[3];
+        block(c == 0 ? W : last, v);
+        for (int i = 0; i < 3; i++) {
+            if (v[i].empty())
+                continue;
+            put_access(&plan->acc[a], names[c][i], i == 0 ? 4 : ESZ, i == 0, v[i]);
+            plan->acc[a++].repeats = reps;
+        }
+    }
+    plan->n = a;
+}
+
 /* The strip kernel's plan: whole strips and the last, partial one, each with its own accesses and repeats (per
  * matrix, a C-contiguous input on an aligned base, so every strip's output starts on 16 bytes: mis = 0).  Not
  * modelled: a batch's matrices whose output starts off 16 bytes (their cut vectors). */
@@ -102,21 +127,8 @@ int skinny_strip_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
         {"skinny-strip row store", "skinny-strip gather", "skinny-strip gather, cut vector"},
         {"skinny-strip row store (last block)", "skinny-strip gather (last block)",
          "skinny-strip gather, cut vector (last block)"}};
-    int a = 0;
-    for (int c = 0; c < 2; c++) {
-        const int64_t reps = c == 0 ? (last == W ? blocks : blocks - 1) : (last == W ? 0 : 1);
-        if (reps <= 0)
-            continue;
-        std::vector<long long> v[3];
-        skinny_strip_block<ESZ>(layout, S, c == 0 ? W : last, 0, v);
-        for (int i = 0; i < 3; i++) {
-            if (v[i].empty())
-                continue;
-            put_access(&plan->acc[a], kNames[c][i], i == 0 ? 4 : ESZ, i == 0, v[i]);
-            plan->acc[a++].repeats = reps;
-        }
-    }
-    plan->n = a;
+    strip_plan_blocks<ESZ>(plan, blocks, W, last, kNames,
+                           [&](int n, std::vector<long long> *v) { skinny_strip_block<ESZ>(layout, S, n, 0, v); });
     plan->threads = kStripThreads;
     plan->smem_bytes = strip_bytes(layout, S, ESZ);
     plan->blocks = blocks;
