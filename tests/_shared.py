@@ -1,9 +1,10 @@
 """Checks shared by several test files (not collected: no test_ prefix).  Each function is one test body that
 used to stand, copied, in each of the files named at its section; a test calls it after setting its own knobs.
 
-SGEMM (tests/test_sgemm_gemv.py, test_sgemm_gemv_wide.py, test_sgemm_rows_n.py): NumPy operands, torch views from
-the file's own `torch_case` (dense, NaN frames, odd pitches), out= in a NaN frame, NaN / Inf propagation and
-repeats, dense law draws; all against test_sgemm.check (float64 reference within gamma_{K+2}).
+SGEMM (tests/test_sgemm_gemv.py, test_sgemm_gemv_wide.py, test_sgemm_rows_n.py; operands and check_numpy_call also
+test_sgemm_narrow.py, _prefetch.py, _skinny.py, _splitk.py): NumPy operands, torch views from the file's own
+`torch_case` (dense, NaN frames, odd pitches), out= in a NaN frame, NaN / Inf propagation and repeats, dense law
+draws; all against test_sgemm.check (float64 reference within gamma_{K+2}).
 
 Skinny transposes (tests/test_transpose_skinny_lean.py, _narrow.py, _strip.py, _strip_b.py): torch device views
 (odd bases, strided rows and matrices, padded rows, out= off 16 bytes inside a 0xFF buffer), NumPy host views,
