@@ -16,7 +16,9 @@ import pytest
 
 import smemkit
 from smemkit import _C, _testing
-from test_sgemm import check, odd_pitch_view
+from _shared import (check_dense_draws, check_nan_inf_and_repeats, check_numpy_call, check_out_and_c_in_nan_frames,
+                     check_torch_views, dense_operands)
+from test_sgemm import odd_pitch_view
 from test_sgemm_epi import framed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
@@ -153,13 +155,6 @@ SHAPES = [(1, 263, 13808), (1, 8833, 2381), (1, 3371, 313), (1, 1327, 6349), (1,
 AB = [(1.0, 0.0), (-0.5, 0.0), (2.0, -0.75)]
 
 
-def operands(rng, M, N, K, beta):
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
-    c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
-    return a, b, c
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("mnk", SHAPES, ids=lambda s: "x".join(map(str, s)))
@@ -167,19 +162,14 @@ def operands(rng, M, N, K, beta):
 @pytest.mark.parametrize("level", [1, 2])
 def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, set_knobs):
     set_knobs(sgemm_gemv=level)
-    a, b, c = operands(rng, *mnk, beta)
-    c_before = None if c is None else c.copy()
-    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-    check(d, a, b, c, alpha, beta)
-    if c is not None:
-        np.testing.assert_array_equal(c, c_before)
+    check_numpy_call(rng, mnk, alpha, beta, layout)
 
 
 def torch_case(torch, g, M, N, K, how):
     """A, B (x), C as device tensors: dense, or off 16 bytes in NaN frames (odd pitches, bases 1..3 floats past
     16 bytes), or x a strided column / a misaligned contiguous vector."""
     if how == "dense":
-        return tuple(torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
+        return dense_operands(torch, g, M, N, K)
     if how == "frames":
         a, _ = framed(torch, g, M, K, K + 1 if K % 2 == 0 else K + 2, 1)
         b, _ = framed(torch, g, K, N, N + 3 if N > 1 else 1, 2)
@@ -202,14 +192,7 @@ def torch_case(torch, g, M, N, K, how):
 @pytest.mark.parametrize("level", [1, 2])
 def test_torch_views_within_bound(layout, how, mnk, level, torch, poison, set_knobs):
     set_knobs(sgemm_gemv=level)
-    M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
-    a, b, c = torch_case(torch, g, M, N, K, how)
-    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
-        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
-              c.cpu().numpy() if beta else None, alpha, beta)
+    check_torch_views(torch, torch_case, layout, how, mnk)
 
 
 @pytest.mark.gpu
@@ -221,21 +204,7 @@ def test_out_and_c_in_nan_frames(mnk, shift, level, torch, set_knobs):
     """out= a view `shift` floats past 16 bytes in a NaN frame: nothing written outside it; beta = 0 with C all
     NaN reads no C; out=c (C aliasing D) with beta != 0."""
     set_knobs(sgemm_gemv=1)
-    M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + N + K + shift)
-    a, b, _ = torch_case(torch, g, M, N, K, "frames")
-    nan_c = torch.full((M, N), float("nan"), device="cuda")
-    d, full = framed(torch, g, M, N, N, shift, fill=False)
-    assert smemkit.sgemm(a, b, nan_c, alpha=2.0, beta=0.0, out=d) is d
-    torch.cuda.synchronize()
-    frame = torch.cat([full[:shift], full[shift + M * N:]])
-    assert torch.isnan(frame).all(), "a store outside out"
-    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), None, 2.0, 0.0)
-    c = torch.randn(M, N, device="cuda", generator=g)
-    c0 = c.cpu().numpy()
-    assert smemkit.sgemm(a, b, c, alpha=-1.0, beta=0.5, out=c) is c
-    torch.cuda.synchronize()
-    check(np.ascontiguousarray(c.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c0, -1.0, 0.5)
+    check_out_and_c_in_nan_frames(torch, torch_case, mnk, shift)
 
 
 @pytest.mark.gpu
@@ -246,20 +215,7 @@ def test_nan_inf_and_repeats(mnk, level, set_knobs):
     """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits (fixed sum order,
     whichever block of the fused tail arrives last)."""
     set_knobs(sgemm_gemv=level)
-    M, N, K = mnk
-    a = np.ones((M, K), np.float32)
-    b = np.ones((K, N), np.float32)
-    a[M - 1, K // 2] = np.nan
-    b[K - 1, N - 1] = np.inf
-    d = smemkit.sgemm(a, b)
-    want = a @ b
-    np.testing.assert_array_equal(np.isnan(d), np.isnan(want))
-    np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
-    rng = np.random.default_rng(M + N + K)
-    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
-    first = smemkit.sgemm(a, b)
-    for _ in range(3):
-        np.testing.assert_array_equal(smemkit.sgemm(a, b), first)
+    check_nan_inf_and_repeats(mnk)
 
 
 @pytest.mark.gpu
@@ -274,9 +230,4 @@ def test_k_zero_and_law_draws(layout, level, torch, poison, set_knobs):
     np.testing.assert_allclose(smemkit.sgemm(np.ones((1, 0), np.float32), np.ones((0, 11), np.float32), c,
                                              beta=-2.0, layout=layout), -2.0 * c, rtol=0, atol=0)
     shapes = [d.shape for d in draws.sgemm_draws(3000, 3433) if 1 in d.shape[:2]][:40]
-    g = torch.Generator(device="cuda").manual_seed(3433)
-    for M, N, K in shapes:
-        a, b, c = torch_case(torch, g, M, N, K, "dense")
-        d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.75, -0.5)
+    check_dense_draws(torch, shapes, 3433, layout)

@@ -18,9 +18,9 @@ import pytest
 
 import smemkit
 from smemkit import _C, _testing
-from test_sgemm import check
-from test_sgemm_epi import framed
-from test_sgemm_gemv import SMS, operands, plan, splits_of, torch_case
+from _shared import check_dense_draws, check_nan_inf_and_repeats, check_numpy_call, check_out_and_c_in_nan_frames
+from _shared import check_torch_views
+from test_sgemm_gemv import SMS, plan, splits_of, torch_case
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
 import draws  # noqa: E402  (bench/timing/draws.py: issue 27's law)
@@ -155,12 +155,7 @@ AB = [(1.0, 0.0), (-0.5, 0.0), (2.0, -0.75)]
 @pytest.mark.parametrize("level", [4, 6, 7])
 def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, set_knobs):
     set_knobs(sgemm_gemv=level)
-    a, b, c = operands(rng, *mnk, beta)
-    c_before = None if c is None else c.copy()
-    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-    check(d, a, b, c, alpha, beta)
-    if c is not None:
-        np.testing.assert_array_equal(c, c_before)
+    check_numpy_call(rng, mnk, alpha, beta, layout)
 
 
 @pytest.mark.gpu
@@ -172,14 +167,7 @@ def test_numpy_calls_within_bound(layout, mnk, alpha, beta, level, rng, poison, 
 def test_torch_views_within_bound(layout, how, mnk, level, torch, poison, set_knobs):
     """B's rows off 16 bytes (pitch N + 3, base 2 floats past 16 bytes, in a NaN frame), odd pitches of X and C."""
     set_knobs(sgemm_gemv=level)
-    M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
-    a, b, c = torch_case(torch, g, M, N, K, how)
-    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
-        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
-              c.cpu().numpy() if beta else None, alpha, beta)
+    check_torch_views(torch, torch_case, layout, how, mnk)
 
 
 @pytest.mark.gpu
@@ -190,21 +178,7 @@ def test_out_and_c_in_nan_frames(mnk, shift, torch, set_knobs):
     """out= a view `shift` floats past 16 bytes in a NaN frame: nothing written outside it; beta = 0 with C all
     NaN reads no C; out=c (C aliasing D) with beta != 0."""
     set_knobs(sgemm_gemv=4)
-    M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + N + K + shift)
-    a, b, _ = torch_case(torch, g, M, N, K, "frames")
-    nan_c = torch.full((M, N), float("nan"), device="cuda")
-    d, full = framed(torch, g, M, N, N, shift, fill=False)
-    assert smemkit.sgemm(a, b, nan_c, alpha=2.0, beta=0.0, out=d) is d
-    torch.cuda.synchronize()
-    frame = torch.cat([full[:shift], full[shift + M * N:]])
-    assert torch.isnan(frame).all(), "a store outside out"
-    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), None, 2.0, 0.0)
-    c = torch.randn(M, N, device="cuda", generator=g)
-    c0 = c.cpu().numpy()
-    assert smemkit.sgemm(a, b, c, alpha=-1.0, beta=0.5, out=c) is c
-    torch.cuda.synchronize()
-    check(np.ascontiguousarray(c.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c0, -1.0, 0.5)
+    check_out_and_c_in_nan_frames(torch, torch_case, mnk, shift)
 
 
 @pytest.mark.gpu
@@ -215,20 +189,7 @@ def test_nan_inf_and_repeats(mnk, level, set_knobs):
     """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits (fixed sum order,
     whichever block of the fused tail arrives last)."""
     set_knobs(sgemm_gemv=level)
-    M, N, K = mnk
-    a = np.ones((M, K), np.float32)
-    b = np.ones((K, N), np.float32)
-    a[M - 1, K // 2] = np.nan
-    b[K - 1, N - 1] = np.inf
-    d = smemkit.sgemm(a, b)
-    want = a @ b
-    np.testing.assert_array_equal(np.isnan(d), np.isnan(want))
-    np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
-    rng = np.random.default_rng(M + N + K)
-    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
-    first = smemkit.sgemm(a, b)
-    for _ in range(3):
-        np.testing.assert_array_equal(smemkit.sgemm(a, b), first)
+    check_nan_inf_and_repeats(mnk)
 
 
 @pytest.mark.gpu
@@ -237,11 +198,5 @@ def test_law_draws(layout, torch, poison, set_knobs):
     """40 of the class's law draws (M <= 4, N > 1; seed 3443) as dense torch calls, alpha / beta / C."""
     set_knobs(sgemm_gemv=4)
     shapes = [d.shape for d in draws.sgemm_draws(3000, 3443) if d.shape[0] <= 4 and d.shape[1] > 1][:40]
-    g = torch.Generator(device="cuda").manual_seed(3443)
-    for M, N, K in shapes:
-        if N * K > 1 << 24:  # the float64 reference of a > 128 MB B on the host: skip (27 of the 40 stay)
-            continue
-        a, b, c = torch_case(torch, g, M, N, K, "dense")
-        d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.75, -0.5)
+    # the float64 reference of a > 128 MB B on the host: skip (27 of the 40 stay)
+    check_dense_draws(torch, [(M, N, K) for M, N, K in shapes if N * K <= 1 << 24], 3443, layout)

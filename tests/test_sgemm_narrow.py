@@ -11,6 +11,7 @@ import pytest
 
 import smemkit
 from smemkit import _C, _testing
+from _shared import check_numpy_call
 from test_sgemm import check, check_torch_calls, odd_pitch_view
 from test_sgemm_skinny_waves import law
 
@@ -117,13 +118,6 @@ SHAPES = [(100, 13, 1000), (257, 16, 129), (1000, 9, 4099), (33, 17, 129), (64, 
 AB = [(1.0, 0.0), (-0.5, 0.0), (2.0, -0.75)]
 
 
-def operands(rng, M, N, K, beta):
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
-    c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
-    return a, b, c
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", NARROW)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -132,12 +126,7 @@ def operands(rng, M, N, K, beta):
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
 def test_forced_within_bound(name, layout, mnk, splits, alpha, beta, rng, poison, set_knobs):
     set_knobs(sgemm_config=name, sgemm_splits=splits)
-    a, b, c = operands(rng, *mnk, beta)
-    c_before = None if c is None else c.copy()
-    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-    check(d, a, b, c, alpha, beta)
-    if c is not None:
-        np.testing.assert_array_equal(c, c_before)
+    check_numpy_call(rng, mnk, alpha, beta, layout)
 
 
 @pytest.mark.gpu

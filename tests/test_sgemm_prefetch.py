@@ -16,6 +16,7 @@ import pytest
 
 import smemkit
 from smemkit import _C
+from _shared import check_numpy_call, operands
 from test_sgemm import check, check_torch_calls
 from test_sgemm_realign import run as run_framed
 from smemkit._testing import knobs as _knobs
@@ -168,13 +169,6 @@ SHAPES_N = [(2048, 1, 3001), (999, 3, 1025), (517, 8, 1029), (1001, 5, 700), (64
 AB = [(1.0, 0.0), (-0.5, 0.0), (1.0, 1.0), (2.0, -0.75)]
 
 
-def operands(rng, M, N, K, beta):
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
-    c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
-    return a, b, c
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("name,mnk", [(n, s) for n in SKM for s in SHAPES] + [(n, s) for n in PF_N for s in SHAPES_N],
                          ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
@@ -183,12 +177,7 @@ def operands(rng, M, N, K, beta):
 def test_forced_within_bound(name, layout, mnk, splits, rng, poison, set_knobs):
     set_knobs(sgemm_config=name, sgemm_splits=splits)
     for alpha, beta in AB:
-        a, b, c = operands(rng, *mnk, beta)
-        c_before = None if c is None else c.copy()
-        d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-        check(d, a, b, c, alpha, beta)
-        if c is not None:
-            np.testing.assert_array_equal(c, c_before)
+        check_numpy_call(rng, mnk, alpha, beta, layout)
 
 
 # (row, shape, level): skinny-m rows re-align at every level >= 1; skinny-n rows only at levels 1-2 (scalar from 3)

@@ -18,6 +18,8 @@ import pytest
 
 import smemkit
 from smemkit import _C, _testing
+from _shared import (check_dense_draws, check_nan_inf_and_repeats, check_out_and_c_in_nan_frames, check_torch_views,
+                     dense_operands, operands)
 from test_sgemm import check, odd_pitch_view
 from test_sgemm_epi import framed
 
@@ -245,17 +247,19 @@ SHAPES3 = [(1033, 9, 4099), (2049, 10, 35), (1024, 12, 300), (3001, 13, 548), (1
            (9508, 17, 469), (4700, 32, 33), (18500, 11, 40), (19001, 28, 97), (20000, 16, 300)]
 
 
+def numpy_calls(rng, shapes, alpha, beta, layout):
+    for M, N, K in shapes:
+        a, b, c = operands(rng, M, N, K, beta)
+        d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
+        check(d, a, b, c, alpha, beta)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
 def test_numpy_calls_within_bound(layout, alpha, beta, rng, poison, set_knobs):
     set_knobs(sgemm_rows_n=2)
-    for M, N, K in SHAPES:
-        a = rng.standard_normal((M, K)).astype(np.float32)
-        b = rng.standard_normal((K, N)).astype(np.float32)
-        c = rng.standard_normal((M, N)).astype(np.float32) if beta else None
-        d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-        check(d, a, b, c, alpha, beta)
+    numpy_calls(rng, SHAPES, alpha, beta, layout)
 
 
 @pytest.mark.gpu
@@ -263,12 +267,7 @@ def test_numpy_calls_within_bound(layout, alpha, beta, rng, poison, set_knobs):
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
 def test_rows_a_warp_within_bound(layout, alpha, beta, rng, poison, set_knobs):
     set_knobs(sgemm_rows_n=4)
-    for M, N, K in SHAPES3:
-        a = rng.standard_normal((M, K)).astype(np.float32)
-        b = rng.standard_normal((K, N)).astype(np.float32)
-        c = rng.standard_normal((M, N)).astype(np.float32) if beta else None
-        d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-        check(d, a, b, c, alpha, beta)
+    numpy_calls(rng, SHAPES3, alpha, beta, layout)
 
 
 @pytest.mark.gpu
@@ -288,7 +287,7 @@ def torch_case(torch, g, M, N, K, how):
     """A, B, C as device tensors: dense, rows of A off 16 bytes (odd pitch, base past 16 bytes) in NaN frames, or
     A on 16 bytes with B and C off them."""
     if how == "dense":
-        return tuple(torch.randn(r, n, device="cuda", generator=g) for r, n in ((M, K), (K, N), (M, N)))
+        return dense_operands(torch, g, M, N, K)
     if how == "frames":
         a, _ = framed(torch, g, M, K, K + 1 if K % 2 == 0 else K + 2, 1)
         b, _ = framed(torch, g, K, N, N + 3, 2)
@@ -307,14 +306,7 @@ def torch_case(torch, g, M, N, K, how):
 @pytest.mark.parametrize("level", [2, 4])
 def test_torch_views_within_bound(layout, how, mnk, level, torch, poison, set_knobs):
     set_knobs(sgemm_rows_n=level)
-    M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + 7 * N + 13 * K)
-    a, b, c = torch_case(torch, g, M, N, K, how)
-    for alpha, beta in [(1.0, 0.0), (0.5, -1.5)]:
-        d = smemkit.sgemm(a, b, c if beta else None, alpha=alpha, beta=beta, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(),
-              c.cpu().numpy() if beta else None, alpha, beta)
+    check_torch_views(torch, torch_case, layout, how, mnk)
 
 
 @pytest.mark.gpu
@@ -325,21 +317,7 @@ def test_out_and_c_in_nan_frames(mnk, shift, level, torch, set_knobs):
     """out= a view `shift` floats past 16 bytes in a NaN frame: nothing written outside it; beta = 0 with C all NaN
     reads no C; out=c (C aliasing D) with beta != 0."""
     set_knobs(sgemm_rows_n=level)
-    M, N, K = mnk
-    g = torch.Generator(device="cuda").manual_seed(M + N + K + shift)
-    a, b, _ = torch_case(torch, g, M, N, K, "frames")
-    nan_c = torch.full((M, N), float("nan"), device="cuda")
-    d, full = framed(torch, g, M, N, N, shift, fill=False)
-    assert smemkit.sgemm(a, b, nan_c, alpha=2.0, beta=0.0, out=d) is d
-    torch.cuda.synchronize()
-    frame = torch.cat([full[:shift], full[shift + M * N:]])
-    assert torch.isnan(frame).all(), "a store outside out"
-    check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), None, 2.0, 0.0)
-    c = torch.randn(M, N, device="cuda", generator=g)
-    c0 = c.cpu().numpy()
-    assert smemkit.sgemm(a, b, c, alpha=-1.0, beta=0.5, out=c) is c
-    torch.cuda.synchronize()
-    check(np.ascontiguousarray(c.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c0, -1.0, 0.5)
+    check_out_and_c_in_nan_frames(torch, torch_case, mnk, shift)
 
 
 @pytest.mark.gpu
@@ -348,20 +326,7 @@ def test_out_and_c_in_nan_frames(mnk, shift, level, torch, set_knobs):
 def test_nan_inf_and_repeats(mnk, set_knobs):
     """NaN / Inf propagate like NumPy's (and nowhere else); repeated calls give the same bits."""
     set_knobs(sgemm_rows_n=2)
-    M, N, K = mnk
-    a = np.ones((M, K), np.float32)
-    b = np.ones((K, N), np.float32)
-    a[M - 1, K // 2] = np.nan
-    b[K - 1, N - 1] = np.inf
-    d = smemkit.sgemm(a, b)
-    want = a @ b
-    np.testing.assert_array_equal(np.isnan(d), np.isnan(want))
-    np.testing.assert_array_equal(np.isinf(d), np.isinf(want))
-    rng = np.random.default_rng(M + N + K)
-    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
-    first = smemkit.sgemm(a, b)
-    for _ in range(3):
-        np.testing.assert_array_equal(smemkit.sgemm(a, b), first)
+    check_nan_inf_and_repeats(mnk)
 
 
 @pytest.mark.gpu
@@ -372,9 +337,4 @@ def test_law_draws(layout, torch, poison, set_knobs):
     set_knobs(sgemm_rows_n=2)
     law = (d.shape for d in draws.sgemm_draws(20000, 3443))
     shapes = [s for s in law if in_class(*s) and s[0] * s[2] <= 1 << 24][:30]
-    g = torch.Generator(device="cuda").manual_seed(3443)
-    for M, N, K in shapes:
-        a, b, c = torch_case(torch, g, M, N, K, "dense")
-        d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5, layout=layout)
-        torch.cuda.synchronize()
-        check(np.ascontiguousarray(d.cpu().numpy()), a.cpu().numpy(), b.cpu().numpy(), c.cpu().numpy(), 0.75, -0.5)
+    check_dense_draws(torch, shapes, 3443, layout)

@@ -7,6 +7,7 @@ import pytest
 
 import smemkit
 from smemkit import _C
+from _shared import check_numpy_call, operands
 from test_sgemm import check
 
 LAYOUTS = smemkit.LAYOUTS
@@ -27,25 +28,13 @@ def sms():
     return _C._device_info()["sms"]
 
 
-def operands(rng, M, N, K, beta):
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
-    c = rng.standard_normal((M, N)).astype(np.float32) if beta != 0 else None
-    return a, b, c
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("mnk", AUTO_SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("alpha,beta", AB, ids=lambda v: str(v))
 def test_auto_split_within_bound(layout, mnk, alpha, beta, rng, poison):
     assert _C._sgemm_choose(*mnk, sms())[1] > 1, "this shape is meant to take the split-K path"
-    a, b, c = operands(rng, *mnk, beta)
-    c_before = None if c is None else c.copy()
-    d = smemkit.sgemm(a, b, c, alpha=alpha, beta=beta, layout=layout)
-    check(d, a, b, c, alpha, beta)
-    if c is not None:
-        np.testing.assert_array_equal(c, c_before)
+    check_numpy_call(rng, mnk, alpha, beta, layout)
 
 
 @pytest.mark.gpu

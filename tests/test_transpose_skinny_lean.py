@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from _shared import check_device_views, check_fp16_specials, check_host_views, check_modes_agree
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD
 from test_transpose_skinny_vec import STEPS, THREADS, lt_of, slot
@@ -307,10 +308,7 @@ def test_lean_batches(layout, dtype, shape, rng, poison, set_knobs):
 def test_lean_fp16_specials(layout, poison, set_knobs):
     """Every fp16 NaN payload (both signs), infinities, -0.0 and subnormals, moved as bits."""
     set_knobs(transpose_skinny=8)
-    bits = np.concatenate([np.arange(0x7C00, 0x8001), np.arange(0xFC00, 0x10000), np.arange(0, 0x400)])
-    for s in (3, 7, 34, 64):
-        a = np.resize(bits.astype(np.uint16), s * 9001).view(np.float16).reshape(s, 9001)
-        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+    check_fp16_specials(layout, (3, 7, 34, 64))
 
 
 @pytest.mark.gpu
@@ -324,25 +322,7 @@ def test_lean_device_views(layout, dtype, view, short, mode, rng, torch, set_kno
     (in_rs > cols); out= off a word inside a 0xFF-filled buffer whose other bytes must stay 0xFF (mode 9: word-multiple
     rows there go to the lean kernel, the launcher's rule)."""
     set_knobs(transpose_skinny=mode)
-    L = 4099
-    n = 3 * short * L
-    flat = random_bits((n + 1,), np.dtype(dtype), rng)
-    x = torch.from_numpy(flat).cuda()
-    xs, bs = x[1:].view(3, short, L), flat[1:].reshape(3, short, L)
-    if view.startswith("out-offset"):
-        off = 1 if view == "out-offset" else 3
-        wide = flat.itemsize == 2
-        buf = torch.full((n + 2 * off,), -1 if wide else 255, dtype=torch.int16 if wide else torch.uint8, device="cuda")
-        out = buf[off:off + n].view(x.dtype).view(3, L, short)
-        smemkit.matrix_transpose(xs, layout=layout, out=out)
-        assert_bits_equal(out.cpu().numpy(), swapped(bs))
-        rest = torch.cat([buf[:off], buf[off + n:]]).cpu().numpy()
-        assert np.all(rest == (-1 if wide else 0xFF))
-        return
-    xv, bv = {"offset-1": (xs, bs), "row-slice": (xs[:, ::2], bs[:, ::2]), "batch-step": (xs[::2], bs[::2]),
-              "padded-cols": (xs[:, :, : L - 2], bs[:, :, : L - 2])}[view]
-    out = smemkit.matrix_transpose(xv, layout=layout)
-    assert_bits_equal(out.cpu().numpy(), swapped(bv))
+    check_device_views(torch, rng, layout, dtype, view, short)
 
 
 @pytest.mark.gpu
@@ -352,9 +332,7 @@ def test_lean_device_views(layout, dtype, view, short, mode, rng, torch, set_kno
 def test_lean_host_views(layout, dtype, short, rng, poison, set_knobs):
     """NumPy views: rows reversed (a negative row stride), an odd column offset, every other row."""
     set_knobs(transpose_skinny=8)
-    a = random_bits((2 * short + 1, 9003), np_dtype(dtype), rng)
-    for v in (a[short - 1::-1], a[:short, 1:], a[1::2][:short], a[:short, 3:-2]):
-        assert_bits_equal(smemkit.transpose(v, layout=layout), v.T)
+    check_host_views(rng, layout, dtype, short)
 
 
 @pytest.mark.gpu
@@ -365,11 +343,4 @@ def test_lean_modes_agree(dtype, shape, rng, poison, set_knobs):
     """Modes 8 / 9 (skinny_lean; 9 where 7 runs skinny_vec) and mode 7 (skinny_vec / skinny_prmt_a) on the same
     tensors, every layout."""
     a = random_bits(shape, np_dtype(dtype), rng)
-    for layout in LAYOUTS:
-        got = {}
-        for mode in (7, 8, 9):
-            set_knobs(transpose_skinny=mode)
-            got[mode] = smemkit.matrix_transpose(a, layout=layout)
-        assert_bits_equal(got[8], got[7])
-        assert_bits_equal(got[9], got[7])
-        assert_bits_equal(got[8], swapped(a))
+    check_modes_agree(set_knobs, a, 7, (8, 9))

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from _shared import check_device_views, check_fp16_specials, check_host_views, check_modes_agree
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD
 
@@ -371,10 +372,7 @@ def test_strip_batches(layout, dtype, shape, rng, poison, set_knobs):
 def test_strip_fp16_specials(layout, poison, set_knobs):
     """Every fp16 NaN payload (both signs), infinities, -0.0 and subnormals, moved as bits."""
     set_knobs(transpose_skinny=10)
-    bits = np.concatenate([np.arange(0x7C00, 0x8001), np.arange(0xFC00, 0x10000), np.arange(0, 0x400)])
-    for s in (17, 34, 63, 64):
-        a = np.resize(bits.astype(np.uint16), s * 9001).view(np.float16).reshape(s, 9001)
-        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+    check_fp16_specials(layout, (17, 34, 63, 64))
 
 
 @pytest.mark.gpu
@@ -388,25 +386,7 @@ def test_strip_device_views(layout, dtype, view, short, rng, torch, set_knobs):
     if dtype == "float16" and short > 64:
         pytest.skip("outside the fp16 class")
     set_knobs(transpose_skinny=10)
-    L = 4099
-    n = 3 * short * L
-    flat = random_bits((n + 1,), np.dtype(dtype), rng)
-    x = torch.from_numpy(flat).cuda()
-    xs, bs = x[1:].view(3, short, L), flat[1:].reshape(3, short, L)
-    if view.startswith("out-offset"):
-        off = 1 if view == "out-offset" else 3
-        wide = flat.itemsize == 2
-        buf = torch.full((n + 2 * off,), -1 if wide else 255, dtype=torch.int16 if wide else torch.uint8, device="cuda")
-        out = buf[off:off + n].view(x.dtype).view(3, L, short)
-        smemkit.matrix_transpose(xs, layout=layout, out=out)
-        assert_bits_equal(out.cpu().numpy(), swapped(bs))
-        rest = torch.cat([buf[:off], buf[off + n:]]).cpu().numpy()
-        assert np.all(rest == (-1 if wide else 0xFF))
-        return
-    xv, bv = {"offset-1": (xs, bs), "row-slice": (xs[:, ::2], bs[:, ::2]), "batch-step": (xs[::2], bs[::2]),
-              "padded-cols": (xs[:, :, : L - 2], bs[:, :, : L - 2])}[view]
-    out = smemkit.matrix_transpose(xv, layout=layout)
-    assert_bits_equal(out.cpu().numpy(), swapped(bv))
+    check_device_views(torch, rng, layout, dtype, view, short)
 
 
 @pytest.mark.gpu
@@ -418,9 +398,7 @@ def test_strip_host_views(layout, dtype, short, rng, poison, set_knobs):
     if dtype == "float16" and short > 64:
         pytest.skip("outside the fp16 class")
     set_knobs(transpose_skinny=10)
-    a = random_bits((2 * short + 1, 9003), np_dtype(dtype), rng)
-    for v in (a[short - 1::-1], a[:short, 1:], a[1::2][:short], a[:short, 3:-2]):
-        assert_bits_equal(smemkit.transpose(v, layout=layout), v.T)
+    check_host_views(rng, layout, dtype, short)
 
 
 @pytest.mark.gpu
@@ -430,10 +408,4 @@ def test_strip_host_views(layout, dtype, short, rng, poison, set_knobs):
 def test_strip_modes_agree(dtype, shape, rng, poison, set_knobs):
     """Modes 8 (skinny_lean) and 10 (skinny_strip) on the same tensors, every layout."""
     a = random_bits(shape, np_dtype(dtype), rng)
-    for layout in LAYOUTS:
-        got = {}
-        for mode in (8, 10):
-            set_knobs(transpose_skinny=mode)
-            got[mode] = smemkit.matrix_transpose(a, layout=layout)
-        assert_bits_equal(got[10], got[8])
-        assert_bits_equal(got[10], swapped(a))
+    check_modes_agree(set_knobs, a, 8, (10,))

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from _shared import check_device_views, check_fp16_specials, check_modes_agree
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD
 from test_transpose_skinny_strip import strip_slot
@@ -273,10 +274,7 @@ def test_strip_b_batches(layout, dtype, shape, rng, poison, set_knobs):
 def test_strip_b_fp16_specials(layout, poison, set_knobs):
     """Every fp16 NaN payload (both signs), infinities, -0.0 and subnormals, moved as bits."""
     set_knobs(transpose_skinny=12)
-    bits = np.concatenate([np.arange(0x7C00, 0x8001), np.arange(0xFC00, 0x10000), np.arange(0, 0x400)])
-    for s in (17, 34, 63, 64):
-        a = np.resize(bits.astype(np.uint16), s * 9001).view(np.float16).reshape(9001, s)
-        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+    check_fp16_specials(layout, (17, 34, 63, 64), case_b=True)
 
 
 @pytest.mark.gpu
@@ -287,24 +285,7 @@ def test_strip_b_fp16_specials(layout, poison, set_knobs):
 def test_strip_b_device_views(layout, dtype, view, short, rng, torch, set_knobs):
     """torch views: input base off by 1 / 3 elements; out= off 16 bytes inside a 0xFF buffer that must stay 0xFF."""
     set_knobs(transpose_skinny=12)
-    L = 4099
-    n = 3 * short * L
-    flat = random_bits((n + 3,), np.dtype(dtype), rng)
-    x = torch.from_numpy(flat).cuda()
-    off_in = 3 if view == "offset-3" else 1
-    xs, bs = x[off_in:off_in + n].view(3, L, short), flat[off_in:off_in + n].reshape(3, L, short)
-    if view.startswith("out-offset"):
-        off = 1 if view == "out-offset" else 3
-        wide = flat.itemsize == 2
-        buf = torch.full((n + 2 * off,), -1 if wide else 255, dtype=torch.int16 if wide else torch.uint8, device="cuda")
-        out = buf[off:off + n].view(x.dtype).view(3, short, L)
-        smemkit.matrix_transpose(xs, layout=layout, out=out)
-        assert_bits_equal(out.cpu().numpy(), swapped(bs))
-        rest = torch.cat([buf[:off], buf[off + n:]]).cpu().numpy()
-        assert np.all(rest == (-1 if wide else 0xFF))
-        return
-    out = smemkit.matrix_transpose(xs, layout=layout)
-    assert_bits_equal(out.cpu().numpy(), swapped(bs))
+    check_device_views(torch, rng, layout, dtype, view, short, case_b=True)
 
 
 @pytest.mark.gpu
@@ -314,10 +295,4 @@ def test_strip_b_device_views(layout, dtype, view, short, rng, torch, set_knobs)
 def test_strip_b_modes_agree(dtype, shape, rng, poison, set_knobs):
     """Modes 11 (skinny_prmt) and 12 (skinny_strip_b) on the same tensors, every layout."""
     a = random_bits(shape, np_dtype(dtype), rng)
-    for layout in LAYOUTS:
-        got = {}
-        for mode in (11, 12):
-            set_knobs(transpose_skinny=mode)
-            got[mode] = smemkit.matrix_transpose(a, layout=layout)
-        assert_bits_equal(got[12], got[11])
-        assert_bits_equal(got[12], swapped(a))
+    check_modes_agree(set_knobs, a, 11, (12,))

@@ -511,7 +511,7 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     return smk::launch_tile(q, vec, q.K, whole, ch.config, 1, stream);
 }
 
-extern "C" void smk_sgemm_set_epi(int level) { smk::g_epi = level <= 0 ? 0 : level >= 4 ? 4 : level; }
+extern "C" void smk_sgemm_set_epi(int level) { smk::g_epi = level <= 0 ? 0 : level >= 3 ? 3 : level; }
 
 /* 1 where a tile launch of `config` over an M x N output, K deep per block, with output rows `rows` (2 all
  * on 128-byte lines, 1 on 16 bytes, 0 neither) takes the staged epilogue at knob level `knob` (pure). */
@@ -533,7 +533,7 @@ extern "C" int smk_sgemm_deep_gate(int64_t M, int64_t N, int64_t K, int splits, 
     return smk::sgemm_deep_gate(M, N, K, splits, config, sms, knob);
 }
 
-extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 4 ? 4 : level; }
+extern "C" void smk_sgemm_set_fixup(int level) { smk::g_fixup = level <= 0 ? 0 : level >= 3 ? 3 : level; }
 extern "C" int smk_splitk_fixup(void) { return smk::g_fixup; }
 extern "C" void smk_splitk_set_fence(int mode) { smk::g_fence = mode ? 1 : 0; }
 extern "C" int smk_splitk_fence(void) { return smk::g_fence; }

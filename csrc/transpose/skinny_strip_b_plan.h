@@ -92,21 +92,8 @@ int skinny_strip_b_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
         {"skinny-strip-b chunk store", "skinny-strip-b gather", "skinny-strip-b gather, cut vector"},
         {"skinny-strip-b chunk store (last block)", "skinny-strip-b gather (last block)",
          "skinny-strip-b gather, cut vector (last block)"}};
-    int a = 0;
-    for (int c = 0; c < 2; c++) {
-        const int64_t reps = c == 0 ? (last == W ? blocks : blocks - 1) : (last == W ? 0 : 1);
-        if (reps <= 0)
-            continue;
-        std::vector<long long> v[3];
-        skinny_strip_b_block<ESZ>(layout, S, rows, c == 0 ? W : last, v);
-        for (int i = 0; i < 3; i++) {
-            if (v[i].empty())
-                continue;
-            put_access(&plan->acc[a], kNames[c][i], i == 0 ? 4 : ESZ, i == 0, v[i]);
-            plan->acc[a++].repeats = reps;
-        }
-    }
-    plan->n = a;
+    strip_plan_blocks<ESZ>(plan, blocks, W, last, kNames,
+                           [&](int n, std::vector<long long> *v) { skinny_strip_b_block<ESZ>(layout, S, rows, n, v); });
     plan->threads = kStripThreads;
     plan->smem_bytes = bstrip_bytes(layout, S);
     plan->blocks = blocks;

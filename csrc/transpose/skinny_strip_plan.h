@@ -140,6 +140,31 @@ void skinny_strip_block(int layout, int S, int n, int mis, int rp16, std::vector
     }
 }
 
+/* Case B's strip plan's accesses (skinny_strip_b_plan.h; case A's own loop below adds a batch's periods): the whole blocks of W (blocks of them, or blocks - 1 where
+ * the last, `last` < W, is partial) and the partial last one, each block(n, v) filling v[0] (the load's STS.32,
+ * 4 bytes), v[1] and v[2] (the gathers, ESZ bytes); every non-empty one named names[c][i] (c = 1: the last block)
+ * with its repeats; plan->n the count. */
+template <int ESZ, typename Block>
+inline void strip_plan_blocks(smk_plan *plan, int64_t blocks, int W, int last, const char *const (*names)[3],
+                              Block block)
+{
+    int a = 0;
+    for (int c = 0; c < 2; c++) {
+        const int64_t reps = c == 0 ? (last == W ? blocks : blocks - 1) : (last == W ? 0 : 1);
+        if (reps <= 0)
+            continue;
+        std::vector<long long> v[3];
+        block(c == 0 ? W : last, v);
+        for (int i = 0; i < 3; i++) {
+            if (v[i].empty())
+                continue;
+            put_access(&plan->acc[a], names[c][i], i == 0 ? 4 : ESZ, i == 0, v[i]);
+            plan->acc[a++].repeats = reps;
+        }
+    }
+    plan->n = a;
+}
+
 /* The strip kernel's plan: whole strips and the last, partial one, each with its own accesses and repeats, over the
  * whole batch (returns 2).  Inputs and outputs C-contiguous on 16-byte bases: matrix b's input and output start
  * base = b * rows * cols * ESZ mod 16 bytes past 16 (every strip of it alike: a strip is 4 << lw bytes of a row and
