@@ -253,7 +253,7 @@ PyDoc_STRVAR(set_knob_doc,
 "blocks) for 9 <= N <= 32, M > 8, K > 16 where the MMA kernel does not take the shape; 2: SKINNY for N <= 8\n"
 "with M > 8, K > 16 (COLS's); 4: SKINNY_M (B streamed) for 9 <= M <= 32, N > 32, K > 16; 8: SKINNY's\n"
 "B fragments by 4-byte loads + movmatrix where B's rows start on 4 bytes; 16: TALL for N <= 8, M >= 1024, K > 16 before SKINNY (csrc/gemm16/matvec_tall.h:\n" "16-row warps, a 4-group ring, K slices summed in the block, one launch; 18 = 2 + it); 32: TALL's second chunks by quad shuffles, 6 groups in flight, 50 = 18 + it; 64: TALL only where M >= 4096, 40 < K <= 768, 82 = 18 + it),\n"
-"'gemm16_mv_level' (bits, 319 the default since session 42 (63 + bit 256); 63 session 41's (15 + bits 4, 5); 7 session 40's; 3 session 39's; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
+"'gemm16_mv_level' (bits, 1855 the default since session 45 (319 + bits 512, 1024: MROW); 319 session 42's (63 + bit 256); 63 session 41's (15 + bits 4, 5); 7 session 40's; 3 session 39's; 0: neither; 1: ROWS in 8-warp blocks that sum their K slices in-kernel,\n"
 "one launch where that is enough (matvec.h smk_mv_rows_fused); 2: TINYK's block width by N; 4: the small-call\n"
 "latency rules: N <= 8, K <= kmax to the MMA kernel, SKINNY on a small A in 8-warp blocks that sum K in-kernel\n"
 "(smk_mv_skinny_fused), the 8-warp blocks' sums spread over their warps; 7: all; 8 (with 4): the 8-warp\n"

@@ -66,7 +66,7 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         one launch, no reduce); 32 (with 16; 50 = 18 + it): TALL's second chunk per
                         lane by quad shuffles (each chunk requested once), 6 groups in flight; 64 (with
                         16; 82 = 18 + it): TALL only where M >= 4096 and 40 < K <= 768; 0 .. 127
-    gemm16_mv_level     bits, 319 (default since session 42: 63 + bit 256); 63 (session 41's): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
+    gemm16_mv_level     bits, 1855 (default since session 45: 319 + bits 512, 1024: MROW); 319 session 42's (63 + bit 256); 63 (session 41's): 15 + bits 16 and 32 below; 15 all four low bits; 7 session 40's; 3 session 39's; 0: neither; 1: ROWS (M <= 8) in 8-warp blocks that sum their K
                         slices in-kernel (matvec.h smk_mv_rows_fused: one launch where that is enough,
                         else 8x fewer partials for the reduce); 2: TINYK's block width by N; 4 (session
                         40): small calls' latency: N <= 8 with K <= kmax to the MMA kernel
@@ -229,7 +229,7 @@ KNOBS = {
     "gemm16_mv_kmax": 32,
     "gemm16_mv_v16": 1,
     "gemm16_mv_skinny": 82,  # 0..127 (bits, matvec.h; 82 = 2 + 16 + 64 the default since session 44): 1 SKINNY 9 <= N <= 32, 2 SKINNY N <= 8, 4 SKINNY_M, 8 movmatrix B, 16 TALL (session 44, matvec_tall.h), 32 TALL's chunks by shuffles, 64 TALL only for M >= 4096, 40 < K <= 768
-    "gemm16_mv_level": 319,  # 0..2047 (319 the default since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset, 512 MROW where ROWS pays a reduce, 1024 MROW on every M <= 8 (matvec_mrow.h)
+    "gemm16_mv_level": 1855,  # 0..2047 (1855 the default since session 45; 319 since session 42; 63 since session 41) (bits, matvec.h): 1 fused ROWS, 2 TINYK width, 4 small-call latency, 8 SKINNY's 8-warp blocks only where they pay, 16 ROWS clusters, 32 fused ROWS in one wave, 64 narrow ROWS to SKINNY_M, 128 TINYK16 (16-byte D row chunks), 256 MMA for TINYK's shapes with 16-byte D row chunks at any offset, 512 MROW where ROWS pays a reduce, 1024 MROW on every M <= 8 (matvec_mrow.h)
     "gemm16_kernel": 6,  # "auto_mid", the default since session 42 (3, "auto_padded", since session 38)
     "gemm16_epi": 4,  # 0..4 (4 the default since session 42): the mma.sync kernel's epilogue, registers / staged rows (gemm16_choose.c)
     "gemm16_staged": 1,  # 0..3 (1 the default since session 41): the 64x64 in-place loads, one k-tile ahead / 4 (deep) under a wave / deep + short splits dropped / every in-place 64x64 launch, tests (gemm16_choose.c)

@@ -22,8 +22,8 @@ from test_gemm import DTYPES, LAYOUT_IDS, LAYOUTS  # noqa: E402
 from test_gemm16_matvec import _check, _ops, cdiv  # noqa: E402
 
 COLS, BLOCKS, GRAN, MAX_GROUPS, SMALL = 64, 528, 32, 256, 8 << 20  # matvec_mrow.h SMK_MV_MROW_*, matvec.h
-DEFAULT = 319
-TAKE_SPLIT, TAKE_ALL = DEFAULT | 512, DEFAULT | 512 | 1024  # 831, 1855
+BASE = 319  # session 42's level: every bit below MROW's
+TAKE_SPLIT, TAKE_ALL = BASE | 512, BASE | 512 | 1024  # 831, 1855 (the default since session 45)
 
 
 def mrow_geometry(M, N, K):
@@ -72,14 +72,14 @@ def _law(rng):
 
 @pytest.mark.parametrize("seed", [3490, 3491])
 def test_route_on_random_shapes(seed):
-    """831: MROW exactly where the default's ROWS route splits K into a reduce; 1855: every M <= 8; else unchanged."""
+    """831: MROW exactly where level 319's ROWS route splits K into a reduce; 1855: every M <= 8; else unchanged."""
     rng = np.random.default_rng(seed)
     took = [0, 0]
     for _ in range(1500):
         M, N, K = _law(rng)
         if M * N * K < 1 << 20 or M * N < 64:
             continue
-        old, split, every = config(M, N, K), config(M, N, K, gemm16_mv_level=TAKE_SPLIT), \
+        old, split, every = config(M, N, K, gemm16_mv_level=BASE), config(M, N, K, gemm16_mv_level=TAKE_SPLIT), \
             config(M, N, K, gemm16_mv_level=TAKE_ALL)
         if M > 8:
             assert (split.config, split.blocks) == (old.config, old.blocks) == (every.config, every.blocks)
@@ -101,7 +101,7 @@ def test_forced_mode_and_knob_values():
         M, N, K = int(rng.integers(1, 9)), int(rng.integers(1, 20000)), int(rng.integers(1, 70000))
         _assert_mrow(config(M, N, K, gemm16_matvec=8), M, N, K)
     assert "MROW" not in config(9, 3000, 500, gemm16_matvec=8).config
-    assert _testing.current()["gemm16_mv_level"] == DEFAULT
+    assert _testing.current()["gemm16_mv_level"] == TAKE_ALL
     for ok in (TAKE_SPLIT, TAKE_ALL, 2047, 512):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
@@ -109,18 +109,19 @@ def test_forced_mode_and_knob_values():
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
                 pass
-    assert "MROW" not in config(8, 12336, 2700).config  # opt-in
+    assert "MROW" in config(8, 12336, 2700).config  # the default since session 45
+    assert "MROW" not in config(8, 12336, 2700, gemm16_mv_level=BASE).config
     assert "MROW" not in config(8, 12336, 2700, gemm16_mv_level=1024).config  # 1024 needs 512
 
 
 def test_issue_draws():
-    """Seed 203's worst M <= 8 draws: every one pays a reduce at the default except 6x9573x147 (one launch)."""
+    """Seed 203's worst M <= 8 draws: every one pays a reduce at level 319 except 6x9573x147 (one launch)."""
     for (M, N, K), g in [((8, 12336, 2700), 2), ((6, 30, 57969), 227), ((6, 137, 1288), 11), ((6, 729, 1579), 13),
                          ((2, 14509, 521), 2), ((7, 79, 22120), 173), ((6, 9573, 147), 2)]:
         e = config(M, N, K, gemm16_mv_level=TAKE_ALL)
         _assert_mrow(e, M, N, K)
         assert f" {g} K groups" in e.config, (M, N, K, e.config)
-        assert ("MROW" in config(M, N, K, gemm16_mv_level=TAKE_SPLIT).config) == (old_splits(config(M, N, K).config) > 1)
+        assert ("MROW" in config(M, N, K, gemm16_mv_level=TAKE_SPLIT).config) == (old_splits(config(M, N, K, gemm16_mv_level=BASE).config) > 1)
 
 
 def test_workspace_query_counts_the_partials():
@@ -141,7 +142,7 @@ def test_workspace_query_counts_the_partials():
 SHAPES = [(8, 12336, 2700), (6, 30, 5797), (6, 137, 1288), (6, 729, 1579), (2, 14509, 521), (7, 79, 2212),
           (6, 9573, 147), (1, 1, 1), (8, 64, 32), (3, 1, 40000), (5, 65, 33), (4, 4096, 16), (1, 300, 7),
           (8, 127, 4099), (2, 8, 100000), (7, 1000, 31)]
-MODES = [(8, DEFAULT), (1, TAKE_ALL), (1, TAKE_SPLIT)]
+MODES = [(8, BASE), (1, TAKE_ALL), (1, TAKE_SPLIT)]
 
 
 @pytest.mark.gpu

@@ -87,7 +87,7 @@ def test_level_values():
     for ok in (16, 17, 23, 31):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 319  # bits 4 and 5 are in the default since session 41 (bit 6 is not), 8 since 42
+    assert _testing.current()["gemm16_mv_level"] == 1855  # bits 4 and 5 are in the default since session 41 (bit 6 is not), 8 since 42, 9 and 10 since 45
 
 
 def test_rule_on_law_draws():

@@ -47,7 +47,7 @@ def test_level_values():
     for ok in range(16):  # 8 .. 15: bit 3, test_gemm16_mv_rule.py
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42 (63 since session 41)
+    assert _testing.current()["gemm16_mv_level"] == 1855  # the default since session 45 (319 since 42, 63 since 41)
     for bad in (-1, 2048):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

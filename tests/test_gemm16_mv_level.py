@@ -56,7 +56,7 @@ def explain(shape, **knobs):
 
 
 def test_level_knob_values():
-    assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42 (GEMM16_NOTES)
+    assert _testing.current()["gemm16_mv_level"] == 1855  # the default since session 45 (GEMM16_NOTES)
     for bad in (-1, 2048):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):
@@ -82,7 +82,7 @@ def test_fused_rows_rule_on_law_draws():
             assert fused_rounds(K, 1, uk) > fused_rounds(K, G, uk) + LAUNCH_ROUNDS - 1
             assert blocks < BLOCKS + cdiv(N, SEG) * NW
         one += G == 1
-        c = explain((M, N, K)).config  # the default (63) also takes ROWS clusters (test_gemm16_mv_cluster.py)
+        c = explain((M, N, K), gemm16_mv_level=319).config  # level 319 (63 + chunks) also takes ROWS clusters (test_gemm16_mv_cluster.py); 1855 (the default) takes MROW
         assert c.startswith(f"memory-bound ROWS {tm}x8 per thread, ") and ("16-byte B rows," in c or "-block clusters," in c), c
     assert 0.2 < one / len(shapes) < 1  # both one-launch and split routes occur on the law
 

@@ -77,7 +77,7 @@ def test_level_range():
     for ok in range(16):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 319  # bit 3 is in the default since session 41, bit 8 since 42
+    assert _testing.current()["gemm16_mv_level"] == 1855  # bit 3 is in the default since session 41, bit 8 since 42, 9 and 10 since 45
     for bad in (-1, 2048):  # 16 .. 511: bits 4-8, test_gemm16_mv_cluster.py / _onewave.py / _tinyk16.py / _chunks.py
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

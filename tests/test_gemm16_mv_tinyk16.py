@@ -46,7 +46,7 @@ def test_level_values():
     for ok in (128, 191, 255):
         with _testing.knobs(gemm16_mv_level=ok):
             assert _testing.current()["gemm16_mv_level"] == ok
-    assert _testing.current()["gemm16_mv_level"] == 319  # the default since session 42
+    assert _testing.current()["gemm16_mv_level"] == 1855  # the default since session 45 (319 since 42)
     for bad in (-1, 2048):  # 256: bit 8 (test_gemm16_mv_chunks.py)
         with pytest.raises(ValueError):
             with _testing.knobs(gemm16_mv_level=bad):

@@ -37,7 +37,7 @@ int smk_gemm16_set_mv_skinny(int level)
     smk_gemm16_mv_skinny = level;
     return 0;
 }
-volatile int smk_gemm16_mv_level = 319; /* session 41's A/Bs (15: seed 163; bits 4 and 5: seed 168; 7: session 40's), bit 8 session 42's: GEMM16_NOTES */
+volatile int smk_gemm16_mv_level = 1855; /* session 41's A/Bs (15: seed 163; bits 4 and 5: seed 168; 7: session 40's), bit 8 session 42's, bits 9 + 10 (MROW) session 45's (seed 205): GEMM16_NOTES */
 int smk_gemm16_mv_level_here(void)
 {
     int level = smk_gemm16_mv_level, sms = 0, major = 0;
