@@ -159,7 +159,7 @@ int smk_gemm16_staged_unsplit(int mode, int64_t M, int64_t N, int64_t K, int in_
 /* Knob gemm16_narrow_async (smemkit._testing.knobs(gemm16_narrow_async=...)): rows not 16-byte aligned but
  * aligned to 8 bytes (K or N % 4 == 0) or 4 bytes (% 2 == 0), read in place, are copied by cp.async of 8 / 4
  * bytes into the same shared tiles (gemm16/load_narrow.cuh) instead of the register-staged loads: 0 off; 1 on the K-heavy in-place launches (a split K, or one slice of >= SMK_G16_NARROW_KT k-tiles of 64);
- * 2 on every in-place launch (forced variants too); 3 (the default since session 44) as 1 with a split launch's slices at
+ * 2 on every in-place launch (forced variants too); 3 (session 44's default; 1 since session 45) as 1 with a split launch's slices at
  * least SMK_G16_NARROW_KT_SPLIT k-tiles deep.  Tiles: variants 1, 4, 6, 8, 9 (the chooser's); such a
  * launch never takes the deep / half-tile loads or the fused reduction (the separate one sums its slices). */
 #define SMK_G16_NARROW_KT 16
