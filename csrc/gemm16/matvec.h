@@ -79,7 +79,7 @@ int smk_gemm16_set_mv_skinny(int level);
  * SKINNY_M (smk_mv_narrow_takes; 71 = 7 + it, 119 = 55 + it); 128 TINYK as TINYK16 (smk_mv_tinyk: D in aligned
  * 16-byte row chunks where D is 2-byte and C is not read; 191 = 63 + it); 256 the MMA kernel's D as aligned 16-byte row
  * chunks at any ldd / offset (r.chunks, K <= 32, 4 n-tiles) and TINYK's shapes to the MMA kernel (smk_mv_chunks_takes;
- * 319 = 63 + it); 512 / 1024 M <= 8 calls to MROW (matvec_mrow.h; 831 = 319 + 512, 1855).  319 the default; 0 .. 2047. */
+ * 319 = 63 + it); 512 / 1024 M <= 8 calls to MROW (matvec_mrow.h; 831 = 319 + 512, 1855).  1855 the default since session 45 (319 before); 0 .. 2047. */
 extern volatile int smk_gemm16_mv_level;
 int smk_gemm16_set_mv_level(int level);
 /* The level every route of this process reads (launch, workspace queries, explain): the knob, less bit 16 where
