@@ -18,6 +18,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
