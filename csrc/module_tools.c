@@ -242,7 +242,7 @@ PyDoc_STRVAR(set_knob_doc,
 "that loads its band last (64 registers, no spill); 6: 5 and batches, each matrix's sides by 3's rule and the "
 "whole call at least 16 MiB; 7 (tests): as 2, the uint8 and float16 ones on that kernel), 'transpose_mid' (2, the "
 "default since session 43: the lean paths; 0: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as whole words clipped to the "
-"matrix where the rows' columns are contiguous; 2: transpose/lean.cuh's paths; 3: 2 with interior tiles' row counts as constants), 'transpose_shift' (0, the default: none; 1: the 1- and 2-byte "
+"matrix where the rows' columns are contiguous; 2: transpose/lean.cuh's paths), 'transpose_shift' (0, the default: none; 1: the 1- and 2-byte "
 "tiled kernel's tiles that would cross the matrix's last row or column move inward to end on it, interior tiles "
 "overlapping a neighbour; 2: every width), 'transpose_copy' (2, the default since session 44: 1 x n and n x 1 matrices whose elements are contiguous move as a copy (transpose/copy.cuh); 1: 1- and 2-byte ones only; 0: never),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
@@ -358,7 +358,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_raster_group(v);
     else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7)
         smk_transpose_set_sector(v);
-    else if (strcmp(name, "transpose_mid") == 0 && v >= 0 && v <= 3)
+    else if (strcmp(name, "transpose_mid") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_mid(v);
     else if (strcmp(name, "transpose_shift") == 0 && v >= 0 && v <= 2)
         smk_transpose_set_shift(v);

@@ -173,7 +173,7 @@ def test_lean_plan_counts_unchanged(dtype, shape):
 
 def test_lean_knob_range():
     with pytest.raises(ValueError):
-        with knobs(transpose_mid=4):
+        with knobs(transpose_mid=3):
             pass
 
 

@@ -226,15 +226,12 @@ inline bool sector_split(int esz, int mode) { return mode >= 5 && esz <= 2; }
  * pitches, which the launcher alone sees, make interior tiles take it too: whole words with the per-k work
  * hoisted out of the unit loop, the straddling word of a row as a byte + a half piece, for odd-pitch interior
  * tiles and edge tiles alike (ncu, session 43: those issued 0.51 and 0.74-1.28 warp instructions a byte against
- * 0.20 on aligned interior tiles).  Aligned interior tiles run the plain kernel's code.  Mode 3 (session 45): mode 2's
- * launches on MID = 3, whose odd-pitch interior tiles take their own copy of the lean code with the stripe's row
- * counts as constants (no compare and branch a word), and whose part 0 places the tile by 32-bit multiply-shifts
- * (global.cuh tile_place_fast) in place of two 64-bit divisions; edge tiles' global paths as mode 2. */
+ * 0.20 on aligned interior tiles).  Aligned interior tiles run the plain kernel's code. */
 inline bool mid_fits(int wi, int row, int64_t rows, int64_t cols, int mode)
 {
-    if (mode < 1 || mode > 3 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 2)
+    if (mode < 1 || mode > 2 || wi < 0 || row != kWidths[wi].shipped || kWidths[wi].esz > 2)
         return false;
-    if (mode >= 2)
+    if (mode == 2)
         return true;
     const int64_t te = (int64_t)kConfigs[row].tile * unit_edge(kWidths[wi].esz);
     return rows % te != 0 || cols % te != 0;

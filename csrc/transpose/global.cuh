@@ -46,14 +46,6 @@ struct Args {
     int shift;               // edge tiles moved inward (edge_shift): bit 0 the last tile row, bit 1 the last tile column
 };
 
-/* transpose_kernel<.., MID = 3>'s second argument: tile_place_fast's divisors G * tiles_x, G and the last band's rows
- * as fastdiv magics (launch.cu group_magics).  Not in Args: these fields there changed ptxas's code for the MID = 2
- * kernels (24 / 192 more instructions, session 45); the other instances take no second argument. */
-struct FastPlace {
-    uint32_t gm[3];
-    uint32_t gt; // the three shifts, 8 bits each
-};
-
 /* One block's place: its matrix and its tile.  Word k of unit j of thread (tx, ty) is input element row
  * r0 + (ty + j*ROWS)*E + k, columns c0 + tx*E + [0, E); it leaves as output row c0 + (ty + j*ROWS)*E + k,
  * columns r0 + tx*E + [0, E).  The tile's corner is kept (tile index * TE, or moved inward by edge_shift);
@@ -84,29 +76,6 @@ __device__ __forceinline__ void tile_place(const Args &a, int64_t *ty_tile, int6
         *ty_tile = blockIdx.x / a.tiles_x;
         *tx_tile = blockIdx.x - *ty_tile * a.tiles_x;
     }
-}
-
-/* floor(x / d) for 0 <= x < 2^31 from launch.cu's fastdiv_magic(d): m = 0 for d = 1, else one multiply-high and a
- * shift (Granlund-Montgomery with 31-bit dividends). */
-__device__ __forceinline__ uint32_t fastdiv(uint32_t x, uint32_t m, int t)
-{
-    return m ? __umulhi(x, m) >> t : x;
-}
-
-/* tile_place in 32-bit multiply-shifts, for MID = 3: the same tiles (blockIdx.x < 2^31; the band's first tile row
- * times tiles_x <= blockIdx.x; the row-major raster, a.group = 0, is the grouped one with G = 1), ~25 instructions
- * where group_tile_rt's two 64-bit divisions take ~80 even on their 32-bit path (SASS, session 45), every warp of
- * every tile. */
-__device__ __forceinline__ void tile_place_fast(const Args &a, const FastPlace &f, int64_t *ty_tile, int64_t *tx_tile)
-{
-    const uint32_t pid = blockIdx.x, g = a.group > 0 ? (uint32_t)a.group : 1u;
-    const uint32_t first = fastdiv(pid, f.gm[0], f.gt & 31) * g; // the band's first tile row
-    const uint32_t r = pid - first * (uint32_t)a.tiles_x;        // place in the band, [0, G * tiles_x)
-    const bool last = a.tiles_y - (int64_t)first < (int64_t)g;  // the last band, shorter (uniform per block)
-    const uint32_t rows = last ? (uint32_t)(a.tiles_y - first) : g;
-    const uint32_t n = last ? fastdiv(r, f.gm[2], (f.gt >> 16) & 31) : fastdiv(r, f.gm[1], (f.gt >> 8) & 31);
-    *tx_tile = n;
-    *ty_tile = first + (r - n * rows);
 }
 
 /* Part 0's edge shift (Args::shift, knob transpose_shift; launch.cu edge_shift_bits): the corner of a tile

@@ -12,8 +12,7 @@
  *   4. SharedTile::load_columns: the column read, the access the layouts are about (tile.cuh, with the
  *      bank arithmetic of naive / pad / swizzle)
  *   5. global stores, lane = input unit row: GlobalStore::whole / ::edge (global.cuh), or the odd path
- *   (MID = 2, knob transpose_mid = 2: parts 1 and 5 off the aligned interior path are lean.cuh's; MID = 3 the
- *   same with interior tiles' row counts as constants and 32-bit unit-row steps, lean.cuh's X)
+ *   (MID = 2, knob transpose_mid = 2: parts 1 and 5 off the aligned interior path are lean.cuh's)
  *
  * The layout is one template argument and changes the index map and nothing else: tile, threads,
  * units per thread and bounds handling are shared by construction.
@@ -25,8 +24,7 @@
  * nothing (the same SASS, instruction for instruction, as the single-function kernel had); either odd
  * path in one changed that of the 1- and 2-byte kernels (more instructions, up to 5 more registers).
  * Part 0 was written out for the same reason until the grouped raster (tile_place) changed its code
- * anyway; its cost is ~80 instructions a warp on the grouped raster's two 64-bit divisions (SASS, session 45; MID = 3
- * takes tile_place_fast's multiply-shifts, ~25).
+ * anyway; its cost is a few integer instructions per block.
  *
  * ODD PITCHES.  A warp's 32 lanes touch 128 consecutive bytes of one row, lane i the 4 bytes at p + 4i
  * (its unit's word).  When p is not a multiple of 4 (s = p mod 4 != 0: a row pitch, matrix stride or
@@ -65,19 +63,14 @@ constexpr int kMaxGridYZ = 65535;
  *          writes each output row from its first 32-byte boundary on, as whole aligned words
  *   MID    (1- and 2-byte elements, not with SEC; knob transpose_mid) 1: edge tiles move whole words clipped
  *          to the matrix (global.cuh's words) where the rows allow, in place of element by element; 2: the
- *          lean paths (lean.cuh) for odd-pitch interior tiles and edge tiles alike; 3: 2 with interior tiles'
- *          row counts as constants (lean.cuh's X) and part 0 in 32-bit multiply-shifts (tile_place_fast, with
- *          the launch's FastPlace as the pack F: the other instances take Args alone, code and names unchanged);
- *          held to 64 registers (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
-template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0, class... F>
-__global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0)
-transpose_kernel(const Args a, const F... fast) // fast: MID = 3's FastPlace (part 0's magics), else nothing
+ *          lean paths (lean.cuh) for odd-pitch interior tiles and edge tiles alike; held to 64 registers
+ *          (the plain kernels' occupancy: 1024 / threads blocks an SM; 0 = no .minnctapersm) */
+template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
+__global__ void __launch_bounds__(TILE * ROWS, MID ? 1024 / (TILE * ROWS) : 0) transpose_kernel(const Args a)
 {
     static_assert(TILE % 32 == 0 && (TILE & (TILE - 1)) == 0, "TILE: a power-of-two multiple of a warp");
     static_assert(TILE % ROWS == 0 && !(SEC && MID), "each thread moves a whole number of units; MID without SEC");
-    static_assert(MID < 2 || ESZ <= 2, "the lean paths are the sub-word units'");
-    constexpr bool LEAN = MID >= 2;
-    typedef Lean<ESZ, TILE, ROWS, MID == 3> LN;
+    static_assert(MID != 2 || ESZ <= 2, "the lean paths are the sub-word units'");
     typedef typename Unit<ESZ>::W W;
     constexpr int E = Unit<ESZ>::E, P = Unit<ESZ>::P, N = TILE / ROWS, TE = TILE * E; // TE: edge in elements
     constexpr int NB = N + SEC; // units a thread loads: N, and the band's with SEC
@@ -91,10 +84,7 @@ transpose_kernel(const Args a, const F... fast) // fast: MID = 3's FastPlace (pa
     if (b >= a.batch)
         return; // the last z slice of a batch > 65535 (uniform per block, before any barrier)
     int64_t ty_tile, tx_tile; // tile row [0, ceil(rows/TE)), tile column [0, ceil(cols/TE))
-    if constexpr (MID == 3)
-        tile_place_fast(a, fast..., &ty_tile, &tx_tile); // the same tiles, 32-bit multiply-shifts (global.cuh)
-    else
-        tile_place(a, &ty_tile, &tx_tile);
+    tile_place(a, &ty_tile, &tx_tile);
     const int tx = threadIdx.x, ty = threadIdx.y;             // [0, TILE), [0, ROWS)
     const int64_t rows = a.rows, cols = a.cols;
     // edge tiles moved inward (global.cuh edge_shift; never with SEC: its band and shifted rows own sectors)
@@ -109,10 +99,10 @@ transpose_kernel(const Args a, const F... fast) // fast: MID = 3's FastPlace (pa
     Regs<ESZ, TILE, ROWS, NB> w;
     if (full && a.in_vec) {
         Load::whole(w, a, blk);
-    } else if (LEAN && LN::load_ok(a)) {
-        if constexpr (LEAN) // odd pitches and edge tiles: whole words, per-k work hoisted (lean.cuh)
-            LN::load(w, a, blk);
-    } else if (E > 1 && !LEAN && full && a.in_odd) {
+    } else if (MID == 2 && Lean<ESZ, TILE, ROWS>::load_ok(a)) {
+        if constexpr (MID == 2) // odd pitches and edge tiles: whole words, per-k work hoisted (lean.cuh)
+            Lean<ESZ, TILE, ROWS>::load(w, a, blk);
+    } else if (E > 1 && MID != 2 && full && a.in_odd) {
         if constexpr (E > 1) { // ODD PITCHES: every load first, then the shuffles and shifts
             const int lane = tx & 31;
             const int64_t rs = a.in_rs * ESZ; // row pitch in bytes (any sign)
@@ -164,10 +154,10 @@ transpose_kernel(const Args a, const F... fast) // fast: MID = 3's FastPlace (pa
     // 5. word k of unit j is output row c0 + (ty + j*ROWS)*E + k, output columns r0 + tx*E + [0, E)
     if (full && a.out_vec) {
         Store::whole(w, a, blk);
-    } else if (LEAN) {
-        if constexpr (LEAN)
-            LN::store(w, a, blk);
-    } else if (E > 1 && !LEAN && full && a.out_odd) {
+    } else if (MID == 2) {
+        if constexpr (MID == 2)
+            Lean<ESZ, TILE, ROWS>::store(w, a, blk);
+    } else if (E > 1 && MID != 2 && full && a.out_odd) {
         if constexpr (E > 1) { // ODD PITCHES: lane i stores aligned word i, lanes 0 and 31 the partial ends
             const int lane = tx & 31;
             unsigned char *dst = out + ((c0 + (int64_t)ty * E) * rows + r0 + (int64_t)tx * E) * ESZ;

@@ -28,48 +28,16 @@ namespace {
  * sizes its own grid and arguments. */
 typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
 
-/* global.cuh's fastdiv: floor(x / d) = fastdiv(x, m, t) for every 0 <= x < 2^31.  d = 1: m = 0 (x itself).  d >= 2:
- * 2^l >= d > 2^(l-1), m = floor(2^(31+l) / d) + 1 < 2^32, so 2^(31+l) < m d <= 2^(31+l) + d <= 2^(31+l) + 2^l, and
- * floor(x m / 2^(31+l)) = floor(x / d) for x < 2^31 (Granlund-Montgomery, 1994, Th. 4.2): umulhi(x, m) >> (l - 1).
- * d >= 2^31: every quotient 0 (m = 1, t = 31).  Replayed in Python by tests/test_transpose_lean_full.py. */
-void fastdiv_magic(int64_t d, uint32_t *m, int *t)
-{
-    int l = 0;
-    while (l < 31 && ((int64_t)1 << l) < d)
-        l++;
-    *m = d <= 1 ? 0u : d >= ((int64_t)1 << 31) ? 1u : (uint32_t)(((uint64_t)1 << (31 + l)) / (uint64_t)d + 1);
-    *t = d >= ((int64_t)1 << 31) ? 31 : l > 0 ? l - 1 : 0;
-}
-
-/* tile_place_fast's three divisors (FastPlace): G * tiles_x, G, the last band's rows. */
-FastPlace group_magics(const Args &a)
-{
-    FastPlace f;
-    int t[3];
-    const int64_t g = a.group > 0 ? a.group : 1, last = a.tiles_y - (a.tiles_y - 1) / g * g;
-    fastdiv_magic(g * a.tiles_x, &f.gm[0], &t[0]);
-    fastdiv_magic(g, &f.gm[1], &t[1]);
-    fastdiv_magic(last > 0 ? last : 1, &f.gm[2], &t[2]);
-    f.gt = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16;
-    return f;
-}
-
 template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
 {
     constexpr int bytes = tile_bytes<ESZ, TILE>(L, SEC ? TILE + ROWS : TILE); // SEC: the band's unit rows
     static_assert(bytes <= 227 * 1024, "the tile must fit one SM's shared memory");
     // over 48 KB: the 64-unit tiles of 1 and 16 bytes (64 KB of planes and more)
-    if constexpr (MID == 3) { // part 0's magics as a second argument (global.cuh FastPlace)
-        static_assert(bytes <= 48 * 1024, "no opt-in: smem_optin<> does not take the pack's instance");
-        transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID, FastPlace><<<grid, dim3(TILE, ROWS), bytes, stream>>>(
-            a, group_magics(a));
-    } else {
-        const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID>>(bytes);
-        if (e != 0)
-            return (cudaError_t)e;
-        transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
-    }
+    const int e = smk::smem_optin<transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID>>(bytes);
+    if (e != 0)
+        return (cudaError_t)e;
+    transpose_kernel<L, ESZ, TILE, ROWS, SEC, MID><<<grid, dim3(TILE, ROWS), bytes, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -122,8 +90,7 @@ volatile int g_sector_mode = 3;
 /* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
  * clipped whole words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and
  * edge tiles (held out on seed 189, H100: all draws 0.814 -> 0.863 of a copy, p10 0.556 -> 0.618, min 0.348 ->
- * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before; 3 (session 45, A/B) as 2 with the
- * interior tiles' row counts as constants (lean.cuh's X) and part 0 by multiply-shifts (tile_place_fast). */
+ * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before. */
 volatile int g_mid_mode = 2;
 
 /* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
@@ -384,9 +351,8 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
             }
             if constexpr (kWidths[W].esz <= 2)
                 if (mid_fits(W, C, p->rows, p->cols, g_mid_mode))
-                    return g_mid_mode == 3   ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 3>(grid, stream, a)
-                           : g_mid_mode == 2 ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 2>(grid, stream, a)
-                                             : launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 1>(grid, stream, a);
+                    return g_mid_mode == 2 ? launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 2>(grid, stream, a)
+                                           : launch_tiled<L, kWidths[W].esz, c.tile, c.rows, false, 1>(grid, stream, a);
         }
         return launch_tiled<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
     }

@@ -39,7 +39,7 @@
 
 namespace {
 
-template <int ESZ, int TILE, int ROWS, bool X = false>
+template <int ESZ, int TILE, int ROWS>
 struct Lean {
     typedef uint32_t W;
     typedef Regs<ESZ, TILE, ROWS> R;
@@ -64,19 +64,8 @@ struct Lean {
         return r < -8 ? -8 : r > 136 ? 136 : (int)r;
     }
 
-    /* Part 1.  X (transpose_mid = 3): interior tiles on their own copy of the code, with every row of the stripe
-     * inside the matrix as a constant (nr = TE): no row compare a word, no row zeroing; edge tiles as X = false. */
-    static __device__ __forceinline__ void load(R &w, const Args &a, const B &b)
-    {
-        if (X && b.full) // uniform per block
-            load_t<X>(w, a, b);
-        else
-            load_t<false>(w, a, b);
-    }
-
     /* Part 1: w[j][k] = element row k of unit (ty + j*ROWS, tx), as kernel.cuh's odd path leaves it. */
-    template <bool FULL>
-    static __device__ __forceinline__ void load_t(R &w, const Args &a, const B &b)
+    static __device__ __forceinline__ void load(R &w, const Args &a, const B &b)
     {
         static_assert(ESZ <= 2 && JR % 4 == 0, "sub-word units (a lane's word: 4 bytes), unit rows a multiple of 4 apart");
         const int lane = b.tx() & 31;
@@ -84,10 +73,9 @@ struct Lean {
         const int64_t col = (b.c0() + (int64_t)b.tx() * E) * ESZ; // the lane's first byte in its rows: 0 or >= 4
         const unsigned char *row = b.in + (b.r0() + (int64_t)b.ty() * E) * rs + col; // (j, k) = (0, 0)
         const int64_t step = JR * rs;
-        const int nr = FULL ? TE : valid(b.rows, b.r0() + (int64_t)b.ty() * E);
+        const int nr = valid(b.rows, b.r0() + (int64_t)b.ty() * E);
         int sh[P]; // 8 s per k
-        // FULL: the lane's row goes on for at least its word (c0 + TE <= cols), so any rm >= 4 decides alike
-        const bool fix = load_words(w, sh, row, rs, step, nr, FULL ? 4 : room(rb, col), col == 0);
+        const bool fix = load_words(w, sh, row, rs, step, nr, room(rb, col), col == 0);
         const W x = load_next(row, rs, step, nr, rb, col, lane);
         if (__any_sync(0xffffffffu, fix)) // uniform per warp
             load_ends(w, sh, row - col, rs, step, nr, rb, col - 4 * lane, lane);
@@ -245,25 +233,15 @@ struct Lean {
         }
     }
 
-    /* Part 5 (X: as load, nc = TE). */
-    static __device__ __forceinline__ void store(const R &w, const Args &a, const B &b)
-    {
-        if (X && b.full) // uniform per block
-            store_t<X>(w, a, b);
-        else
-            store_t<false>(w, a, b);
-    }
-
     /* Part 5: word k of unit j to output row c0 + (ty + j*ROWS)*E + k, bytes [col, col + 4) of it. */
-    template <bool FULL>
-    static __device__ __forceinline__ void store_t(const R &w, const Args &a, const B &b)
+    static __device__ __forceinline__ void store(const R &w, const Args &a, const B &b)
     {
         const int lane = b.tx() & 31;
         const int64_t pitch = b.rows * ESZ;                       // output row, bytes
         const int64_t col = (b.r0() + (int64_t)b.tx() * E) * ESZ; // the lane's first byte in its rows
         unsigned char *row = b.out + (b.c0() + (int64_t)b.ty() * E) * pitch + col; // (j, k) = (0, 0)
         const int64_t step = JR * pitch;
-        const int nc = FULL ? TE : valid(b.cols, b.c0() + (int64_t)b.ty() * E);
+        const int nc = valid(b.cols, b.c0() + (int64_t)b.ty() * E);
         if (a.out_vec) { // rows on words: a lane's word is all inside the row or all past it
             const bool inside = col < pitch;
 #pragma unroll
@@ -281,7 +259,7 @@ struct Lean {
         // predicate output of a VIMNMX.RELU that the device took the other way round, so every warp whose row
         // ends inside its 128 bytes ran the unclipped code and wrote past them (session 43, H100).  Guarded on
         // the CPU by tests/test_transpose_lean.py's test_lean_store_sass (no VIMNMX predicate output left).
-        const int lim = room(pitch, col - 4 * lane); // FULL: r0 + TE <= rows, every warp's 128 inside
+        const int lim = room(pitch, col - 4 * lane);
         if (lim >= 128) { // uniform per warp: s picks the code
 #pragma unroll
             for (int k = 0; k < P; k++)

@@ -423,11 +423,11 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
         block_plan<kWidths[W].esz, c.tile, c.rows>(layout, plan); // edge words: the same shared accesses
         tiled_config(&kConfigs[C], kWidths[W].esz, rows, cols, plan);
         if (mid_fits(W, C, rows, cols, smk_transpose_mid_mode())) {
-            const size_t n = strlen(plan->config), m = (size_t)smk_transpose_mid_mode(); // 3: 2's shared accesses
-            snprintf(plan->config + n, sizeof plan->config - n, "%s",
-                     m == 3 ? ", lean edges, full interiors" : m == 2 ? ", lean edges" : ", edge words");
+            const size_t n = strlen(plan->config);
+            snprintf(plan->config + n, sizeof plan->config - n, smk_transpose_mid_mode() == 2 ? ", lean edges" : ", edge words");
         }
-        const bool in_vec = kWidths[W].esz >= 4 || (cols * kWidths[W].esz) % 4 == 0; // C-contiguous, aligned base
+        /* a C-contiguous input on an aligned base: in_vec where its rows are on words */
+        const bool in_vec = kWidths[W].esz >= 4 || (cols * kWidths[W].esz) % 4 == 0;
         if (edge_shift_bits(W, C, rows, cols, in_vec, smk_transpose_shift_mode())) { /* the same shared accesses */
             const size_t n = strlen(plan->config);
             snprintf(plan->config + n, sizeof plan->config - n, ", edge tiles shifted inward");
