@@ -396,12 +396,17 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
  * 32-byte sectors and the shared 32-byte bank groups it moves data between (one edge per distinct pair)
  * and costs its largest degree (the fewest sector -> group matchings covering it: a wavefront moves each
  * sector of one line into at most one group of one bank row, every chunk halves kept or every one
- * swapped); the quarter costs the sum, plus one for the ZFILL form.
- * 4 and 8 bytes (cp.async.ca, LDGSTS.32 / .64, the narrow copies): the STS rule of the same width on
- * the shared addresses, plus one per active 128 / W-lane group for the ZFILL form. */
+ * swapped), the edges that move a whole sector (both 16-byte halves) and those that move one half
+ * counted apart (session 46: a wavefront moves whole sectors or half sectors, never both -- the rows
+ * rotated by an odd chunk count on both sides); the quarter costs the sum, plus one for the ZFILL form.
+ * 4 and 8 bytes (cp.async.ca, LDGSTS.32 / .64, the narrow copies; session 46): per 128 / W-lane group
+ * (the warp / each half-warp), the larger of the STS rule of the width on the shared addresses and the
+ * most lanes that read one 4-byte word position of a 128-byte global line (g mod 128: a wavefront carries
+ * each position of the line once); the ZFILL form costs the same (tests/data/ldgsts_probe_h100.csv). */
 
 typedef struct {
     long long key, src, dst;
+    int half; /* bit 4 of the global address: which half of its sector the chunk is */
 } ldgsts_edge;
 
 /* Largest degree among the distinct (src, dst) edges of one key in e[0..n) (n <= 8). */
@@ -434,6 +439,7 @@ static int ldgsts16(const long long *sa, const long long *ga, int zfill, int *id
     int q, lane, cost = 0, quarters = 0;
     for (q = 0; q < SMK_WARP_LANES / 8; q++) {
         ldgsts_edge e[8];
+        int whole[8];
         int n = 0, i, j;
         for (lane = 8 * q; lane < 8 * q + 8; lane++) {
             const long long s = sa[lane], g = ga[lane];
@@ -441,11 +447,20 @@ static int ldgsts16(const long long *sa, const long long *ga, int zfill, int *id
                 continue;
             e[n].key = ((g >> 7) * 8192 + (s >> 7)) * 2 + (((s ^ g) >> 4) & 1);
             e[n].src = g >> 5;
+            e[n].half = (int)((g >> 4) & 1);
             e[n++].dst = s >> 5;
         }
         if (!n)
             continue;
         quarters++;
+        for (i = 0; i < n; i++) { /* whole-sector edges (both halves on the edge) apart from half ones */
+            whole[i] = 0;
+            for (j = 0; j < n && !whole[i]; j++)
+                whole[i] = e[j].key == e[i].key && e[j].src == e[i].src && e[j].dst == e[i].dst &&
+                           e[j].half != e[i].half;
+        }
+        for (i = 0; i < n; i++)
+            e[i].key = e[i].key * 2 + whole[i];
         for (i = 0; i < n; i++) { /* each key once, at its first edge */
             for (j = 0; j < i && e[j].key != e[i].key; j++)
                 ;
@@ -459,20 +474,35 @@ static int ldgsts16(const long long *sa, const long long *ga, int zfill, int *id
     return cost;
 }
 
-static int ldgsts_narrow(const long long *sa, int width, int zfill, int *ideal)
+static int ldgsts_narrow(const long long *sa, const long long *ga, int width, int *ideal)
 {
     const int glanes = 128 / width;
-    int wf = 0, idl = 0, lo, lane, groups = 0;
-    (void)costs(sa, width, 1, &wf, &idl);
+    int cost = 0, idl_all = 0, lo, lane;
     for (lo = 0; lo < SMK_WARP_LANES; lo += glanes) {
-        int on = 0;
-        for (lane = lo; lane < lo + glanes; lane++)
-            on |= sa[lane] >= 0;
-        groups += on;
+        long long part[SMK_WARP_LANES], word[SMK_WARP_LANES];
+        int seen[32] = {0}, wf = 0, idl = 0, deg = 0, n = 0, b, k;
+        for (lane = 0; lane < SMK_WARP_LANES; lane++) {
+            const int in = lane >= lo && lane < lo + glanes && sa[lane] >= 0;
+            part[lane] = in ? sa[lane] : -1;
+            for (b = 0; in && b < width; b += 4) { /* the 4-byte global words it reads, each distinct one once */
+                const long long w = (ga[lane] + b) >> 2;
+                for (k = 0; k < n && word[k] != w; k++)
+                    ;
+                if (k < n)
+                    continue; /* the same word again (rows that overlap): one read */
+                word[n++] = w;
+                deg = ++seen[w & 31] > deg ? seen[w & 31] : deg;
+            }
+        }
+        if (!n)
+            continue;
+        (void)costs(part, width, 1, &wf, &idl);
+        cost += wf > deg ? wf : deg;
+        idl_all += idl;
     }
     if (ideal)
-        *ideal = idl + (zfill ? groups : 0);
-    return wf + (zfill ? groups : 0);
+        *ideal = idl_all;
+    return cost;
 }
 
 long long smk_bank_replay_ldgsts_w(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
@@ -507,7 +537,7 @@ long long smk_bank_replay_ldgsts_w(const long long *saddr, const long long *gadd
                 *err = code;
             return -1;
         }
-        wf = width == 16 ? ldgsts16(sa, ga, zfill, &idl) : ldgsts_narrow(sa, width, zfill, &idl);
+        wf = width == 16 ? ldgsts16(sa, ga, zfill, &idl) : ldgsts_narrow(sa, ga, width, &idl);
         if (out_wavefronts)
             out_wavefronts[i] = wf;
         if (out_ideal)

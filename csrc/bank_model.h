@@ -133,8 +133,8 @@ long long smk_bank_replay_kind(const long long *byte_addr, long long n_instr, in
 /* One instruction of any kind: wavefronts, or -1 (err as above). */
 int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, int is_store, int *err);
 
-/* cp.async (LDGSTS) with its lanes' global sources: the rule fitted to the GEMM's own counts (the
- * LDGSTS RULE in bank_model.c, docs/BANK_MODEL.md).  saddr as for SMK_BANK_KIND_CPASYNC (16-byte aligned shared
+/* cp.async (LDGSTS) with its lanes' global sources: the rule measured on the probe and the GEMM's own
+ * counts (the LDGSTS RULE in bank_model.c, docs/BANK_MODEL.md).  saddr as for SMK_BANK_KIND_CPASYNC (16-byte aligned shared
  * offsets, negative = lane off); gaddr: the same lanes' global byte offsets from any 128-byte-aligned
  * origin (>= 0 where the lane is on; only their 64- and 128-byte blocks and 16-byte position
  * matter: their 128-byte lines, 32-byte sectors and 16-byte position); zfill: the LDGSTS.ZFILL form
@@ -142,9 +142,10 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
  * smk_bank_replay (SMK_BANK_E_RANGE also for a negative gaddr on an active lane). */
 long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
                                  int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
-/* The same for a cp.async of `width` bytes (4 / 8: cp.async.ca, LDGSTS.32 / .64, costed by the STS rule of
- * that width on saddr plus one wavefront per active 128 / width-lane group for the ZFILL form, ideal the
- * STS ideal plus those; 16: smk_bank_replay_ldgsts).  Another width: -1, *err = SMK_BANK_E_WIDTH. */
+/* The same for a cp.async of `width` bytes (4 / 8: cp.async.ca, LDGSTS.32 / .64, costed per 128 / width-lane
+ * group by the larger of the STS rule of that width on saddr and the most distinct global 4-byte words
+ * read at one word position of a 128-byte line, the ZFILL form alike, ideal the STS ideal; 16:
+ * smk_bank_replay_ldgsts).  Another width: -1, *err = SMK_BANK_E_WIDTH. */
 long long smk_bank_replay_ldgsts_w(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
                                    int width, int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
 

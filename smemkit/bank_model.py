@@ -168,12 +168,14 @@ def wavefronts(addresses: npt.ArrayLike, width: int | None = None, kind: str = "
         tests/data/bank_probe_stsm_h100.csv; Nsight Compute counts its wavefronts in
         ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum``).
     sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
-        Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, fitted to the
-        GEMM's own counts: 16 bytes per quarter-warp, one wavefront per matching of the 32-byte global
-        sectors of one line onto the 32-byte bank groups of one bank row with the 16-byte halves all
-        kept or all swapped -- one for a 128-byte global row copied to one bank row, more when rotated
-        or permuted unevenly; 4 / 8 bytes the STS rule of their shared addresses; the zfill form one
-        more per 128 bytes of lanes).
+        Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, measured on an
+        H100: tests/data/ldgsts_probe_h100.csv and the GEMM's own counts.  16 bytes, per quarter-warp:
+        one wavefront per matching of the 32-byte global sectors of one line onto the 32-byte bank
+        groups of one bank row, the 16-byte halves all kept or all swapped, whole sectors and half
+        sectors never in one wavefront -- one for a 128-byte global row copied to one bank row, more
+        when rotated or permuted unevenly; the zfill form one more per quarter.  4 / 8 bytes, per
+        128 bytes of lanes: the larger of the STS rule of their shared addresses and the most distinct
+        global words read at one 4-byte position of a 128-byte line; the zfill form the same).
         Without them a cp.async is costed by the STS.128 rule of its shared addresses, which is not
         what the counter reads.
 
