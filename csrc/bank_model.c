@@ -391,25 +391,30 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
 }
 
 /* ---- cp.async with global sources (the LDGSTS RULE, docs/BANK_MODEL.md) -------------------------
- * 16 bytes (cp.async.cg, LDGSTS.128): per quarter-warp, the lanes' chunks split by (global line, shared
- * bank row, 16-byte parity flip h = bit 4 of s ^ g); each part is a bipartite graph between the global
+ * 16 bytes (cp.async.cg, LDGSTS.128): the warp's chunks split by (global line, shared bank row, 16-byte
+ * parity flip h = bit 4 of s ^ g) -- lanes of different quarter-warps share a part (session 46: the SGEMM
+ * deep kernel's B rows, a warp's four quarters over one global row); each part is a bipartite graph between the global
  * 32-byte sectors and the shared 32-byte bank groups it moves data between (one edge per distinct pair)
  * and costs its largest degree (the fewest sector -> group matchings covering it: a wavefront moves each
  * sector of one line into at most one group of one bank row, every chunk halves kept or every one
  * swapped), the edges that move a whole sector (both 16-byte halves) and those that move one half
  * counted apart (session 46: a wavefront moves whole sectors or half sectors, never both -- the rows
- * rotated by an odd chunk count on both sides); the quarter costs the sum, plus one for the ZFILL form.
+ * rotated by an odd chunk count on both sides); the warp costs the sum, plus one per active quarter-warp
+ * for the ZFILL form.
  * 4 and 8 bytes (cp.async.ca, LDGSTS.32 / .64, the narrow copies; session 46): per 128 / W-lane group
- * (the warp / each half-warp), the larger of the STS rule of the width on the shared addresses and the
- * most lanes that read one 4-byte word position of a 128-byte global line (g mod 128: a wavefront carries
- * each position of the line once); the ZFILL form costs the same (tests/data/ldgsts_probe_h100.csv). */
+ * (the warp / each half-warp), the STS rule of the width on the shared addresses plus, for the most lanes
+ * c that read one 4-byte word position of a 128-byte global line (g mod 128; lanes reading the same word
+ * count each), c - 1 (a wavefront carries each position of the line once); the ZFILL form costs the same.
+ * A lane with src-size 0 (source -1) writes its zeros (the STS side) and reads nothing.
+ * Measured: tests/data/ldgsts_probe_h100.csv, ldgsts_probe_s46_h100.csv (the SGEMM deep kernel's copies,
+ * 3033x12x1054's every narrow copy, duplicated and zero-filled lanes). */
 
 typedef struct {
     long long key, src, dst;
     int half; /* bit 4 of the global address: which half of its sector the chunk is */
 } ldgsts_edge;
 
-/* Largest degree among the distinct (src, dst) edges of one key in e[0..n) (n <= 8). */
+/* Largest degree among the distinct (src, dst) edges of one key in e[0..n) (n <= 32). */
 static int ldgsts_part(const ldgsts_edge *e, int n, long long key)
 {
     int i, j, best = 0;
@@ -436,42 +441,40 @@ static int ldgsts_part(const ldgsts_edge *e, int n, long long key)
 
 static int ldgsts16(const long long *sa, const long long *ga, int zfill, int *ideal)
 {
-    int q, lane, cost = 0, quarters = 0;
-    for (q = 0; q < SMK_WARP_LANES / 8; q++) {
-        ldgsts_edge e[8];
-        int whole[8];
-        int n = 0, i, j;
-        for (lane = 8 * q; lane < 8 * q + 8; lane++) {
-            const long long s = sa[lane], g = ga[lane];
-            if (s < 0)
-                continue;
-            e[n].key = ((g >> 7) * 8192 + (s >> 7)) * 2 + (((s ^ g) >> 4) & 1);
-            e[n].src = g >> 5;
-            e[n].half = (int)((g >> 4) & 1);
-            e[n++].dst = s >> 5;
-        }
-        if (!n)
-            continue;
-        quarters++;
-        for (i = 0; i < n; i++) { /* whole-sector edges (both halves on the edge) apart from half ones */
-            whole[i] = 0;
-            for (j = 0; j < n && !whole[i]; j++)
-                whole[i] = e[j].key == e[i].key && e[j].src == e[i].src && e[j].dst == e[i].dst &&
-                           e[j].half != e[i].half;
-        }
-        for (i = 0; i < n; i++)
-            e[i].key = e[i].key * 2 + whole[i];
-        for (i = 0; i < n; i++) { /* each key once, at its first edge */
-            for (j = 0; j < i && e[j].key != e[i].key; j++)
-                ;
-            if (j == i)
-                cost += ldgsts_part(e, n, e[i].key);
-        }
-        cost += zfill ? 1 : 0;
+    ldgsts_edge e[SMK_WARP_LANES];
+    int whole[SMK_WARP_LANES];
+    int q, lane, cost = 0, quarters = 0, n = 0, i, j;
+    for (q = 0; q < SMK_WARP_LANES / 8; q++) { /* ZFILL and the ideal: per active quarter-warp */
+        int on = 0;
+        for (lane = 8 * q; lane < 8 * q + 8; lane++)
+            on |= sa[lane] >= 0;
+        quarters += on;
+    }
+    for (lane = 0; lane < SMK_WARP_LANES; lane++) { /* the parts: across the warp (session 46) */
+        const long long s = sa[lane], g = ga[lane];
+        if (s < 0 || g < 0)
+            continue; /* off, or src-size 0 (it writes zeros, reads nothing: no part of the global side) */
+        e[n].key = ((g >> 7) * 8192 + (s >> 7)) * 2 + (((s ^ g) >> 4) & 1);
+        e[n].src = g >> 5;
+        e[n].half = (int)((g >> 4) & 1);
+        e[n++].dst = s >> 5;
+    }
+    for (i = 0; i < n; i++) { /* whole-sector edges (both halves on the edge) apart from half ones */
+        whole[i] = 0;
+        for (j = 0; j < n && !whole[i]; j++)
+            whole[i] = e[j].key == e[i].key && e[j].src == e[i].src && e[j].dst == e[i].dst && e[j].half != e[i].half;
+    }
+    for (i = 0; i < n; i++)
+        e[i].key = e[i].key * 2 + whole[i];
+    for (i = 0; i < n; i++) { /* each key once, at its first edge */
+        for (j = 0; j < i && e[j].key != e[i].key; j++)
+            ;
+        if (j == i)
+            cost += ldgsts_part(e, n, e[i].key);
     }
     if (ideal)
         *ideal = quarters * (zfill ? 2 : 1);
-    return cost;
+    return cost + (zfill ? quarters : 0);
 }
 
 static int ldgsts_narrow(const long long *sa, const long long *ga, int width, int *ideal)
@@ -479,25 +482,21 @@ static int ldgsts_narrow(const long long *sa, const long long *ga, int width, in
     const int glanes = 128 / width;
     int cost = 0, idl_all = 0, lo, lane;
     for (lo = 0; lo < SMK_WARP_LANES; lo += glanes) {
-        long long part[SMK_WARP_LANES], word[SMK_WARP_LANES];
-        int seen[32] = {0}, wf = 0, idl = 0, deg = 0, n = 0, b, k;
+        long long part[SMK_WARP_LANES];
+        int seen[32] = {0}, wf = 0, idl = 0, deg = 1, on = 0, b;
         for (lane = 0; lane < SMK_WARP_LANES; lane++) {
             const int in = lane >= lo && lane < lo + glanes && sa[lane] >= 0;
             part[lane] = in ? sa[lane] : -1;
-            for (b = 0; in && b < width; b += 4) { /* the 4-byte global words it reads, each distinct one once */
-                const long long w = (ga[lane] + b) >> 2;
-                for (k = 0; k < n && word[k] != w; k++)
-                    ;
-                if (k < n)
-                    continue; /* the same word again (rows that overlap): one read */
-                word[n++] = w;
-                deg = ++seen[w & 31] > deg ? seen[w & 31] : deg;
+            on |= in;
+            for (b = 0; in && ga[lane] >= 0 && b < width; b += 4) { /* its 4-byte words' positions in their lines */
+                const int p = (int)(((ga[lane] + b) >> 2) & 31);
+                deg = ++seen[p] > deg ? seen[p] : deg;
             }
         }
-        if (!n)
+        if (!on)
             continue;
         (void)costs(part, width, 1, &wf, &idl);
-        cost += wf > deg ? wf : deg;
+        cost += wf + deg - 1;
         idl_all += idl;
     }
     if (ideal)
@@ -528,8 +527,8 @@ long long smk_bank_replay_ldgsts_w(const long long *saddr, const long long *gadd
         const long long *sa = saddr + i * SMK_WARP_LANES, *ga = gaddr + i * SMK_WARP_LANES;
         int code = smk_bank_validate(sa, width, 1, NULL, 0), wf, idl = 0;
         for (lane = 0; lane < SMK_WARP_LANES && code == SMK_BANK_OK; lane++)
-            if (sa[lane] >= 0 && ga[lane] < 0)
-                code = SMK_BANK_E_RANGE;
+            if (sa[lane] >= 0 && ga[lane] < -1)
+                code = SMK_BANK_E_RANGE; /* -1: src-size 0 (a zero-filled lane) */
         if (code != SMK_BANK_OK) {
             if (bad_index)
                 *bad_index = i;

@@ -136,10 +136,10 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
 /* cp.async (LDGSTS) with its lanes' global sources: the rule measured on the probe and the GEMM's own
  * counts (the LDGSTS RULE in bank_model.c, docs/BANK_MODEL.md).  saddr as for SMK_BANK_KIND_CPASYNC (16-byte aligned shared
  * offsets, negative = lane off); gaddr: the same lanes' global byte offsets from any 128-byte-aligned
- * origin (>= 0 where the lane is on; only their 64- and 128-byte blocks and 16-byte position
- * matter: their 128-byte lines, 32-byte sectors and 16-byte position); zfill: the LDGSTS.ZFILL form
+ * origin (>= 0 where the lane reads, -1 where it is on with src-size 0: it writes zeros and reads
+ * nothing; their 128-byte lines, 32-byte sectors and 16-byte position matter); zfill: the LDGSTS.ZFILL form
  * (cp.async with a src-size operand).  Ideal: one wavefront per active quarter-warp (two with zfill).  Same outputs and errors as
- * smk_bank_replay (SMK_BANK_E_RANGE also for a negative gaddr on an active lane). */
+ * smk_bank_replay (SMK_BANK_E_RANGE also for a gaddr below -1 on an active lane). */
 long long smk_bank_replay_ldgsts(const long long *saddr, const long long *gaddr, long long n_instr, int zfill,
                                  int *out_wavefronts, int *out_ideal, long long *bad_index, int *err);
 /* The same for a cp.async of `width` bytes (4 / 8: cp.async.ca, LDGSTS.32 / .64, costed per 128 / width-lane

@@ -389,3 +389,10 @@ def gemm_plan(shape, layout="swizzle", *, sms=132, config=0, swizzle=None):
     layout "swizzle".  For probes that replay the kernel's own instructions (bench/bank_probe/ldgsts_probe.py)."""
     kw = {"swizzle": tuple(swizzle)} if swizzle is not None else {}
     return _C._plan("gemm", tuple(shape), layout, 2, sms, config, 0, **kw)
+
+
+def sgemm_plan(shape, layout="swizzle", *, sms=132, config=0, splits=0):
+    """The SGEMM's raw access plan for explain() (csrc/sgemm/plan.cu; pure, no GPU), shaped as gemm_plan's:
+    the deep kernel's cp.async copies carry their global sources (block (0, 0)'s first k-tile, -1 for a
+    zero-filled lane).  For probes that replay its instructions (bench/bank_probe/ldgsts_probe.py gen-deep)."""
+    return _C._plan("sgemm", tuple(shape), layout, 4, sms, config, splits)

@@ -167,15 +167,17 @@ def wavefronts(addresses: npt.ArrayLike, width: int | None = None, kind: str = "
         and .trans costs the same; measured on an H100 (stmatrix: 204 patterns,
         tests/data/bank_probe_stsm_h100.csv; Nsight Compute counts its wavefronts in
         ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum``).
-    sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin).
+    sources : cp.async only -- the 32 lanes' global byte offsets (from any 128-byte-aligned origin); -1
+        on an active lane: a copy with src-size 0 (it writes zeros and reads nothing).
         Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, measured on an
-        H100: tests/data/ldgsts_probe_h100.csv and the GEMM's own counts.  16 bytes, per quarter-warp:
-        one wavefront per matching of the 32-byte global sectors of one line onto the 32-byte bank
-        groups of one bank row, the 16-byte halves all kept or all swapped, whole sectors and half
-        sectors never in one wavefront -- one for a 128-byte global row copied to one bank row, more
-        when rotated or permuted unevenly; the zfill form one more per quarter.  4 / 8 bytes, per
-        128 bytes of lanes: the larger of the STS rule of their shared addresses and the most distinct
-        global words read at one 4-byte position of a 128-byte line; the zfill form the same).
+        H100: tests/data/ldgsts_probe_h100.csv, ldgsts_probe_s46_h100.csv, and the GEMMs' own counts).
+        16 bytes: the warp's chunks in parts of one global line, one bank row and one half-swap; each
+        part one wavefront per matching of its 32-byte global sectors onto the 32-byte bank groups,
+        whole sectors and half sectors never in one wavefront -- one for a 128-byte global row copied
+        to one bank row, more when rotated or permuted unevenly; the zfill form one more per active
+        quarter-warp.  4 / 8 bytes, per 128 bytes of lanes: the STS rule of their shared addresses
+        plus c - 1, c the most lanes reading one 4-byte word position of a 128-byte line; the zfill
+        form the same.
         Without them a cp.async is costed by the STS.128 rule of its shared addresses, which is not
         what the counter reads.
 

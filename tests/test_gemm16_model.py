@@ -291,13 +291,14 @@ def test_ldgsts_rule_both_sides_rotated(a):
     assert got == measured[a]
 
 
-def _probe_patterns():
+def _probe_patterns(table="ldgsts_probe_h100.csv", patterns="ldgsts_probe_patterns.txt"):
+    """(name, W, form, shared, global, measured wavefronts) of a probe table and the patterns it ran."""
     rows = {}
-    with open(ROOT / "tests" / "data" / "ldgsts_probe_h100.csv") as f:
-        for r in csv.DictReader(f):
+    with open(ROOT / "tests" / "data" / table) as f:
+        for r in csv.DictReader(l for l in f if not l.startswith("#")):
             rows[r["name"]] = int(r["wavefronts"])
     out = []
-    with open(ROOT / "tests" / "data" / "ldgsts_probe_patterns.txt") as f:
+    with open(ROOT / "tests" / "data" / patterns) as f:
         for ln in f:
             if not ln.strip() or ln.startswith("#"):
                 continue
@@ -307,6 +308,32 @@ def _probe_patterns():
             out.append((name.strip(), int(w), form, [int(x) for x in s], [int(x) for x in gl.split()],
                         rows[name.strip()]))
     return out
+
+
+def test_ldgsts_rule_on_the_session_46_probes():
+    """The 333 one-instruction probes of session 46 (tests/data/ldgsts_probe_s46_h100.csv): the SGEMM deep
+    kernel's copies (4-byte A transposed, 16-byte and 4-byte B, its edge and zero-filled lanes), every narrow
+    copy of 3033x12x1054, synthetic duplicates.  Exact but for one class the rule leaves out: 16-byte copies
+    whose lanes re-read one source chunk (the deep kernel's float4s past N, clamped to the row's last one;
+    measured about 2k - 1 wavefronts a quarter for k lanes on one chunk), which it must under-count."""
+    pytest.importorskip("smemkit._C")
+    import numpy as np
+    import smemkit
+    pats = _probe_patterns("ldgsts_probe_s46_h100.csv", "ldgsts_probe_s46_patterns.txt")
+    assert len(pats) == 333
+    bad, dup_class = [], 0
+    for name, w, form, s, g, want in pats:
+        on = [x for x, a in zip(g, s) if a >= 0 and x >= 0]
+        dup16 = w == 16 and len(on) != len(set(on))
+        got = smemkit.bank_model.wavefronts(np.array(s), w, "cp.async.zfill" if form == "zfill" else "cp.async",
+                                            sources=np.where(np.array(s) >= 0, np.array(g), -1))
+        if dup16:
+            dup_class += 1
+            assert got < want, name  # under-counted, never over
+        elif got != want:
+            bad.append((name, got, want))
+    assert not bad, bad
+    assert dup_class == 38
 
 
 def test_ldgsts_rule_matches_the_whole_probe_table():
@@ -347,11 +374,32 @@ def test_ldgsts_rule_narrow_pieces(width, want):
         plain = smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async", sources=np.array(sources))
         zf = smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async.zfill", sources=np.array(sources))
         assert (base, plain, zf) == (base, w, w)
-    dup = [256 + 16 * (l % 8) for l in range(32)]  # every quarter reads the same words: read once each
-    assert smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async", sources=np.array(dup)) == \
+    # every quarter reads the same words: the lanes count, not the words (the probe's SGEMM deep kernel, whose
+    # rows past M re-read row M - 1: 4 a warp where its shared side costs 1)
+    dup = [256 + 16 * (l % 8) for l in range(32)]
+    assert smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async", sources=np.array(dup)) == 4
+    # src-size 0 (source -1): the lane writes its zeros, reads nothing -- only the shared side is left
+    zero = [x if l < 8 else -1 for l, x in enumerate(dup)]
+    assert smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async.zfill", sources=np.array(zero)) == \
         (1 if width == 4 else 2)
     with pytest.raises(ValueError):  # a narrow width needs the sources (the LDGSTS rule)
         smemkit.bank_model.wavefronts(np.array(shared), width, "cp.async")
+
+
+def _default_launch_counts(r):
+    """explain() of a measured row's launch (the chooser's, sms 132) and its (wavefronts, instructions) by counter:
+    ldmatrix, cp.async (LDGSTS), st.shared; every instruction count checked against the row's."""
+    import smemkit
+    shape = tuple(int(x) for x in r["shape"].split("x"))
+    layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
+    e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132)
+    pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
+            "st": lambda a: a.instr == "ldst" and a.kind == "store"}
+    got = {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))
+           for k, f in pick.items()}
+    assert (got["ldsm"][1], got["cp"][1], got["st"][1]) == (int(r["ldsm_instr"]), int(r["ldgsts_instr"]),
+                                                            int(r["st_instr"]))
+    return e, got
 
 
 def _measured_s45():
@@ -371,16 +419,7 @@ def test_explain_gemm_s45_matches_ncu(r):
     launcher does), ldmatrix within 1.1%, cp.async within 0.7% (exact where every copy is 16 bytes), the
     total within 2% (0.6% today)."""
     pytest.importorskip("smemkit._C")
-    import smemkit
-    shape = tuple(int(x) for x in r["shape"].split("x"))
-    layout = smemkit.Swizzle(2, 3, 2) if r["layout"] == "swizzle232" else r["layout"]
-    e = smemkit.explain("gemm", shape, layout, r["dtype"], sms=132)
-    pick = {"ldsm": lambda a: a.instr.startswith("ldmatrix"), "cp": lambda a: a.instr.startswith("cp.async"),
-            "st": lambda a: a.instr == "ldst" and a.kind == "store"}
-    got = {k: (sum(a.wavefronts for a in e.accesses if f(a)), sum(a.instructions for a in e.accesses if f(a)))
-           for k, f in pick.items()}
-    assert (got["ldsm"][1], got["cp"][1], got["st"][1]) == (int(r["ldsm_instr"]), int(r["ldgsts_instr"]),
-                                                            int(r["st_instr"]))
+    e, got = _default_launch_counts(r)
     assert got["ldsm"][0] == pytest.approx(int(r["ldsm_wavefronts"]), rel=0.011)
     narrow = "cp.async A" in e.config  # "cp.async A4 B8": a narrow copy on one operand at least
     if narrow:
@@ -411,8 +450,36 @@ def test_ldgsts_probe_patterns_parse_and_replay(tmp_path):
         assert w in (4, 8, 16) and form in ("plain", "zfill") and len(s) == len(g) == 32
         on = s >= 0
         assert on.any() and (s[on] % w == 0).all() and (s[on] + w <= 48 * 1024).all()
-        assert (g[on] % w == 0).all() and (g[on] >= 0).all() and (g[on] + w <= 4 << 20).all()
+        rd = on & (g != -1)  # -1: src-size 0 (the zfill form's pieces past a row)
+        assert (g[rd] % w == 0).all() and (g[rd] >= 0).all() and (g[rd] + w <= 4 << 20).all()
+        assert form == "zfill" or rd[on].all()
         kind = "cp.async.zfill" if form == "zfill" else "cp.async"
         assert smemkit.bank_model.wavefronts(s, w, kind, sources=np.where(on, g, -1)) >= 1
     rot = {n: p for n, p in zip(names, pats)}
     assert "rot-a3-b0-plain" in rot and "swz-232-row0" in rot and any(n.startswith("gemm-3033x12x1054") for n in names)
+
+
+def _measured_s46():
+    with open(ROOT / "tests" / "data" / "ncu_gemm16_s46_h100.csv") as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+# The one launch of the 40 measured in session 46 whose cp.async count the LDGSTS rule misses: pad's shared rows
+# over 8215x769x56's padded 112-byte B rows (-2.8%, under); unexplained, no device time was left to probe it.
+S46_CP_MISS = {("8215x769x56", "pad")}
+
+
+@pytest.mark.parametrize("r", _measured_s46(), ids=lambda r: f"{r['shape']}-{r['layout']}-{r['dtype']}")
+def test_explain_gemm_s46_matches_the_per_instruction_counters(r):
+    """40 launches measured after session 46's LDGSTS rule was written (none used to derive it): every
+    per-instruction counter exact -- ldmatrix, STS and LDGSTS instructions, ldmatrix and STS wavefronts
+    (smsp__sass_...) -- and LDGSTS wavefronts exact but for the one listed miss.  The L1 counters
+    (l1tex__..._op_ld / _op_st) also count contention between instructions, up to +28% on the stores of
+    14870x7748x108 pad: not the model's to predict."""
+    pytest.importorskip("smemkit._C")
+    e, got = _default_launch_counts(r)
+    assert (got["ldsm"][0], got["st"][0]) == (int(r["ldsm_sass"]), int(r["st_sass"]))
+    if (r["shape"], r["layout"]) in S46_CP_MISS:
+        assert 0.97 * int(r["ldgsts_wavefronts"]) < got["cp"][0] < int(r["ldgsts_wavefronts"])
+    else:
+        assert got["cp"][0] == int(r["ldgsts_wavefronts"])

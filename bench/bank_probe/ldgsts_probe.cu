@@ -10,7 +10,8 @@
  *   "W form s0 .. s31 | g0 .. g31 [# name]"
  * W = 4 / 8 / 16 bytes; form plain (no src-size: LDGSTS) or zfill (src-size W: LDGSTS.ZFILL, the kernel's
  * edge form); s: shared byte offsets into a 48 KB buffer (-1 = lane off), g: global byte offsets into a 4 MB
- * buffer whose start is 4096-byte aligned (ignored where s is -1).  16 bytes: cp.async.cg (the GEMM's
+ * buffer whose start is 4096-byte aligned (ignored where s is -1; -1 on an active lane of the zfill form: src-size
+ * 0 from the buffer's start, as the SGEMM deep kernel's zero-filled lanes).  16 bytes: cp.async.cg (the GEMM's
  * aligned copies); 4 / 8: cp.async.ca (load_narrow.cuh).  Pattern i is launched with gridDim = (1, i+1, 1),
  * blocks with blockIdx.y != 0 exit at once, so ncu's "Grid Size" joins rows to patterns.
  *
@@ -150,6 +151,8 @@ static bool parse(const char *text, Pattern &p, std::string &why)
             p.sg[l] = -1;
             continue;
         }
+        if (g == -1 && p.zfill)
+            continue; /* src-size 0 from the buffer's base: a zero-filled lane (the SGEMM deep kernel's ragged k) */
         if (a % p.width || a + p.width > SMEM_BYTES || g < 0 || g % p.width || g + p.width > GLOBAL_BYTES) {
             why = "lane " + std::to_string(l) + ": offsets unaligned or out of the buffers";
             return false;

@@ -1,6 +1,7 @@
 """Patterns for bench/bank_probe/ldgsts_probe.cu and its table against bank_model.c's LDGSTS rule.
 
     python bench/bank_probe/ldgsts_probe.py gen PATTERNS              (write the patterns)
+    python bench/bank_probe/ldgsts_probe.py gen-deep PATTERNS         (the SGEMM deep kernel's copies, session 46)
     python bench/bank_probe/ldgsts_probe.py table NCU_CSV PATTERNS [-o CSV]   (after the ncu run)
 
 The device command (one ncu run, < 60 s on an H100; OUT any folder):
@@ -14,14 +15,18 @@ The device command (one ncu run, < 60 s on an H100; OUT any folder):
 What the patterns ask (docs/BANK_MODEL.md, LDGSTS RULE; the open questions of session 45):
   rot-a{a}-b{b}   16 bytes, four quarter-warps each copying a 128-byte run from global offset 16a of its own
                   8 KB-apart line pair into shared offset 16b of its own 1 KB-apart bank rows: the 64 classes
-                  (a, b) plain, zfill for b = 0 and b = a.  The model says 4 x [1, 3, 2, 4, 2, 4, 2, 3][r] for one side
-                  rotated by r, 4 x 2 for a == b != 0; the GEMM's pad launches say more where BOTH sides
-                  cross (a == b not 0 / 4: +6 over a = 1..7; a odd with b = a + 4: +1 each, inferred).
+                  (a, b) plain, zfill for b = 0 and b = a.  4 x [1, 3, 2, 4, 2, 4, 2, 3][r] for one side rotated by
+                  r; both sides odd: more (session 46: whole and half sectors never share a wavefront).
   swz-*           16 bytes inside one line and one bank row: XOR permutations (model 1 per quarter),
                   Swizzle<2,3,2>'s row (2).
   gemm-*          the narrow GEMM launches' own first instructions (4 / 8 bytes, cp.async.ca; plain and zfill)
                   with their global sources: 381x130x5522 (A4 B4), 3033x12x1054 (A4 B8: B's 24-byte rows),
                   1500x60x4100 (A8 B8), and 16-byte ones of 1000x2000x1000 pad.
+  deep-*          (gen-deep) the SGEMM deep kernel's copies, every layout: A's 4-byte transposed element copies,
+                  B's 16-byte float4 / 4-byte element copies.
+A global offset of -1 on an active lane (zfill form only) is a copy with src-size 0 from the buffer's start.
+Session 45's table: tests/data/ldgsts_probe_h100.csv (patterns ldgsts_probe_patterns.txt); session 46's:
+ldgsts_probe_s46_h100.csv (ldgsts_probe_s46_patterns.txt).
 """
 import csv
 import re
@@ -57,6 +62,31 @@ def rotations():
     return out
 
 
+def plan_copies(plan, per_access, seen=None):
+    """(name, width, instr, i, shared, global) of the first `per_access` instructions of each cp.async access of an
+    explain() plan whose shared offsets fit the probe's 48 KB, global offsets shifted to start on a 4 KB boundary
+    (-1 kept on an active lane: src-size 0, the probe copies nothing there); with `seen`, each distinct one once."""
+    for name, width, kind, rep, addr, instr, src in plan["accesses"]:
+        if not instr.startswith("cp.async"):
+            continue
+        taken = 0
+        for i in range(addr.shape[0]):
+            s, g = addr[i], src[i]
+            on = s >= 0
+            if not on.any() or s.max() >= 48 * 1024 or taken >= per_access:
+                continue
+            rd = on & (g >= 0)
+            g0 = int(g[rd].min()) // 4096 * 4096 if rd.any() else 0
+            g = np.where(rd, g - g0, np.where(on, -1, 0))
+            key = (width, tuple(s), tuple(g))
+            if g.max() + width > 4 << 20 or (seen is not None and key in seen):
+                continue
+            if seen is not None:
+                seen.add(key)
+            taken += 1
+            yield name, width, instr, i, s, g
+
+
 def gemm_instructions():
     """First instructions (shared offsets < 48 KB) of the narrow launches' copies, global offsets as the plan
     gives them (relative to a 128-byte-aligned origin; shifted to start at 0 on a 4 KB boundary)."""
@@ -65,24 +95,28 @@ def gemm_instructions():
     cases = [((381, 130, 5522), "naive"), ((3033, 12, 1054), "naive"), ((1500, 60, 4100), "naive"),
              ((1000, 2000, 1000), "pad")]
     for shape, layout in cases:
-        p = _testing.gemm_plan(shape, layout)
-        for name, width, kind, rep, addr, instr, src in p["accesses"]:
-            if not instr.startswith("cp.async"):
-                continue
-            taken = 0
-            for i in range(addr.shape[0]):
-                s, g = addr[i], src[i]
-                on = s >= 0
-                if not on.any() or s.max() >= 48 * 1024 or taken >= 1:
-                    continue
-                g0 = int(g[on].min()) // 4096 * 4096
-                g = np.where(on, g - g0, 0)
-                if g.max() + width > 4 << 20:
-                    continue
-                form = "zfill" if instr.endswith("zfill") else "plain"
-                short = re.sub(r"[^A-Za-z0-9]+", "-", name)[:40]
-                out.append(line(width, form, s, g, f"gemm-{'x'.join(map(str, shape))}-{layout}-{short}-i{i}"))
-                taken += 1
+        for name, width, instr, i, s, g in plan_copies(_testing.gemm_plan(shape, layout), 1):
+            form = "zfill" if instr.endswith("zfill") else "plain"
+            short = re.sub(r"[^A-Za-z0-9]+", "-", name)[:40]
+            out.append(line(width, form, s, g, f"gemm-{'x'.join(map(str, shape))}-{layout}-{short}-i{i}"))
+    return out
+
+
+DEEP_SHAPES = [(20, 3000, 500), (16, 1003, 777), (8, 2048, 512)]
+
+
+def deep_instructions(shapes=DEEP_SHAPES, per_access=8):
+    """The SGEMM deep kernel's cp.async copies (csrc/sgemm/plan.cu tile_deep_plan: A's 4-byte transposed element
+    copies, B's 16-byte float4 copies or 4-byte element copies where N % 4 != 0) as its plan replays them with
+    their global sources, the first `per_access` distinct instructions of each access, every layout: ZFILL form,
+    as the kernel issues them."""
+    from smemkit import _testing
+    out, seen = [], set()
+    for shape in shapes:
+        for layout in ("naive", "pad", "swizzle"):
+            for name, width, instr, i, s, g in plan_copies(_testing.sgemm_plan(shape, layout), per_access, seen):
+                short = "A" if name.startswith("A-tile") else "B"
+                out.append(line(width, "zfill", s, g, f"deep-{'x'.join(map(str, shape))}-{layout}-{short}{width}-i{i}"))
     return out
 
 
@@ -123,7 +157,10 @@ def cmd_table(ncu_csv, pat_path, out=None):
     bad, rows = 0, []
     for i, (w, form, s, g, name) in enumerate(pats):
         kind = "cp.async.zfill" if form == "zfill" else "cp.async"
-        model = smemkit.bank_model.wavefronts(s, w, kind, sources=np.where(s >= 0, g, -1))
+        try:
+            model = smemkit.bank_model.wavefronts(s, w, kind, sources=np.where(s >= 0, g, -1))
+        except ValueError:  # a zero-filled lane (source -1): the model takes none
+            model = -1
         m = meas.get(i, {})
         got = int(m.get(WAVES, -1))
         bad += got != model
@@ -142,6 +179,12 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a[:1] == ["gen"] and len(a) == 2:
         cmd_gen(a[1])
+    elif a[:1] == ["gen-deep"] and len(a) == 2:
+        pats = deep_instructions()
+        with open(a[1], "w") as f:
+            f.write("# ldgsts_probe patterns (bench/bank_probe/ldgsts_probe.py gen-deep): W form s0..s31 | g0..g31 # name\n")
+            f.write("\n".join(pats) + "\n")
+        print(f"{len(pats)} patterns -> {a[1]}")
     elif a[:1] == ["table"] and len(a) >= 3:
         sys.exit(cmd_table(a[1], a[2], a[a.index("-o") + 1] if "-o" in a else None))
     else:

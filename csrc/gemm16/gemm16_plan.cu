@@ -63,7 +63,7 @@ static const char *const kFillNames[2][2][5] = {
  * any lane is: decided by the caller), shared and global offsets. */
 template <class C, int LAYOUT, int SID>
 void fill_lane(const PlanFill &f, int64_t lda, int64_t ldb, int w, int lane, int j, bool *on, bool *inrange,
-               long long *off, long long *g)
+               long long *off, long long *g, int *bytes)
 {
     using S = Smem<C, LAYOUT, SID>;
     using MP = Map<C>;
@@ -76,12 +76,14 @@ void fill_lane(const PlanFill &f, int64_t lda, int64_t ldb, int w, int lane, int
         past_k = c >= f.kleft;
         *off = 2LL * S::a_off(r, c);
         *g = 2LL * ((long long)r * lda + f.k0 + c);
+        *bytes = f.kleft - c >= 8 ? 16 : f.kleft > c ? (int)(2 * (f.kleft - c)) : 0; /* of the chunk, in K */
     } else {
         MP::b_chunk(j, tid, &r, &c); /* k row r, column c */
         inside = c < f.valid;
         past_k = r >= f.kleft;
         *off = 2LL * S::b_off(r, c);
         *g = 2LL * ((f.k0 + r) * ldb + c);
+        *bytes = f.valid - c >= 8 ? 16 : f.valid > c ? 2 * (f.valid - c) : 0; /* of the chunk, in N */
     }
     *inrange = f.mode == 2 ? inside : (inside && !past_k) || f.mode == 0 || f.mode == 3;
     *on = f.mode == 3 || f.mode == 0 || (f.mode == 1 && inside && !past_k) || (f.mode == 2 && inside && past_k);
@@ -98,18 +100,19 @@ int fill_addresses(const PlanFill &f, int64_t lda, int64_t ldb, smk_access *acc)
         for (int j = 0; j < per; j++) {
             bool issue = false, on = false, inr = false;
             long long off = 0, g = 0;
+            int bytes = 16;
             for (int lane = 0; lane < 32 && !issue; lane++) {
-                fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g, &bytes);
                 issue = inr;
             }
             if (!issue)
                 continue;
             if (acc && acc->addr)
                 for (int lane = 0; lane < 32; lane++) {
-                    fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g);
+                    fill_lane<C, LAYOUT, SID>(f, lda, ldb, w, lane, j, &on, &inr, &off, &g, &bytes);
                     acc->addr[(long long)n * 32 + lane] = on ? off : -1;
-                    if (acc->gaddr)
-                        acc->gaddr[(long long)n * 32 + lane] = on ? g : -1;
+                    if (acc->gaddr) /* a chunk short of 16 bytes carries its length for the narrow split */
+                        acc->gaddr[(long long)n * 32 + lane] = !on ? -1 : bytes < 16 ? partial_mark(g, bytes) : g;
                 }
             n++;
         }
@@ -518,8 +521,20 @@ static int plan_v0(int64_t M, int64_t N, int64_t K, int layout, int sid, bool st
 /* Variant 0 replays smk_gemm16_choose (plan_v0): its tile, in place or padded, a split K as S times the
  * blocks of k_chunk columns (api/gemm16.h's "variant 0 pads such operands" is the pre-#28 variant's rule,
  * kVariantPre28; variant 0 pads only where its chooser says so). */
+static int gemm16_plan_marked(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
+                              int variant, int sms, smk_plan *plan);
+
 extern "C" int smk_gemm16_plan(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
                                int variant, int sms, smk_plan *plan)
+{
+    const int rc = gemm16_plan_marked(M, N, K, layout, swz_b, swz_m, swz_s, variant, sms, plan);
+    if (rc == 0)
+        smk::g16::strip_partial_marks(plan); /* the 16-byte copies' sources: plain offsets again */
+    return rc;
+}
+
+static int gemm16_plan_marked(int64_t M, int64_t N, int64_t K, int layout, int swz_b, int swz_m, int swz_s,
+                              int variant, int sms, smk_plan *plan)
 {
     using namespace smk::g16;
     const int sid = swizzle_id(swz_b, swz_m, swz_s);

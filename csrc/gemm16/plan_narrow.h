@@ -37,6 +37,27 @@ inline const char *narrow_name(const char *name, int w)
     return names[i] + 1;
 }
 
+/* A cp.async source whose 16-byte chunk holds only `bytes` (0..15) bytes of the row (the rest past K or N):
+ * the offset with the length in bits 56..60 (offsets stay below 2^56), so that the narrow split below can
+ * give the pieces past it src-size 0 (load_narrow.cuh chunk_part: source -1 for the bank model); every
+ * mark is stripped before the plan leaves smk_gemm16_plan (strip_partial_marks). */
+inline long long partial_mark(long long g, int bytes) { return g | ((long long)(bytes + 1) << 56); }
+inline int partial_bytes(long long v) { return v < 0 || !(v >> 56) ? 16 : (int)(v >> 56) - 1; }
+inline long long partial_off(long long v) { return v < 0 ? v : v & ((1LL << 56) - 1); }
+
+/* The marks of partial_mark off every cp.async source of plan (the 16-byte copies read the chunk's bytes
+ * in range: their source is the chunk's offset; a chunk with none in range is not issued). */
+inline void strip_partial_marks(smk_plan *plan)
+{
+    for (int a = 0; a < plan->n; a++) {
+        smk_access *acc = &plan->acc[a];
+        if (!acc->gaddr)
+            continue;
+        for (long long i = 0; i < (long long)acc->n_instr * 32; i++)
+            acc->gaddr[i] = partial_off(acc->gaddr[i]);
+    }
+}
+
 /* Each A (B) cp.async access of plan split into W = wa (wb) byte pieces, where that width is 4 or 8;
  * addresses (when given) expanded in place, from the back: instruction n's copy i becomes instruction
  * n * (16 / W) + i (the buffers hold n_instr * 32 entries of the expanded count).  threadIdx.x >> 3 of
@@ -52,7 +73,8 @@ inline void narrow_accesses(smk_plan *plan, int wa, int wb)
             continue;
         const int r = 16 / w, cnt = acc->n_instr;
         long long *const bufs[2] = {acc->addr, acc->gaddr};
-        for (long long *buf : bufs) {
+        for (int b = 0; b < 2; b++) {
+            long long *const buf = bufs[b];
             if (!buf)
                 continue;
             for (int n = cnt - 1; n >= 0; n--)
@@ -60,7 +82,10 @@ inline void narrow_accesses(smk_plan *plan, int wa, int wb)
                     for (int lane = 31; lane >= 0; lane--) {
                         const long long v = buf[(long long)n * 32 + lane];
                         const int o = ((i + (lane >> 3)) & (r - 1)) * w; /* load_narrow.cuh piece_off */
-                        buf[((long long)n * r + i) * 32 + lane] = v < 0 ? -1 : v + o;
+                        long long out = v < 0 ? -1 : v + o;
+                        if (b == 1 && v >= 0) /* the source: -1 (src-size 0) for a piece past the row */
+                            out = o >= partial_bytes(v) ? -1 : partial_off(v) + o;
+                        buf[((long long)n * r + i) * 32 + lane] = out;
                     }
         }
         acc->name = narrow_name(acc->name, w);
