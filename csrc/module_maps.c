@@ -272,7 +272,7 @@ static PyObject *py_plan(PyObject *module, PyObject *args, PyObject *kwds)
         if (!(arrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
             goto fail;
         plan.acc[i].addr = (long long *)PyArray_DATA((PyArrayObject *)arrays[i]);
-        if ((plan.acc[i].kind == SMK_ACC_CPASYNC || plan.acc[i].kind == SMK_ACC_CPASYNC_ZFILL) && opk == SMK_OP_GEMM16) {
+        if (plan.acc[i].kind == SMK_ACC_CPASYNC || plan.acc[i].kind == SMK_ACC_CPASYNC_ZFILL) { /* with its sources */
             if (!(garrays[i] = PyArray_SimpleNew(2, d, NPY_INT64)))
                 goto fail;
             plan.acc[i].gaddr = (long long *)PyArray_DATA((PyArrayObject *)garrays[i]);

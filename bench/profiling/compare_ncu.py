@@ -84,7 +84,9 @@ def predict(op, dims, layout, dtype, config, sms):
     pred = {"wf_ld": s(ldst_ld) + s(ldsm), "wf_st": s(ldst_st), "in_ld": s(ldst_ld, "instructions"),
             "in_st": s(ldst_st, "instructions")}
     if op == "gemm":
-        pred.update({"in_ldsm": s(ldsm, "instructions"), "wf_ldgsts": s(cpa), "in_ldgsts": s(cpa, "instructions")})
+        pred.update({"in_ldsm": s(ldsm, "instructions")})
+    if op == "gemm" or cpa:  # the SGEMM deep kernel's copies are cp.async too (session 46)
+        pred.update({"wf_ldgsts": s(cpa), "in_ldgsts": s(cpa, "instructions")})
     return e, pred
 
 
@@ -95,9 +97,9 @@ def main(outdir, md=None):
         sys.exit(f"{len(launches)} profiled launches but {len(manifest)} in the manifest")
     sms = 132
     lsu = ["| op | shape | dtype | smem B/lane | layout | ld wavefronts ncu / model | st wavefronts ncu / model | "
-           "ld instr ncu / model | st instr ncu / model | bank-conflict counter ld / st | worst diff | "
-           "per-instruction ld / st wavefronts (SASS) | worst diff (SASS) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "ld instr ncu / model | st instr ncu / model | cp.async (LDGSTS) wavefronts / instr ncu / model | "
+           "bank-conflict counter ld / st | worst diff | per-instruction ld / st wavefronts (SASS) | worst diff (SASS) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     g16 = ["| shape | dtype | config | layout | kernel tiles | ldmatrix wavefronts ncu / model | ldmatrix instr ncu / "
            "model | cp.async wavefronts ncu / model | cp.async instr ncu / model | STS wavefronts ncu / model | "
            "STS instr ncu / model | LDS placeholders (ncu) | total wavefronts ncu / model | model vs ncu | "
@@ -134,8 +136,9 @@ def main(outdir, md=None):
         # between instructions; shown beside the criterion, not instead of it.
         sass = "-"
         if "swf_ld" in m and "swf_st" in m:
-            ws = max(abs(m["swf_ld"] - pred["wf_ld"]) / max(pred["wf_ld"], 1),
-                     abs(m["swf_st"] - pred["wf_st"]) / max(pred["wf_st"], 1), diffs["in_ld"], diffs["in_st"])
+            ws = max([abs(m["swf_ld"] - pred["wf_ld"]) / max(pred["wf_ld"], 1),
+                      abs(m["swf_st"] - pred["wf_st"]) / max(pred["wf_st"], 1), diffs["in_ld"], diffs["in_st"]] +
+                     [diffs[k] for k in ("wf_ldgsts", "in_ldgsts") if k in diffs])  # LDGSTS: a per-instruction counter
             worst_sass = ws if worst_sass is None else max(worst_sass, ws)
             sass = f"{m['swf_ld']:.0f} / {m['swf_st']:.0f} | {100 * ws:.2f}%"
         else:
@@ -144,7 +147,9 @@ def main(outdir, md=None):
         g = lambda k: m.get(k, 0)  # noqa: E731  (a call with no kernel between its markers reads 0)
         lsu.append(f"| {op} | {shape} | {dtype} | {widths} | {layout} | {g('wf_ld'):.0f} / {pred['wf_ld']} | "
                    f"{g('wf_st'):.0f} / {pred['wf_st']} | {g('in_ld'):.0f} / {pred['in_ld']} | "
-                   f"{g('in_st'):.0f} / {pred['in_st']} | {g('bc_ld'):.0f} / {g('bc_st'):.0f} | "
+                   f"{g('in_st'):.0f} / {pred['in_st']} | "
+                   f"{g('wf_ldgsts'):.0f} / {pred.get('wf_ldgsts', 0)}, {g('in_ldgsts'):.0f} / {pred.get('in_ldgsts', 0)} | "
+                   f"{g('bc_ld'):.0f} / {g('bc_st'):.0f} | "
                    f"{100 * worst:.2f}% | {sass} |")
     text = "\n".join((lsu if len(lsu) > 2 else []) + ([""] if len(lsu) > 2 and len(g16) > 2 else []) +
                      (g16 if len(g16) > 2 else []))

@@ -1,6 +1,7 @@
 """Launch each of smemkit's kernels once per layout, for Nsight Compute to count (bench/profiling/ncu_kernels.sh).
 
-    python bench/profiling/ncu_kernels.py MANIFEST [--new | --wide] [--knob NAME=V ...] [--ops transpose sgemm gemm]
+    python bench/profiling/ncu_kernels.py MANIFEST [--new | --wide | --case op,MxNxK,dtype[,torch] ...] [--knob NAME=V ...]
+        [--ops transpose sgemm gemm]
 
 --new: only the cases of the every-shape issues' paths (NEW), a quicker run.  --wide: only the 1- and 2-byte
 transposes with short sides 65..256 (WIDE: skinny_prmt.cuh under transpose_skinny=4, else the tiled kernel).
@@ -175,6 +176,11 @@ if __name__ == "__main__":
     if "--wide" in args:
         cases = WIDE
         args.remove("--wide")
+    while "--case" in args:  # --case op,MxNxK,dtype[,torch]: profile these alone (repeatable)
+        i = args.index("--case")
+        op, shape, dtype, *rest = args[i + 1].split(",")
+        cases = (cases or []) + [(op, tuple(int(x) for x in shape.split("x")), dtype, 0, *rest)]
+        del args[i:i + 2]
     values = {}
     while "--knob" in args:
         i = args.index("--knob")

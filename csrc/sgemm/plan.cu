@@ -119,15 +119,26 @@ static int tile_block_plan(int layout, smk_plan *plan)
     return 0;
 }
 
+/* The operands' global side for the deep plan's cp.async sources: dense row-major A (M x K) and B (K x N) from
+ * aligned allocations, and the first K slice's length (the k-tile replayed is its first). */
+struct DeepSrc {
+    int64_t M, N, K, klen;
+};
+
 /* The deep pipeline (tile_deep.cuh) over the tile plan, its A tile deep.h's smk_sgemm_deep_tile (the A fragment
- * loads replayed from it too); its stores are cp.async copies (deep.h SgemmDeepMap):
- * A's of one element each, a warp's 4 rows x 8 k; B's one 16-byte copy per float4 at tile.cuh's STS.128
- * address (vec_b: B's rows on 16 bytes), or of one element each, a warp's 32 consecutive columns of one row;
- * each costed by the bank model's STS rule of its width (its cp.async rule is for 16-byte rows with their
- * global sources: a plan here has none); kSgemmDeepStages stages of shared memory.  The fragment loads are the
- * tile plan's (tile_block_plan), A's re-addressed in the deep A tile.  The launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
+ * loads replayed from it too); its stores are cp.async copies (deep.h SgemmDeepMap), every one with a src-size
+ * operand (LDGSTS.ZFILL): A's of one element each, a warp's 4 rows x 8 k; B's one 16-byte copy per float4 at
+ * tile.cuh's STS.128 address (vec_b: B's rows on 16 bytes), or of one element each, a warp's 32 consecutive
+ * columns of one row.  Each carries its lanes' global sources for the bank model's LDGSTS rule, those of block
+ * (0, 0)'s first k-tile as the kernel forms them (rows past M the stand-in row M - 1, B's float4 past N the row's
+ * last whole one, a copy past the slice's K or N with size 0, source -1): every other block, slice
+ * and k-tile moves all of an instruction's sources by one shift (A: 32 rows of K floats, 16 floats; B: 16 rows
+ * of N floats, N % 4 == 0 for the 16-byte copies, 128 floats), which neither LDGSTS rule sees; only the edge
+ * blocks' clamped rows / columns and a short last k-tile read otherwise.  kSgemmDeepStages stages of shared
+ * memory.  The fragment loads are the tile plan's (tile_block_plan), A's re-addressed in the deep A tile.  The
+ * launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
 template <class Cfg>
-static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
+static int tile_deep_plan(int layout, int vec_b, const DeepSrc &g, smk_plan *plan)
 {
     using Map = SgemmDeepMap<Cfg>;
     const smk_tile TA = smk_sgemm_deep_tile(layout, Cfg::LOG2_BM), TB = smk_sgemm_tile(layout, Cfg::LOG2_BN);
@@ -140,25 +151,65 @@ static int tile_deep_plan(int layout, int vec_b, smk_plan *plan)
                                  plan->acc[a].addr + (long long)(tid / 32) * rows * n_a_frag * 32 + tid % 32);
     }
     const int per_warp[2] = {Map::A_ELEMS, vec_b ? Cfg::B_LOADS : Map::B_ELEMS};
-    plan_access(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp, as STS.32)", 4,
-                1, warps * per_warp[0]);
+    plan_access(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp)", 4, 1,
+                warps * per_warp[0]);
     plan_access(&plan->acc[1],
-                vec_b ? "B-tile copy (cp.async 16 B, zero-fill, costed as STS.128)"
-                      : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row, as STS.32)",
+                vec_b ? "B-tile copy (cp.async 16 B per float4)"
+                      : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row)",
                 vec_b ? 16 : 4, 1, warps * per_warp[1]);
+    plan->acc[0].kind = plan->acc[1].kind = SMK_ACC_CPASYNC_ZFILL;
+    const int64_t kin = g.klen < Cfg::BK ? g.klen : Cfg::BK; /* the first k-tile's rows in the slice */
+    /* Where block row 0 is whole but the last one is not, the last block row's A copies apart: their rows past M
+     * re-read row M - 1, lanes that the LDGSTS rule counts (the repeats: smk_sgemm_plan). */
+    const int64_t last_m = g.M > Cfg::BM && g.M % Cfg::BM ? g.M / Cfg::BM * Cfg::BM : 0;
+    const int last_row = last_m ? plan->n++ : 0;
+    if (last_row) {
+        plan_access(&plan->acc[last_row], "A-tile copy (transposed, cp.async 4 B per element), last block row", 4, 1,
+                    warps * per_warp[0]);
+        plan->acc[last_row].kind = SMK_ACC_CPASYNC_ZFILL;
+    }
     for (int tid = 0; tid < Cfg::THREADS && plan->acc[0].addr && plan->acc[1].addr; tid++)
         for (int a = 0; a < 2; a++)
             for (int i = 0; i < per_warp[a]; i++) {
                 int row = 0, col = 0;
-                if (a == 0)
+                long long src = -1; /* a copy of size 0 (from the operand's base): it reads nothing */
+                if (a == 0) {
                     Map::a_copy(i, tid, &col, &row); /* As[k][m]: row k, column m */
-                else if (vec_b)
+                    const int64_t m = col < g.M ? col : g.M - 1; /* block row 0 */
+                    if (row < kin && m >= 0)
+                        src = 4LL * (m * g.K + row);
+                    if (last_row && plan->acc[last_row].gaddr) { /* the last block row: rows past M read M - 1 */
+                        const int64_t ml = last_m + col < g.M ? last_m + col : g.M - 1;
+                        plan->acc[last_row].gaddr[((long long)(tid / 32) * per_warp[0] + i) * 32 + tid % 32] =
+                            row < kin ? 4LL * (ml * g.K + row) : -1;
+                    }
+                } else if (vec_b) {
                     SgemmMap<Cfg>::b_load(i, tid, &row, &col);
-                else
+                    const int64_t nv = g.N - col; /* tile.cuh: past N, the row's last whole float4 */
+                    const int64_t n = nv > 0 ? col : (g.N >= 4 ? (g.N - 4) & ~(int64_t)3 : 0);
+                    if (row < kin)
+                        src = 4LL * (row * g.N + n);
+                } else {
                     Map::b_copy(i, tid, &row, &col);
+                    if (row < kin && col < g.N)
+                        src = 4LL * (row * g.N + col);
+                }
                 const long long off = a == 0 ? smk_tile_offset(TA, row, col) : a_elems + smk_tile_offset(TB, row, col);
-                plan->acc[a].addr[((long long)(tid / 32) * per_warp[a] + i) * 32 + tid % 32] = 4LL * off;
+                const long long at = ((long long)(tid / 32) * per_warp[a] + i) * 32 + tid % 32;
+                plan->acc[a].addr[at] = 4LL * off;
+                if (plan->acc[a].gaddr)
+                    plan->acc[a].gaddr[at] = src;
+                if (a == 0 && last_row && plan->acc[last_row].addr)
+                    plan->acc[last_row].addr[at] = 4LL * off;
             }
+    /* ncu's smsp__inst_executed_op_shared_ld counts 3 LDS a warp per k-tile that never execute (the compiler's
+     * `@!PT LDS RZ, [RZ]` beside the cp.async groups, as in the tensor-core GEMM): measured on 20x3000x500,
+     * 16x1003x777, 12x2500x700, 28x1536x1000 and 30x4100x256 (session 46).  No lane, no wavefront. */
+    const int ph = plan->n++;
+    plan_access(&plan->acc[ph], "LDS placeholders beside the cp.async groups (never executed, no wavefront)", 4, 0,
+                warps * 3);
+    for (long long i = 0; plan->acc[ph].addr && i < (long long)warps * 3 * 32; i++)
+        plan->acc[ph].addr[i] = -1;
     plan->smem_bytes = plan->smem_bytes / Cfg::STAGES * kSgemmDeepStages;
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", deep: %d cp.async stages", kSgemmDeepStages);
@@ -367,7 +418,7 @@ struct SgemmPlanEntry {
     int (*plan)(int layout, smk_plan *plan);
     int store_after_last, once_accesses;
     int (*epi)(int layout, int realign, int rows, int64_t ld, int last, smk_plan *plan); /* TILE rows: staged epilogue */
-    int (*deep)(int layout, int vec_b, smk_plan *plan);  /* TILE rows: the deep pipeline over the plan */
+    int (*deep)(int layout, int vec_b, const DeepSrc &g, smk_plan *plan); /* TILE rows: the deep pipeline */
 };
 #define SMK_SGEMM_PLAN_ROW(NAME, KIND, ARGS, COST) SMK_SGEMM_PLAN_ROW_(KIND, ARGS)
 #define SMK_SGEMM_PLAN_ROW_(KIND, ARGS)                                                                     \
@@ -453,10 +504,12 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     if (staged && m_last)
         pe.epi(layout, realign, m_last, N, 1, plan);
     const int vec_b = N % 4 == 0 && K % 4 == 0; /* dense rows from an aligned allocation, as plan_staged */
+    const int n_tile = plan->n; /* the tile plan's accesses (the deep plan appends its own) */
+    const smk::DeepSrc src = {M, N, K, ch.splits > 1 ? ch.k_chunk : K};
     if (half)
-        smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, plan);
+        smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, src, plan);
     else if (deep)
-        pe.deep(layout, vec_b, plan);
+        pe.deep(layout, vec_b, src, plan);
     /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
      * The split-K reduction, separate (reduce.cuh) or fused into the tile kernel (fixup.cuh, knob splitk_fixup),
      * uses no shared memory, so this is the launch's whole shared traffic. */
@@ -469,13 +522,25 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     /* Loads: every k-tile.  Stores: every k-tile plus one (store_after_last).  The last
      * once_accesses: once per block and K slice. */
     const long long slices = K > 0 ? ch.splits : 0;
-    for (int a = 0; a < plan->n; a++) {
+    /* the deep plan's own accesses past the tile plan's: the last block row's A copies (where there is one),
+     * then the LDS placeholders -- every k-tile of every block, the last block row's tiles apart */
+    const int n_rep = deep ? n_tile : plan->n;
+    for (int a = 0; a < n_rep; a++) {
         const smk_access &x = plan->acc[a];
         const long long last_row = m_last ? (N + c.bn - 1) / c.bn : 0; /* tiles of the last block row */
         plan->acc[a].repeats = staged && a >= n_loop + n_full  ? last_row * ch.splits
                                : a >= n_loop                   ? (tiles - last_row) * ch.splits
                                : a >= n_loop - pe.once_accesses ? tiles * slices
                                    : tiles * (ktiles + (pe.store_after_last && deep == smk::SGEMM_DEEP_NO && x.is_store ? slices : 0));
+    }
+    if (deep) {
+        const int bm = half ? smk::SgemmHalfCfg::BM : c.bm;
+        const long long row_tiles = M > 0 ? tiles / ((M + bm - 1) / bm) : 0; /* the tiles of one block row */
+        plan->acc[plan->n - 1].repeats = tiles * ktiles;
+        if (plan->n - n_tile == 2) { /* tile_deep_plan's "last block row" access */
+            plan->acc[n_tile].repeats = row_tiles * ktiles;
+            plan->acc[0].repeats = (tiles - row_tiles) * ktiles;
+        }
     }
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", splits %d", ch.splits);
