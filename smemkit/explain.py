@@ -178,7 +178,10 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     stores in ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum``, predicted by the
     LDGSTS rule of csrc/bank_model.c from the shared and global addresses and the instruction's form
     (interior tiles: plain "cp.async"; edge blocks and the last partial k-tile: "cp.async.zfill");
-    the zeros past K are st.shared (``..._op_st``).
+    the zeros past K are st.shared (``..._op_st``).  The SGEMM's deep kernel (config "..., deep: 4 cp.async
+    stages") copies with cp.async too: its A and B copies are "cp.async.zfill" accesses costed the same way
+    (from block (0, 0)'s sources; its last block row's A copies apart), and the compiler's never-executed
+    LDS beside them an access of 0 wavefronts, as ``smsp__inst_executed_op_shared_ld`` counts them.
     The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32
