@@ -392,8 +392,9 @@ int smk_bank_wavefronts_kind(const long long *byte_addr, int kind, int width, in
 
 /* ---- cp.async with global sources (the LDGSTS RULE, docs/BANK_MODEL.md) -------------------------
  * 16 bytes (cp.async.cg, LDGSTS.128): the warp's chunks split by (global line, shared bank row, 16-byte
- * parity flip h = bit 4 of s ^ g) -- lanes of different quarter-warps share a part (session 46: the SGEMM
- * deep kernel's B rows, a warp's four quarters over one global row); each part is a bipartite graph between the global
+ * parity flip h = bit 4 of s ^ g), lanes of different quarter-warps in one part where they move their data
+ * by the same amount mod 128 (session 46: the SGEMM deep kernel's B rows, a warp's four quarters over one
+ * global row, join; rows adjacent in a line at different shifts do not); each part is a bipartite graph between the global
  * 32-byte sectors and the shared 32-byte bank groups it moves data between (one edge per distinct pair)
  * and costs its largest degree (the fewest sector -> group matchings covering it: a wavefront moves each
  * sector of one line into at most one group of one bank row, every chunk halves kept or every one
@@ -450,15 +451,37 @@ static int ldgsts16(const long long *sa, const long long *ga, int zfill, int *id
             on |= sa[lane] >= 0;
         quarters += on;
     }
-    for (lane = 0; lane < SMK_WARP_LANES; lane++) { /* the parts: across the warp (session 46) */
+    int lanes[SMK_WARP_LANES], root[SMK_WARP_LANES];
+    long long shift[SMK_WARP_LANES];
+    for (lane = 0; lane < SMK_WARP_LANES; lane++) {
         const long long s = sa[lane], g = ga[lane];
         if (s < 0 || g < 0)
             continue; /* off, or src-size 0 (it writes zeros, reads nothing: no part of the global side) */
         e[n].key = ((g >> 7) * 8192 + (s >> 7)) * 2 + (((s ^ g) >> 4) & 1);
         e[n].src = g >> 5;
         e[n].half = (int)((g >> 4) & 1);
-        e[n++].dst = s >> 5;
+        e[n].dst = s >> 5;
+        lanes[n] = lane;
+        shift[n] = ((s - g) % 128 + 128) % 128;
+        root[n] = n;
+        n++;
     }
+    /* The parts (session 46): chunks of one (line, bank row, h), joined within a quarter-warp whatever each
+     * moves by, and across quarters where they move by the same amount mod 128 (the deep SGEMM's B rows, four
+     * quarters over one row, join; 8215x769x56 pad's tile rows of 112 bytes, adjacent in a line and a bank
+     * row at different shifts, do not).  Each part is named by its first chunk. */
+    for (i = 0; i < n; i++)
+        for (j = 0; j < i; j++)
+            if (e[j].key == e[i].key && (lanes[j] >> 3 == lanes[i] >> 3 || shift[j] == shift[i])) {
+                int a = root[i], b = root[j], k;
+                if (a == b)
+                    continue;
+                for (k = 0; k < n; k++) /* union: relabel a's chunks (n <= 32) */
+                    if (root[k] == a)
+                        root[k] = b;
+            }
+    for (i = 0; i < n; i++)
+        e[i].key = root[i];
     for (i = 0; i < n; i++) { /* whole-sector edges (both halves on the edge) apart from half ones */
         whole[i] = 0;
         for (j = 0; j < n && !whole[i]; j++)

@@ -171,7 +171,8 @@ def wavefronts(addresses: npt.ArrayLike, width: int | None = None, kind: str = "
         on an active lane: a copy with src-size 0 (it writes zeros and reads nothing).
         Nsight Compute's LDGSTS counter depends on them (csrc/bank_model.c, LDGSTS RULE, measured on an
         H100: tests/data/ldgsts_probe_h100.csv, ldgsts_probe_s46_h100.csv, and the GEMMs' own counts).
-        16 bytes: the warp's chunks in parts of one global line, one bank row and one half-swap; each
+        16 bytes: the warp's chunks in parts of one global line, one bank row and one half-swap (lanes of
+        different quarter-warps together only where they shift their data by the same amount); each
         part one wavefront per matching of its 32-byte global sectors onto the 32-byte bank groups,
         whole sectors and half sectors never in one wavefront -- one for a 128-byte global row copied
         to one bank row, more when rotated or permuted unevenly; the zfill form one more per active
