@@ -180,8 +180,11 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     (interior tiles: plain "cp.async"; edge blocks and the last partial k-tile: "cp.async.zfill");
     the zeros past K are st.shared (``..._op_st``).  The SGEMM's deep kernel (config "..., deep: 4 cp.async
     stages") copies with cp.async too: its A and B copies are "cp.async.zfill" accesses costed the same way
-    (from block (0, 0)'s sources; its last block row's A copies apart), and the compiler's never-executed
-    LDS beside them an access of 0 wavefronts, as ``smsp__inst_executed_op_shared_ld`` counts them.
+    (from block (0, 0)'s sources; its last block row's A copies and last block column's B copies apart, rows
+    past M and float4s past N zero-filled), and the compiler's never-executed LDS beside them an access of 0
+    wavefronts, as ``smsp__inst_executed_op_shared_ld`` counts them.  Its 16-byte B copies inside a running
+    launch read -6% .. +24% off what the same instructions cost alone (a dynamic share the addresses do not
+    determine; docs/BANK_MODEL.md "LDGSTS in a running launch"); its 4-byte copies within 1%.
     The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32

@@ -113,15 +113,16 @@ def test_explain_replays_the_deep_launch(layout, mnk, knob, set_knobs):
     blocks, ktiles = math.ceil(M / bm) * math.ceil(N / bn), math.ceil(K / bk)
     assert e.blocks == blocks
     a_copies = [a for a in e.accesses if a.name.startswith("A-tile copy")]  # the last block row's apart
-    b_copy = next(a for a in e.accesses if a.name.startswith("B-tile copy"))
+    b_copies = [a for a in e.accesses if a.name.startswith("B-tile copy")]  # the last block column's apart
     vec_b = N % 4 == 0 and K % 4 == 0
     # warp instructions: A one 4-byte copy per element, B one 16-byte copy per float4 (or per element); all
     # cp.async with a src-size (LDGSTS.ZFILL), costed by the LDGSTS rule from both sides (session 46)
     assert sum(a.instructions for a in a_copies) == blocks * ktiles * bm * bk // 32
     assert len(a_copies) == (2 if M > bm and M % bm else 1)
-    assert b_copy.instructions == blocks * ktiles * bk * bn // (128 if vec_b else 32)
-    assert b_copy.width == (16 if vec_b else 4)
-    assert {a.instr for a in a_copies + [b_copy]} == {"cp.async.zfill"}
+    assert len(b_copies) == (2 if N > bn and N % bn else 1)
+    assert sum(a.instructions for a in b_copies) == blocks * ktiles * bk * bn // (128 if vec_b else 32)
+    assert {a.width for a in b_copies} == {16 if vec_b else 4}
+    assert {a.instr for a in a_copies + b_copies} == {"cp.async.zfill"}
     ph = [a for a in e.accesses if a.name.startswith("LDS placeholders")]
     assert len(ph) == 1 and ph[0].instructions == blocks * ktiles * 4 * 3 and ph[0].wavefronts == 0
     if how == 1:  # the fragment loads are tile.cuh's
@@ -131,13 +132,40 @@ def test_explain_replays_the_deep_launch(layout, mnk, knob, set_knobs):
     # the copies' shared side (the STS rule of their width on the plan's addresses): B conflict-free in every
     # layout; A's, 8 k x 4 m per warp (deep.h SgemmDeepMap): naive 8-way; pad conflict-free; swizzle
     # conflict-free in the deep A tile (deep.h smk_sgemm_deep_tile, Swizzle<3,2,S>; tile.cuh's Swizzle<1,4,S>
-    # made them 4-way).  The global side (rows past M re-read, B's rows rotated) is the LDGSTS rule's.
+    # made them 4-way).  The global side (B's rows rotated; rows past M and float4s past N zero-filled, sources
+    # -1: they read nothing) is the LDGSTS rule's.
     ways = {"pad": 1, "swizzle": 1, "naive": 8}[layout]
     for name, w, kind, rep, addr, instr, src in _testing.sgemm_plan(mnk, layout)["accesses"]:
         if instr.startswith("cp.async"):
             wf, ideal = _C._bank_replay(np.ascontiguousarray(addr), w, "store")
             assert (wf == (ways if name.startswith("A-tile") else 1) * ideal).all(), (name, layout)
             assert (src[addr < 0] == -1).all() and src.shape == addr.shape
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", [(20, 3000, 500), (30, 4100, 256), (164, 276, 156), (684, 187, 266), (4232, 99, 168),
+                                 (10, 196, 27558)], ids=lambda s: "x".join(map(str, s)))
+def test_edge_copies_read_nothing_past_the_operands(layout, mnk):
+    """The copies of rows past M and float4s past N have src-size 0 (source -1): every source explain() replays
+    lies inside its operand, and no two lanes of one copy instruction read one chunk (the class the LDGSTS rule
+    under-counts, which the clamped stand-ins of session 46's kernel fell into); the edge blocks' copies are
+    accesses of their own where the edge block is short."""
+    M, N, K = mnk
+    e = smemkit.explain("sgemm", mnk, layout, sms=132)
+    assert "deep: 4 cp.async stages" in e.config
+    bm, bn = (int(x) for x in e.config.split(" ")[0].split("x")[:2])
+    names = [a.name for a in e.accesses if a.instr.startswith("cp.async")]
+    assert ("A-tile copy (transposed, cp.async 4 B per element), last block row" in names) == (M > bm and M % bm != 0)
+    assert any(n.endswith("last block column") for n in names) == (N > bn and N % bn != 0)
+    for name, w, kind, rep, addr, instr, src in _testing.sgemm_plan(mnk, layout)["accesses"]:
+        if not instr.startswith("cp.async"):
+            continue
+        size = 4 * (M * K if name.startswith("A-tile") else K * N)
+        on = src >= 0
+        assert (src[on] % w == 0).all() and (src[on] + w <= size).all(), name
+        for row in src.reshape(-1, 32):
+            live = row[row >= 0]
+            assert len(live) == len(set(live.tolist())), name
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

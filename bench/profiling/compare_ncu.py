@@ -1,6 +1,9 @@
 """Compare Nsight Compute's shared-memory counts of smemkit's kernels with explain()'s predictions.
 
-    python bench/profiling/compare_ncu.py OUTDIR [--md FILE] [--knob NAME=V ...]   (after ncu_kernels.sh OUTDIR)
+    python bench/profiling/compare_ncu.py OUTDIR [--md FILE] [--csv FILE] [--knob NAME=V ...]   (after ncu_kernels.sh OUTDIR)
+
+--csv FILE: also write the measured counters of each call, one row per launch (shape, layout, ld_sass, st_sass,
+ld_instr, st_instr, ldgsts, ldgsts_instr), the form of the tables under tests/data that the CPU tests replay.
 
 --knob NAME=V (repeatable): the smemkit._testing knobs the launches ran under (ncu_kernels.py --knob).
 
@@ -90,11 +93,25 @@ def predict(op, dims, layout, dtype, config, sms):
     return e, pred
 
 
-def main(outdir, md=None):
+def write_csv(path, manifest, launches):
+    """The measured counters per call (manifest order), as tests/data/ncu_*_h100.csv hold them."""
+    keys = [("ld_sass", "swf_ld"), ("st_sass", "swf_st"), ("ld_instr", "in_ld"), ("st_instr", "in_st"),
+            ("ldgsts", "wf_ldgsts"), ("ldgsts_instr", "in_ldgsts")]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["op", "shape", "dtype", "layout"] + [k for k, _ in keys])
+        for row, m in zip(manifest, launches):
+            op, layout, shape, dtype = row[:4]
+            w.writerow([op, shape, dtype, layout] + [f"{m.get(v, 0):.0f}" for _, v in keys])
+
+
+def main(outdir, md=None, csv_out=None):
     launches = read_ncu(f"{outdir}/ncu_kernels.csv")
     manifest = [l.strip().split(",") for l in open(f"{outdir}/ncu_manifest.txt") if l.strip()]
     if len(launches) != len(manifest):
         sys.exit(f"{len(launches)} profiled launches but {len(manifest)} in the manifest")
+    if csv_out:
+        write_csv(csv_out, manifest, launches)
     sms = 132
     lsu = ["| op | shape | dtype | smem B/lane | layout | ld wavefronts ncu / model | st wavefronts ncu / model | "
            "ld instr ncu / model | st instr ncu / model | cp.async (LDGSTS) wavefronts / instr ncu / model | "
@@ -166,6 +183,7 @@ def main(outdir, md=None):
 if __name__ == "__main__":
     a = sys.argv[1:]
     md = a[a.index("--md") + 1] if "--md" in a else None
+    csv_out = a[a.index("--csv") + 1] if "--csv" in a else None
     values = {a[i + 1].split("=")[0]: int(a[i + 1].split("=")[1]) for i, x in enumerate(a) if x == "--knob"}
     with knobs(**values):
-        sys.exit(main(a[0], md))
+        sys.exit(main(a[0], md, csv_out))

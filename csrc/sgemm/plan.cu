@@ -32,6 +32,13 @@ static void plan_access(smk_access *acc, const char *name, int width, int is_sto
     acc->n_instr = n_instr;
 }
 
+/* A cp.async copy access (LDGSTS.ZFILL: every copy of the deep kernel carries a src-size). */
+static void plan_copy(smk_access *acc, const char *name, int width, int n_instr)
+{
+    plan_access(acc, name, width, 1, n_instr);
+    acc->kind = SMK_ACC_CPASYNC_ZFILL;
+}
+
 /* The tile kernel's fragment loads of rows k < rows of one thread, lane-major from out (i-th access
  * at out[i * 32]): A (operand 0) or B (operand 1), in the kernel's order. */
 template <class Cfg>
@@ -130,13 +137,15 @@ struct DeepSrc {
  * operand (LDGSTS.ZFILL): A's of one element each, a warp's 4 rows x 8 k; B's one 16-byte copy per float4 at
  * tile.cuh's STS.128 address (vec_b: B's rows on 16 bytes), or of one element each, a warp's 32 consecutive
  * columns of one row.  Each carries its lanes' global sources for the bank model's LDGSTS rule, those of block
- * (0, 0)'s first k-tile as the kernel forms them (rows past M the stand-in row M - 1, B's float4 past N the row's
- * last whole one, a copy past the slice's K or N with size 0, source -1): every other block, slice
- * and k-tile moves all of an instruction's sources by one shift (A: 32 rows of K floats, 16 floats; B: 16 rows
- * of N floats, N % 4 == 0 for the 16-byte copies, 128 floats), which neither LDGSTS rule sees; only the edge
- * blocks' clamped rows / columns and a short last k-tile read otherwise.  kSgemmDeepStages stages of shared
- * memory.  The fragment loads are the tile plan's (tile_block_plan), A's re-addressed in the deep A tile.  The
- * launch stores k-tiles groups, not k-tiles + 1 (smk_sgemm_plan). */
+ * (0, 0)'s first k-tile as the kernel forms them (a copy of a row past M, a column or float4 past N, or k past the
+ * slice has size 0: source -1, it reads nothing): every other block, slice and k-tile moves all of an
+ * instruction's sources by one shift (A: 32 rows of K floats, 16 floats; B: 16 rows of N floats, N % 4 == 0 for
+ * the 16-byte copies, 128 floats), which neither LDGSTS rule sees; only the edge blocks (rows past M in the last
+ * block row, columns past N in the last block column: their own accesses) and a short last k-tile read
+ * otherwise.  kSgemmDeepStages stages of shared memory.  The fragment loads are the tile plan's
+ * (tile_block_plan), A's re-addressed in the deep A tile.  The launch stores k-tiles groups, not k-tiles + 1
+ * (smk_sgemm_plan).  Returns which edge accesses it appended after the tile plan's (bit 0: the last block
+ * row's A copies, bit 1: the last block column's B copies, in that order; the LDS placeholders last). */
 template <class Cfg>
 static int tile_deep_plan(int layout, int vec_b, const DeepSrc &g, smk_plan *plan)
 {
@@ -151,56 +160,58 @@ static int tile_deep_plan(int layout, int vec_b, const DeepSrc &g, smk_plan *pla
                                  plan->acc[a].addr + (long long)(tid / 32) * rows * n_a_frag * 32 + tid % 32);
     }
     const int per_warp[2] = {Map::A_ELEMS, vec_b ? Cfg::B_LOADS : Map::B_ELEMS};
-    plan_access(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp)", 4, 1,
-                warps * per_warp[0]);
-    plan_access(&plan->acc[1],
-                vec_b ? "B-tile copy (cp.async 16 B per float4)"
-                      : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row)",
-                vec_b ? 16 : 4, 1, warps * per_warp[1]);
-    plan->acc[0].kind = plan->acc[1].kind = SMK_ACC_CPASYNC_ZFILL;
+    plan_copy(&plan->acc[0], "A-tile copy (transposed, cp.async 4 B per element, 4 rows x 8 k a warp)", 4,
+              warps * per_warp[0]);
+    plan_copy(&plan->acc[1],
+              vec_b ? "B-tile copy (cp.async 16 B per float4)"
+                    : "B-tile copy (cp.async 4 B per element, a warp's 32 columns of one row)",
+              vec_b ? 16 : 4, warps * per_warp[1]);
     const int64_t kin = g.klen < Cfg::BK ? g.klen : Cfg::BK; /* the first k-tile's rows in the slice */
     /* Where block row 0 is whole but the last one is not, the last block row's A copies apart: their rows past M
-     * re-read row M - 1, lanes that the LDGSTS rule counts (the repeats: smk_sgemm_plan). */
+     * are copies of size 0, lanes that the LDGSTS rule counts apart (the repeats: smk_sgemm_plan); likewise the
+     * last block column's B copies where block column 0 is whole and the last one is not. */
     const int64_t last_m = g.M > Cfg::BM && g.M % Cfg::BM ? g.M / Cfg::BM * Cfg::BM : 0;
-    const int last_row = last_m ? plan->n++ : 0;
-    if (last_row) {
-        plan_access(&plan->acc[last_row], "A-tile copy (transposed, cp.async 4 B per element), last block row", 4, 1,
-                    warps * per_warp[0]);
-        plan->acc[last_row].kind = SMK_ACC_CPASYNC_ZFILL;
-    }
+    const int64_t last_n = g.N > Cfg::BN && g.N % Cfg::BN ? g.N / Cfg::BN * Cfg::BN : 0;
+    const int last_row = last_m ? plan->n++ : 0, last_col = last_n ? plan->n++ : 0;
+    if (last_row)
+        plan_copy(&plan->acc[last_row], "A-tile copy (transposed, cp.async 4 B per element), last block row", 4,
+                  warps * per_warp[0]);
+    if (last_col)
+        plan_copy(&plan->acc[last_col],
+                  vec_b ? "B-tile copy (cp.async 16 B per float4), last block column"
+                        : "B-tile copy (cp.async 4 B per element), last block column",
+                  vec_b ? 16 : 4, warps * per_warp[1]);
     for (int tid = 0; tid < Cfg::THREADS && plan->acc[0].addr && plan->acc[1].addr; tid++)
         for (int a = 0; a < 2; a++)
             for (int i = 0; i < per_warp[a]; i++) {
                 int row = 0, col = 0;
-                long long src = -1; /* a copy of size 0 (from the operand's base): it reads nothing */
+                long long src = -1, edge = -1; /* -1: a copy of size 0 (from the operand's base), it reads nothing */
                 if (a == 0) {
                     Map::a_copy(i, tid, &col, &row); /* As[k][m]: row k, column m */
-                    const int64_t m = col < g.M ? col : g.M - 1; /* block row 0 */
-                    if (row < kin && m >= 0)
-                        src = 4LL * (m * g.K + row);
-                    if (last_row && plan->acc[last_row].gaddr) { /* the last block row: rows past M read M - 1 */
-                        const int64_t ml = last_m + col < g.M ? last_m + col : g.M - 1;
-                        plan->acc[last_row].gaddr[((long long)(tid / 32) * per_warp[0] + i) * 32 + tid % 32] =
-                            row < kin ? 4LL * (ml * g.K + row) : -1;
-                    }
-                } else if (vec_b) {
-                    SgemmMap<Cfg>::b_load(i, tid, &row, &col);
-                    const int64_t nv = g.N - col; /* tile.cuh: past N, the row's last whole float4 */
-                    const int64_t n = nv > 0 ? col : (g.N >= 4 ? (g.N - 4) & ~(int64_t)3 : 0);
-                    if (row < kin)
-                        src = 4LL * (row * g.N + n);
+                    if (row < kin && col < g.M) /* block row 0 */
+                        src = 4LL * (col * g.K + row);
+                    if (row < kin && last_m + col < g.M) /* the last block row */
+                        edge = 4LL * ((last_m + col) * g.K + row);
                 } else {
-                    Map::b_copy(i, tid, &row, &col);
-                    if (row < kin && col < g.N)
+                    if (vec_b)
+                        SgemmMap<Cfg>::b_load(i, tid, &row, &col); /* a float4 wholly in or past N (N % 4 == 0) */
+                    else
+                        Map::b_copy(i, tid, &row, &col);
+                    if (row < kin && col < g.N) /* block column 0 */
                         src = 4LL * (row * g.N + col);
+                    if (row < kin && last_n + col < g.N) /* the last block column */
+                        edge = 4LL * (row * g.N + last_n + col);
                 }
                 const long long off = a == 0 ? smk_tile_offset(TA, row, col) : a_elems + smk_tile_offset(TB, row, col);
                 const long long at = ((long long)(tid / 32) * per_warp[a] + i) * 32 + tid % 32;
+                const int e = a == 0 ? last_row : last_col;
                 plan->acc[a].addr[at] = 4LL * off;
                 if (plan->acc[a].gaddr)
                     plan->acc[a].gaddr[at] = src;
-                if (a == 0 && last_row && plan->acc[last_row].addr)
-                    plan->acc[last_row].addr[at] = 4LL * off;
+                if (e && plan->acc[e].addr)
+                    plan->acc[e].addr[at] = 4LL * off;
+                if (e && plan->acc[e].gaddr)
+                    plan->acc[e].gaddr[at] = edge;
             }
     /* ncu's smsp__inst_executed_op_shared_ld counts 3 LDS a warp per k-tile that never execute (the compiler's
      * `@!PT LDS RZ, [RZ]` beside the cp.async groups, as in the tensor-core GEMM): measured on 20x3000x500,
@@ -213,7 +224,7 @@ static int tile_deep_plan(int layout, int vec_b, const DeepSrc &g, smk_plan *pla
     plan->smem_bytes = plan->smem_bytes / Cfg::STAGES * kSgemmDeepStages;
     const size_t used = strlen(plan->config);
     snprintf(plan->config + used, sizeof plan->config - used, ", deep: %d cp.async stages", kSgemmDeepStages);
-    return 0;
+    return (last_row ? 1 : 0) | (last_col ? 2 : 0);
 }
 
 /* The staged epilogue's shared accesses (epilogue_staged.cuh), appended to the tile plan: once per block
@@ -506,10 +517,9 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     const int vec_b = N % 4 == 0 && K % 4 == 0; /* dense rows from an aligned allocation, as plan_staged */
     const int n_tile = plan->n; /* the tile plan's accesses (the deep plan appends its own) */
     const smk::DeepSrc src = {M, N, K, ch.splits > 1 ? ch.k_chunk : K};
-    if (half)
-        smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, src, plan);
-    else if (deep)
-        pe.deep(layout, vec_b, src, plan);
+    const int edges = half ? smk::tile_deep_plan<smk::SgemmHalfCfg>(layout, vec_b, src, plan)
+                      : deep ? pe.deep(layout, vec_b, src, plan)
+                             : 0;
     /* Every K slice is a grid of output tiles; slices but the last are k_chunk deep (whole k-tiles).
      * The split-K reduction, separate (reduce.cuh) or fused into the tile kernel (fixup.cuh, knob splitk_fixup),
      * uses no shared memory, so this is the launch's whole shared traffic. */
@@ -535,11 +545,16 @@ extern "C" int smk_sgemm_plan(int64_t M, int64_t N, int64_t K, int layout, int s
     }
     if (deep) {
         const int bm = half ? smk::SgemmHalfCfg::BM : c.bm;
-        const long long row_tiles = M > 0 ? tiles / ((M + bm - 1) / bm) : 0; /* the tiles of one block row */
+        const long long rows = M > 0 ? (M + bm - 1) / bm : 0, row_tiles = rows ? tiles / rows : 0;
         plan->acc[plan->n - 1].repeats = tiles * ktiles;
-        if (plan->n - n_tile == 2) { /* tile_deep_plan's "last block row" access */
-            plan->acc[n_tile].repeats = row_tiles * ktiles;
+        int e = n_tile;
+        if (edges & 1) { /* tile_deep_plan's "last block row" A copies: one block row's tiles */
+            plan->acc[e++].repeats = row_tiles * ktiles;
             plan->acc[0].repeats = (tiles - row_tiles) * ktiles;
+        }
+        if (edges & 2) { /* its "last block column" B copies: one tile of each block row */
+            plan->acc[e++].repeats = rows * ktiles;
+            plan->acc[1].repeats = (tiles - rows) * ktiles;
         }
     }
     const size_t used = strlen(plan->config);

@@ -20,9 +20,10 @@
  * (deep.h SgemmDeepMap): A (transposed into As[k][m] as tile.cuh stores it) by warp chunks of 4 rows x 8 k,
  * 4-5 lines of L1 per instruction where tile.cuh's map costs 16 (the L1 work that made 164x275x157's
  * L1/TEX throughput 55% against cuBLAS's 20% in session 41's ncu); !VEC B by a warp's 32 consecutive columns
- * of one row.  Rows of A past M and (VEC) float4 of B wholly past N read the in-range stand-ins tile.cuh
- * reads (they feed only outputs never stored).  Zero-filled k past the slice add fmaf(0, 0, acc) = acc: the
- * stored outputs are tile.cuh's bit for bit (tests/test_sgemm_deep.py).
+ * of one row.  Rows of A past M and (VEC) float4 of B wholly past N are zero-filled copies (src-size 0: they
+ * read nothing, where tile.cuh's register loads re-read in-range stand-ins; either feeds only outputs never
+ * stored, and a warp's many lanes on one stand-in chunk cost LDGSTS wavefronts, session 46).  Zero-filled k past
+ * the slice add fmaf(0, 0, acc) = acc: the stored outputs are tile.cuh's bit for bit (tests/test_sgemm_deep.py).
  *
  * Main loop (one barrier per k-tile; group g = k-tile g, every iteration commits one group, empty past
  * the last k-tile, so wait_group<S-2> at the end of k-tile kt means k-tile kt+1 has landed for this
@@ -65,8 +66,9 @@ inline size_t sgemm_deep_smem_bytes()
 }
 
 /* One thread's copies of a k-tile (deep.h SgemmDeepMap).  a_src[r]: the r-th of its A rows (stand-in row
- * M - 1 past M, as tile.cuh), at its k of the next k-tile to issue; a_dst[r]: its shared byte offset in stage 0,
- * k-half 0.  VEC B: b_src / b_dst / b_row / b_nv per float4 of tile.cuh's map (16-byte copies); !VEC B:
+ * M - 1 past M, only ever an address: those copies have size 0, a_in's bit r clear), at its k of the next k-tile
+ * to issue; a_dst[r]: its shared byte offset in stage 0, k-half 0.  VEC B: b_src / b_dst / b_row / b_nv per float4
+ * of tile.cuh's map (16-byte copies; a float4 past N has b_nv 0 and is zero-filled: it reads nothing); !VEC B:
  * be_src (row be_row, column be_col; copy i is B_RS * i rows further), be_ok whether that column is in N.
  * Sources advance by one k-tile per issue; the stage's offset is added per issue. */
 template <class Cfg, int LAYOUT, bool VEC>
@@ -77,7 +79,7 @@ struct SgemmDeepLoader {
     static_assert(sgemm_deep_rows_ok<Cfg, LAYOUT>(), "a copy's k-half: offset(k0 + e, m) = offset(k0, 0) + offset(e, m)");
     const float *a_src[A_ROWS], *b_src[B_LOADS], *be_src;
     unsigned a_dst[A_ROWS], b_dst[B_LOADS], b_base;
-    int a_k, b_row[B_LOADS], b_nv[B_LOADS], be_row, be_col;
+    int a_k, a_in, b_row[B_LOADS], b_nv[B_LOADS], be_row, be_col;
     bool be_ok;
 
     __device__ __forceinline__ void init(const smk_sgemm_params &p, unsigned smem, int M, int N, int bm, int bn,
@@ -85,9 +87,11 @@ struct SgemmDeepLoader {
     {
         constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
 #pragma unroll
+        a_in = 0;
         for (int r = 0; r < A_ROWS; ++r) {
             int row = 0;
             Map::a_copy(r, tid, &row, &a_k); /* copies r and r + A_ROWS * h: the same row, k + 8h */
+            a_in |= (bm + row < M) << r;
             const int m = min(bm + row, M - 1);
             a_src[r] = p.A + (int64_t)m * p.lda + kbeg + a_k;
             a_dst[r] = smem + 4u * (unsigned)smk_tile_offset(TA, a_k, row);
@@ -101,8 +105,8 @@ struct SgemmDeepLoader {
             int cl = 0;
             SgemmMap<Cfg>::b_load(j, tid, &b_row[j], &cl);
             const int n = bn + cl, nv = clamp04(N - n);
-            b_nv[j] = nv > 0 ? nv : (N >= 4 ? 4 : 0); /* past N: the row's last whole float4, as tile.cuh */
-            b_src[j] = p.B + (int64_t)(kbeg + b_row[j]) * p.ldb + (nv > 0 ? n : (N >= 4 ? (N - 4) & ~3 : 0));
+            b_nv[j] = nv; /* past N: 0, a zero-filled copy (tile.cuh's register loads re-read the last float4) */
+            b_src[j] = p.B + (int64_t)(kbeg + b_row[j]) * p.ldb + (nv > 0 ? n : 0);
             b_dst[j] = b_base + 4u * (unsigned)smk_tile_offset(TB, b_row[j], cl);
         }
     }
@@ -115,14 +119,14 @@ struct SgemmDeepLoader {
         for (int h = 0; h < BK / 8; ++h)
 #pragma unroll
             for (int r = 0; r < A_ROWS; ++r) {
-                const bool in = k0 + 8 * h + a_k < klen;
+                const bool in = ((a_in >> r) & 1) && k0 + 8 * h + a_k < klen;
                 cp_async4(a_dst[r] + st_bytes + 4u * (unsigned)smk_tile_offset(TA, 8 * h, 0), in ? a_src[r] + 8 * h : p.A,
                           in ? 4 : 0);
             }
         if constexpr (VEC) {
 #pragma unroll
             for (int j = 0; j < B_LOADS; ++j) {
-                const bool in = k0 + b_row[j] < klen;
+                const bool in = b_nv[j] > 0 && k0 + b_row[j] < klen;
                 cp_async16(b_dst[j] + st_bytes, in ? b_src[j] : p.B, in ? 4 * b_nv[j] : 0);
                 b_src[j] += (int64_t)BK * p.ldb;
             }
