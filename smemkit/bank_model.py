@@ -176,11 +176,15 @@ def wavefronts(addresses: npt.ArrayLike, width: int | None = None, kind: str = "
         part one wavefront per matching of its 32-byte global sectors onto the 32-byte bank groups,
         whole sectors and half sectors never in one wavefront -- one for a 128-byte global row copied
         to one bank row, more when rotated or permuted unevenly; the zfill form one more per active
-        quarter-warp.  4 / 8 bytes, per 128 bytes of lanes: the STS rule of their shared addresses
+        quarter-warp, and lanes of a quarter reading one 16-byte source in rounds (the k-th such lane in
+        round k, each round costed alone, one more per round past the first; the plain form's duplicates,
+        cheaper, are under-counted by up to ~27%).  4 / 8 bytes, per 128 bytes of lanes: the STS rule of their shared addresses
         plus c - 1, c the most lanes reading one 4-byte word position of a 128-byte line; the zfill
         form the same.
         Without them a cp.async is costed by the STS.128 rule of its shared addresses, which is not
-        what the counter reads.
+        what the counter reads.  These are one instruction's wavefronts as ncu counts it launched alone;
+        inside a running launch 16-byte copies can read a few percent to ~24% off (docs/BANK_MODEL.md,
+        "LDGSTS in a running launch").
 
     Raises TypeError for non-integer addresses or width, ValueError for a wrong lane count, width or
     kind, a negative offset other than -1, an offset at or past 232448 bytes, or an unaligned address.

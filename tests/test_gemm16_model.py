@@ -313,15 +313,16 @@ def _probe_patterns(table="ldgsts_probe_h100.csv", patterns="ldgsts_probe_patter
 def test_ldgsts_rule_on_the_session_46_probes():
     """The 333 one-instruction probes of session 46 (tests/data/ldgsts_probe_s46_h100.csv): the SGEMM deep
     kernel's copies (4-byte A transposed, 16-byte and 4-byte B, its edge and zero-filled lanes), every narrow
-    copy of 3033x12x1054, synthetic duplicates.  Exact but for one class the rule leaves out: 16-byte copies
-    whose lanes re-read one source chunk (the deep kernel's float4s past N, clamped to the row's last one;
-    measured about 2k - 1 wavefronts a quarter for k lanes on one chunk), which it must under-count."""
+    copy of 3033x12x1054, synthetic duplicates.  Exact but on 16-byte copies whose lanes re-read one source chunk
+    (session 46's deep kernel's float4s past N, clamped to the row's last one; 2k - 1 wavefronts a quarter for
+    k lanes on one chunk): the rounds (session 47) make 26 of those 38 exact and leave the other 12 at most 2
+    wavefronts (5%) under; the rule without rounds was 40% under on every one of them."""
     pytest.importorskip("smemkit._C")
     import numpy as np
     import smemkit
     pats = _probe_patterns("ldgsts_probe_s46_h100.csv", "ldgsts_probe_s46_patterns.txt")
     assert len(pats) == 333
-    bad, dup_class = [], 0
+    bad, dup_class, exact_dups = [], 0, 0
     for name, w, form, s, g, want in pats:
         on = [x for x, a in zip(g, s) if a >= 0 and x >= 0]
         dup16 = w == 16 and len(on) != len(set(on))
@@ -329,11 +330,34 @@ def test_ldgsts_rule_on_the_session_46_probes():
                                             sources=np.where(np.array(s) >= 0, np.array(g), -1))
         if dup16:
             dup_class += 1
-            assert got < want, name  # under-counted, never over
+            exact_dups += got == want
+            assert want - 2 <= got <= want, (name, got, want)  # never over, at most 2 under
         elif got != want:
             bad.append((name, got, want))
     assert not bad, bad
-    assert dup_class == 38
+    assert (dup_class, exact_dups) == (38, 26)
+
+
+def test_ldgsts_rounds_on_held_out_duplicate_patterns():
+    """64 random 16-byte copies whose lanes re-read source chunks (bench/bank_probe/ldgsts_probe.py gen-dup, seed
+    4701), measured before the rounds were judged on them (tests/data/ldgsts_probe_s47_dup_h200.csv).  ZFILL: the
+    rounds within -13% .. +5% (mean |error| 4.3%; the rule without rounds was 24-44% under on every one).  Plain
+    form: duplicates cost less, the rounds over-counted them by up to 59%, so it keeps the rule without rounds: 0 to
+    27% under (10% on average) -- the known gap, asserted as such."""
+    pytest.importorskip("smemkit._C")
+    import numpy as np
+    import smemkit
+    pats = _probe_patterns("ldgsts_probe_s47_dup_h200.csv", "ldgsts_probe_s47_dup_patterns.txt")
+    assert len(pats) == 64
+    err = {"zfill": [], "plain": []}
+    for name, w, form, s, g, want in pats:
+        kind = "cp.async.zfill" if form == "zfill" else "cp.async"
+        got = smemkit.bank_model.wavefronts(np.array(s), w, kind, sources=np.where(np.array(s) >= 0, np.array(g), -1))
+        err[form].append((got - want) / want)
+    z, p = np.array(err["zfill"]), np.array(err["plain"])
+    assert len(z) == len(p) == 32
+    assert -0.14 < z.min() and z.max() < 0.06 and np.abs(z).mean() < 0.05
+    assert -0.28 < p.min() and p.max() <= 0 and -0.11 < p.mean()
 
 
 def test_ldgsts_rule_matches_the_whole_probe_table():

@@ -1,7 +1,9 @@
 """Patterns for bench/bank_probe/ldgsts_probe.cu and its table against bank_model.c's LDGSTS rule.
 
     python bench/bank_probe/ldgsts_probe.py gen PATTERNS              (write the patterns)
-    python bench/bank_probe/ldgsts_probe.py gen-deep PATTERNS         (the SGEMM deep kernel's copies, session 46)
+    python bench/bank_probe/ldgsts_probe.py gen-deep PATTERNS [MxNxK ...]  (the SGEMM deep kernel's copies, session 46)
+    python bench/bank_probe/ldgsts_probe.py gen-dup PATTERNS SEED N   (N random 16-byte copies whose lanes re-read
+                                                                       source chunks, session 47)
     python bench/bank_probe/ldgsts_probe.py table NCU_CSV PATTERNS [-o CSV]   (after the ncu run)
 
 The device command (one ncu run, < 60 s on an H100; OUT any folder):
@@ -23,7 +25,11 @@ What the patterns ask (docs/BANK_MODEL.md, LDGSTS RULE; the open questions of se
                   with their global sources: 381x130x5522 (A4 B4), 3033x12x1054 (A4 B8: B's 24-byte rows),
                   1500x60x4100 (A8 B8), and 16-byte ones of 1000x2000x1000 pad.
   deep-*          (gen-deep) the SGEMM deep kernel's copies, every layout: A's 4-byte transposed element copies,
-                  B's 16-byte float4 / 4-byte element copies.
+                  B's 16-byte float4 / 4-byte element copies; Ae / Be: the last block row's / column's (session 47).
+  dup-*           (gen-dup) 16-byte copies drawn at random (a seed): each quarter-warp's lanes on a few source
+                  chunks (1..8 distinct, in one or two 128-byte lines, some shared with other quarters), its
+                  destinations 8 distinct 16-byte slots of a run rotated in its bank row(s), plain and zfill: the
+                  rounds of the 16-byte rule judged on draws it was not built from.
 A global offset of -1 on an active lane (zfill form only) is a copy with src-size 0 from the buffer's start.
 Session 45's table: tests/data/ldgsts_probe_h100.csv (patterns ldgsts_probe_patterns.txt); session 46's:
 ldgsts_probe_s46_h100.csv (ldgsts_probe_s46_patterns.txt).
@@ -115,8 +121,36 @@ def deep_instructions(shapes=DEEP_SHAPES, per_access=8):
     for shape in shapes:
         for layout in ("naive", "pad", "swizzle"):
             for name, width, instr, i, s, g in plan_copies(_testing.sgemm_plan(shape, layout), per_access, seen):
-                short = "A" if name.startswith("A-tile") else "B"
+                short = ("A" if name.startswith("A-tile") else "B") + ("e" if "last block" in name else "")
                 out.append(line(width, "zfill", s, g, f"deep-{'x'.join(map(str, shape))}-{layout}-{short}{width}-i{i}"))
+    return out
+
+
+def dup_instructions(seed, n):
+    """n random 16-byte patterns with duplicated source chunks (see the module docstring, dup-*)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(n):
+        form = ("plain", "zfill")[p % 2]
+        s, g = [], []
+        shared_pool = [int(x) for x in 4096 * 64 + 16 * rng.integers(0, 16, size=2)]  # chunks quarters may share
+        for q in range(4):
+            quarters_apart = int(rng.choice([256, 1024]))  # runs of 8 slots rotated: never overlapping
+            rot = int(rng.integers(0, 8))
+            base_s = 4096 + q * quarters_apart + 16 * rot  # a run of 8 slots rotated: it may straddle two bank rows
+            slots = list(range(8))
+            if rng.random() < 0.5:
+                rng.shuffle(slots)
+            s += [base_s + 16 * x for x in slots]
+            d = int(rng.integers(1, 9))
+            line0 = 4096 * (q + 1) + 128 * int(rng.integers(0, 4))
+            span = int(rng.choice([8, 16]))  # the chunks within one line or two
+            chunks = [line0 + 16 * int(c) for c in rng.choice(span, size=d, replace=False)]
+            if rng.random() < 0.4:
+                chunks[0] = shared_pool[int(rng.integers(0, 2))]
+            lanes = [chunks[int(i)] for i in rng.integers(0, d, size=8)]
+            g += lanes
+        out.append(line(16, form, s, g, f"dup-s{seed}-{p}-{form}"))
     return out
 
 
@@ -179,10 +213,17 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a[:1] == ["gen"] and len(a) == 2:
         cmd_gen(a[1])
-    elif a[:1] == ["gen-deep"] and len(a) == 2:
-        pats = deep_instructions()
+    elif a[:1] == ["gen-deep"] and len(a) >= 2:
+        shapes = [tuple(int(x) for x in t.split("x")) for t in a[2:]]
+        pats = deep_instructions(shapes or DEEP_SHAPES)
         with open(a[1], "w") as f:
             f.write("# ldgsts_probe patterns (bench/bank_probe/ldgsts_probe.py gen-deep): W form s0..s31 | g0..g31 # name\n")
+            f.write("\n".join(pats) + "\n")
+        print(f"{len(pats)} patterns -> {a[1]}")
+    elif a[:1] == ["gen-dup"] and len(a) == 4:
+        pats = dup_instructions(int(a[2]), int(a[3]))
+        with open(a[1], "w") as f:
+            f.write(f"# ldgsts_probe patterns (bench/bank_probe/ldgsts_probe.py gen-dup, seed {a[2]}): W form s0..s31 | g0..g31 # name\n")
             f.write("\n".join(pats) + "\n")
         print(f"{len(pats)} patterns -> {a[1]}")
     elif a[:1] == ["table"] and len(a) >= 3:
