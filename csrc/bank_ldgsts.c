@@ -5,7 +5,7 @@
  */
 #include "bank_model.h"
 
-#include <string.h>
+#include <stddef.h>
 
 /* ---- cp.async with global sources (the LDGSTS RULE, docs/BANK_MODEL.md) -------------------------
  * 16 bytes (cp.async.cg, LDGSTS.128): the warp's chunks split by (global line, shared bank row, 16-byte
@@ -28,7 +28,10 @@
  * count each), c - 1 (a wavefront carries each position of the line once); the ZFILL form costs the same.
  * A lane with src-size 0 (source -1) writes its zeros (the STS side) and reads nothing.
  * Measured: tests/data/ldgsts_probe_h100.csv, ldgsts_probe_s46_h100.csv (the SGEMM deep kernel's copies,
- * 3033x12x1054's every narrow copy, duplicated and zero-filled lanes). */
+ * 3033x12x1054's every narrow copy, duplicated and zero-filled lanes), ldgsts_probe_s47_deep_h100.csv (every
+ * replayed copy of eight deep launches), ldgsts_probe_s47_dup_h200.csv (random duplicate sources).  These are
+ * one instruction launched alone; inside a running launch 16-byte copies can read otherwise (docs/BANK_MODEL.md,
+ * "LDGSTS in a running launch"). */
 
 typedef struct {
     long long key, src, dst;

@@ -86,8 +86,8 @@ struct SgemmDeepLoader {
                                          int kbeg, int tid)
     {
         constexpr smk_tile TA = smk_sgemm_deep_tile(LAYOUT, Cfg::LOG2_BM), TB = smk_sgemm_tile(LAYOUT, Cfg::LOG2_BN);
-#pragma unroll
         a_in = 0;
+#pragma unroll
         for (int r = 0; r < A_ROWS; ++r) {
             int row = 0;
             Map::a_copy(r, tid, &row, &a_k); /* copies r and r + A_ROWS * h: the same row, k + 8h */
