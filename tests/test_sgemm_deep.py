@@ -147,9 +147,9 @@ def test_explain_replays_the_deep_launch(layout, mnk, knob, set_knobs):
                                  (10, 196, 27558)], ids=lambda s: "x".join(map(str, s)))
 def test_edge_copies_read_nothing_past_the_operands(layout, mnk):
     """The copies of rows past M and float4s past N have src-size 0 (source -1): every source explain() replays
-    lies inside its operand, and no two lanes of one copy instruction read one chunk (the class the LDGSTS rule
-    under-counts, which the clamped stand-ins of session 46's kernel fell into); the edge blocks' copies are
-    accesses of their own where the edge block is short."""
+    lies inside its operand, and no two lanes of one copy instruction read one chunk (duplicate sources, which the
+    LDGSTS rule prices only approximately and the clamped stand-ins of session 46's kernel produced); the edge
+    blocks' copies are accesses of their own where the edge block is short."""
     M, N, K = mnk
     e = smemkit.explain("sgemm", mnk, layout, sms=132)
     assert "deep: 4 cp.async stages" in e.config
