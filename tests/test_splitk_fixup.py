@@ -24,7 +24,7 @@ COUNTERS = 4096  # csrc/counters.h SMK_RT_COUNTERS
 # block tile and threads of the TILE rows (csrc/sgemm/configs.h)
 DIMS = {"128x128x8": (128, 128, 256), "64x64x8": (64, 64, 128), "128x256x8": (128, 256, 256),
         "64x64x16": (64, 64, 128), "128x64x8": (128, 64, 128), "64x128x8": (64, 128, 128),
-        "64x128x8/minb4": (64, 128, 128), "32x128x16": (32, 128, 128)}
+        "64x128x8/minb4": (64, 128, 128), "32x128x16": (32, 128, 128), "128x32x16": (128, 32, 128)}
 
 
 def chain(M, N, S, bm, bn, threads):

@@ -176,10 +176,12 @@ if __name__ == "__main__":
     if "--wide" in args:
         cases = WIDE
         args.remove("--wide")
-    while "--case" in args:  # --case op,MxNxK,dtype[,torch]: profile these alone (repeatable)
+    while "--case" in args:  # --case op,MxNxK,dtype[,torch][,cfg=N]: profile these alone (repeatable; N a config index)
         i = args.index("--case")
         op, shape, dtype, *rest = args[i + 1].split(",")
-        cases = (cases or []) + [(op, tuple(int(x) for x in shape.split("x")), dtype, 0, *rest)]
+        cfg = [int(r[4:]) for r in rest if r.startswith("cfg=")]
+        rest = [r for r in rest if not r.startswith("cfg=")]
+        cases = (cases or []) + [(op, tuple(int(x) for x in shape.split("x")), dtype, cfg[0] if cfg else 0, *rest)]
         del args[i:i + 2]
     values = {}
     while "--knob" in args:

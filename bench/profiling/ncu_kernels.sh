@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Count shared-memory wavefronts and instructions of smemkit's own kernels with Nsight Compute.
-#   bash bench/profiling/ncu_kernels.sh OUTDIR [--new | --case op,MxNxK,dtype[,torch] ...] [--ops transpose sgemm gemm]
+#   bash bench/profiling/ncu_kernels.sh OUTDIR [--new | --case op,MxNxK,dtype[,torch][,cfg=N] ...] [--ops transpose sgemm gemm]
 #     -> OUTDIR/ncu_kernels.csv, OUTDIR/ncu_manifest.txt
 # Counters: LDS / STS wavefronts and instructions (..._op_ld / _op_st, inst_executed_op_shared_*), the
 # same wavefronts per instruction from SASS patching (smsp__sass_..._op_ld / _op_st); the

@@ -440,6 +440,8 @@ static void sgemm_auto(int64_t M, int64_t N, int64_t K, int sms, int level, int 
             if (t < best) best = t, *cfg_out = c, *splits_out = s;
             continue;
         }
+        /* the narrow tile (BN < 64: 128x32x16, session 48) is the measured choice's candidate alone (tune.cu) */
+        if (e.kind == SGEMM_TILE && e.bn < 64) continue;
         /* short tiles (BM < 64, level 3): only for BM/2 < M <= BM (below, the skinny-m rows hold M); level 4
          * (opt-in): for 8 < M <= BM.  Forced on seed 31's 8 < M <= 16 draws (bench/timing/probe_mv.py --set
          * small-m, H100 2026-11-26) 32x128x16 beat skinny-m16 on 10 of 12 (16x2728x618 1.21 vs 0.75,

@@ -45,6 +45,10 @@
  *          skinny-n32: 8 warps, 1 block per SM (BM 32: B's L2 re-reads NS / BM = 1 of A's bytes; 248-254
  *          registers, no spill).  Offered only at sgemm_narrow
  *          1 (choose.cu sgemm_narrow_offer), priced as the skinny-n rows by waves (level 6).
+ *          128x32x16 (session 48, issue 27's narrow-N tail: N 17..32 with a long K, where 64-column tiles compute
+ *          twice the columns the output has): four warps of 32x32 stacked along M, the BK = 16 rows' deep
+ *          pipeline where its gate says; never the model's automatic pick (choose.cu), only the measured
+ *          choice's candidate (tune.cu) or forced.  Its COST is 64x64x16's (the model ranks candidates only).
  *
  * Names follow siboehm's SGEMM_CUDA kernel 10:
  *   BM, BN, BK       block tile (rows of A / D, cols of B / D, depth per shared-memory stage)
@@ -99,7 +103,8 @@
     X("matvec-m4",      MATVEC,   (  4,   8, 16, 1),                      (0, 0, 0, 2800.0))            \
     X("matvec-m8",      MATVEC,   (  8,   4,  8, 2),                      (0, 0, 0, 2800.0))            \
     X("skinny-n16",     SKINNY_N, ( 16,   4, 128, 128, 3),                 (0, 0.5, 0.0, 1800.0))        \
-    X("skinny-n32",     SKINNY_N, ( 32,   4, 128, 256, 1),                 (0, 0.5, 0.0, 1800.0))
+    X("skinny-n32",     SKINNY_N, ( 32,   4, 128, 256, 1),                 (0, 0.5, 0.0, 1800.0))        \
+    X("128x32x16",      TILE,     (128,  32, 16, 32, 32, 1, 4, 4, 128, 4), (145.8, 16, 0.7, 0))
 
 /* The candidates that lost in the tile sweep (docs/SGEMM_NOTES.md, "Tile configs and the cost
  * model"), compiled in only when the build asks for them (SMEMKIT_SGEMM_CANDIDATES=1). */
