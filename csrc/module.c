@@ -361,7 +361,7 @@ static int smk_exec(PyObject *m)
         PyExc_RuntimeError, NULL);
     if (!st->CudaError || PyModule_AddObjectRef(m, "CudaError", st->CudaError) < 0 ||
         PyModule_AddFunctions(m, smk_map_methods) < 0 || PyModule_AddFunctions(m, smk_tool_methods) < 0 ||
-        PyModule_AddFunctions(m, smk_timer_methods) < 0)
+        PyModule_AddFunctions(m, smk_timer_methods) < 0 || PyModule_AddFunctions(m, smk_tune_methods) < 0)
         return -1;
     layouts = Py_BuildValue("(sss)", smk_layout_names[0], smk_layout_names[1], smk_layout_names[2]);
     if (!layouts || PyModule_AddObject(m, "LAYOUTS", layouts) < 0) {

@@ -22,6 +22,9 @@ Timing (GPU), one loop for both (csrc/bench.c: events, warm-up, L2 flush, interl
     sweep(make, grid, ...)               timeit over a grid, with a progress bar; Table.plot() draws it
     Tables print as text, show as HTML in a notebook, export with to_records() / to_pandas().
     is_available()                       a GPU is usable (for pytest skipif and notebook guards)
+    autotune(enabled=None)               SGEMM calls time the model's best few candidates on a shape's first
+                                         call and keep the fastest (on by default; smemkit.tuning says more)
+    autotune_cache(), clear_autotune_cache()   what was timed, per device and shape; forget it
 CuPy arrays and PyTorch CUDA tensors are accepted as well, zero copy (device in, device out).
 
 Every GPU failure is a smemkit.CudaError (a RuntimeError with .status); device out-of-memory is a
@@ -41,6 +44,7 @@ from .ops import gemm, matrix_transpose, sgemm, transpose
 from .layouts import Layout, Swizzle, bank_map, tile_offsets
 from .plot import plot_bank_map
 from .timing import Table, Timing, sweep, timeit
+from .tuning import autotune, autotune_cache, clear_autotune_cache
 
 __version__ = "0.1.0"
 
@@ -51,10 +55,13 @@ __all__ = [
     "CudaError",
     "Layout",
     "Swizzle",
+    "autotune",
+    "autotune_cache",
     "bank_map",
     "bank_model",
     "bench",
     "bench_configs",
+    "clear_autotune_cache",
     "device_count",
     "device_name",
     "empty_cache",

@@ -164,6 +164,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         the mid class (M, N > 32, K > 16) the level-1 price fitted to the H100 grid of every tile
                         config x K split (csrc/sgemm/choose_fit.cu, bench/timing/fit_sgemm_grid.py): rounds of
                         resident blocks, the deep kernel's launches, a split's measured price, every tile row offered
+    sgemm_tune          the SGEMM's measured choice (csrc/sgemm/tune.cu, smemkit.tuning): 0 off (the model's choice);
+                        1 (default since session 48, 0 when SMEMKIT_AUTOTUNE=0) the first automatic call of a shape
+                        times the model's best few candidates and the fastest is cached per device, but not while a
+                        CUDA tool is injected; 2 also under a tool
     sgemm_narrow        the SGEMM chooser's narrow-N rows: 0 (default) as before; 1 skinny-n16 / skinny-n32
                         (csrc/sgemm/skinny_n.cuh, one N tile of 16 / 32 columns) offered for 8 < N <= 32
     sgemm_gemv          the SGEMM's matrix-vector route (4, the default since session 44): 0 off; 1 automatic calls with M == 1 or N == 1 (K >= 1)
@@ -244,6 +248,7 @@ KNOBS = {
     "sgemm_gemv": 4,  # 0..7 (4 the default since session 44, 3 since session 43): the SGEMM's matrix-vector kernels for M == 1 / N == 1, splits summed by reduce.cuh (1) / in the kernel (2), N == 1 alone (3), + the wide kernel for M <= 4 (4) / M == 1 (5) / M <= 4 with reduce.cuh's sum (6) / the light count (7) (sgemm/gemv.h sgemv_route)
     "sgemm_model": 0,  # 0..1: the SGEMM chooser's price of the tile rows on the mid class, as before (0) / fitted to the H100 tile grid (1; sgemm/choose_fit.cu)
     "sgemm_narrow": 0,  # 0..1: the SGEMM chooser's narrow-N rows skinny-n16 / skinny-n32 for 8 < N <= 32 (1; sgemm/choose.cu sgemm_narrow_offer)
+    "sgemm_tune": 1,  # 0..2 (1 the default since session 48; SMEMKIT_AUTOTUNE=0 makes it 0): the SGEMM's measured choice off / on but not under a CUDA tool / always (sgemm/tune.cu; smemkit.autotune)
     "sgemm_rows_n": 0,  # 0..4: the SGEMM's narrow-N rows route for 9 <= N <= 32 (1; 3 / 4: rows per warp by price / warps) / 2 <= N <= 32 (2), M >= 1024 (sgemm/rows_n.h rows_n_route)
     "pdl": 0,
     "splitk_fixup": 0,  # 0..3: split-K's reduction kernel (0), fused into the SGEMM / GEMM16 tile kernels: the last block where the gates say (1), always (2), the tile's cluster of <= 8 slices on sm_90 (3)
@@ -255,13 +260,21 @@ _now = dict(KNOBS)  # what each knob holds now, as far as this module has set it
 
 
 def _get(name):
-    if name == "staging_cap_mib":  # the one knob the C core reports back
+    if name == "staging_cap_mib":  # the knobs the C core reports back
         return _C._staging_info()["cap"] >> 20
+    if name in _OWN_BINDING:
+        return getattr(_C, _OWN_BINDING[name])()
     return _now[name]
 
 
+_OWN_BINDING = {"sgemm_tune": "_autotune"}  # knobs set through a binding of their own (csrc/module_tune.c), not _set_knob
+
+
 def _set(name, value):
-    _C._set_knob(name, value)
+    if name in _OWN_BINDING:
+        getattr(_C, _OWN_BINDING[name])(value)
+    else:
+        _C._set_knob(name, value)
     _now[name] = value
 
 

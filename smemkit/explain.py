@@ -185,6 +185,9 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     wavefronts, as ``smsp__inst_executed_op_shared_ld`` counts them.  Its 16-byte B copies inside a running
     launch read -6% .. +24% off what the same instructions cost alone (a dynamic share the addresses do not
     determine; docs/BANK_MODEL.md "LDGSTS in a running launch"); its 4-byte copies within 1%.
+    For sgemm, config 0 is the cost model's choice: what runs with smemkit.autotune(False) and under a CUDA
+    tool such as Nsight Compute (the measured choice stays off there).  A tuned call may run another candidate
+    of the shape: smemkit.autotune_cache() names it, and explain(config=, splits=) shows a tile one.
     The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32

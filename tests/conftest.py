@@ -11,6 +11,11 @@ import pytest
 import smemkit
 from smemkit import _testing
 
+# The suite tests the model's choices -- what explain() predicts, and every path a forced config or knob names --
+# so the SGEMM's measured choice (smemkit.tuning, on by default) is off here; tests/test_sgemm_tune.py switches it
+# on for its own tests.
+smemkit.autotune(False)
+
 
 def pytest_addoption(parser):
     parser.addoption("--require-gpu", action="store_true", default=False,

@@ -110,7 +110,8 @@ def test_knob_table_matches_the_c_side():
     doc = set(re.findall(r"'(\w+)' \(", _C._set_knob.__doc__.replace("\n", " ")))
     stub = (ROOT / "smemkit" / "_C.pyi").read_text()
     lit = re.search(r"def _set_knob\(name: Literal\[(.*?)\]", stub, flags=re.S).group(1)
-    assert doc == set(re.findall(r'"(\w+)"', lit)) == set(_testing.KNOBS)
+    assert doc == set(re.findall(r'"(\w+)"', lit)) == set(_testing.KNOBS) - set(_testing._OWN_BINDING)
+    assert all(hasattr(_C, f) for f in _testing._OWN_BINDING.values())
     assert cap_mib() == _testing.KNOBS["staging_cap_mib"]  # the C default (every test puts the cap back)
 
 

@@ -124,6 +124,29 @@ SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob)
     return r;
 }
 
+SgemvRoute sgemv_route_splits(int64_t M, int64_t N, int64_t K, int sms, int knob, int splits)
+{
+    SgemvRoute r = sgemv_route(M, N, K, sms, knob);
+    if ((r.kind != SGEMV_WIDE && r.kind != SGEMV_ROWS) || splits < 1) return r;
+    const bool wide = r.kind == SGEMV_WIDE;
+    const int64_t most = wide ? wide_max_splits(r.m, r.g) : kGemvMaxSplits, round = wide ? 8 : 16;
+    const int64_t want = splits < most ? splits : most;
+    int64_t chunk = ((K + want - 1) / want + round - 1) / round * round, s = (K + chunk - 1) / chunk;
+    if (s <= 1) chunk = K, s = 1;
+    r.splits = (int)s;
+    r.k_chunk = chunk;
+    if (wide) {
+        r.fused = knob != 6 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
+        if (r.fused && knob == 7) r.fused = 2;
+    } else {
+        r.g = rows_lanes(r.k_chunk);
+        const int rows = kGemvThreads / r.g;
+        r.blocks_x = (M + rows - 1) / rows;
+        r.fused = knob == 2 && r.splits > 1 && r.blocks_x <= SMK_RT_COUNTERS;
+    }
+    return r;
+}
+
 /* ---- the launcher --------------------------------------------------------------------------------------- */
 
 static bool al16(const void *p) { return ((uintptr_t)p & 15) == 0; }

@@ -66,6 +66,10 @@ struct SgemvTail {
  * level `knob` on `sms` SMs; kind SGEMV_NONE where the call keeps the chooser's tile / skinny kernels (knob 0,
  * K == 0, neither M nor N is 1). */
 SgemvRoute sgemv_route(int64_t M, int64_t N, int64_t K, int sms, int knob);
+/* The route at `knob` with its K slices forced to `splits` (the measured choice's candidates, tune.cu): the slice
+ * depth rounded as the route rounds it (WIDE: 8 rows, ROWS: 16), at most the route's maximum, the ROWS lanes and
+ * the fused tail re-derived; SGEMV_NONE where the route is. */
+SgemvRoute sgemv_route_splits(int64_t M, int64_t N, int64_t K, int sms, int knob, int splits);
 
 /* Enqueue the route r of the validated, normalised q on `stream` (a K split through a stream-ordered workspace
  * and reduce.cuh's kernel). */

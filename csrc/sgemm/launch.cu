@@ -19,6 +19,7 @@
 #include "api/sgemm_deep.h"
 #include "api/sgemm_epi.h"
 #include "api/sgemm_tinyk.h"
+#include "api/sgemm_tune.h"
 #include "counters.h"
 #include "runtime.h"
 #include "sgemm/choose.h"
@@ -28,6 +29,7 @@
 #include "sgemm/fixup.cuh"
 #include "sgemm/gemv.h"
 #include "sgemm/rows_n.h"
+#include "sgemm/tune.h"
 #include "sgemm/launch.h"
 #include "sgemm/reduce.cuh"
 
@@ -478,9 +480,58 @@ static int pad_mask(const smk_sgemm_params &q, const smk_sgemm_choice &ch, int s
     return sgemm_pad_choice(q.M, q.N, q.K, sms, ch, a, b, dc);
 }
 
+/* Enqueue choice ch of q: the padded path where pad_mask says, the split, or one launch. */
+static int launch_choice(const smk_sgemm_params &q, bool vec, const smk_sgemm_choice &ch, int sms, int major,
+                         cudaStream_t stream)
+{
+    const int pad = !vec && sgemm_new_paths() ? pad_mask(q, ch, sms) : 0;
+    const bool pdl = major >= 9 && smk_rt_pdl(); /* off by default: runtime.h says why */
+    if (pad) return launch_padded(q, ch, pad, sms, pdl, major >= 9, stream);
+    if (ch.splits > 1) return launch_split(q, ch, sms, pdl, major >= 9, stream);
+    const SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
+    return launch_tile(q, vec, q.K, whole, ch.config, 1, stream);
+}
+
+/* The model's own choice of an automatic call: the matrix-vector route (M == 1 or N == 1; M <= 4 at knob 4), the
+ * narrow-N rows route (opt-in), else the chooser's tile / skinny config and split. */
+static int launch_auto(const smk_sgemm_params &q, bool vec, int sms, int major, cudaStream_t stream)
+{
+    const bool pdl = major >= 9 && smk_rt_pdl();
+    if (g_gemv > 0) {
+        const SgemvRoute r = sgemv_route(q.M, q.N, q.K, sms, g_gemv);
+        if (r.kind != SGEMV_NONE) return sgemv_launch(q, r, sms, pdl, stream);
+    }
+    if (g_rows_n > 0) { /* 2 <= N <= 32, tall A: the narrow-N rows */
+        const RowsNRoute r = rows_n_route(q.M, q.N, q.K, sms, q.layout, g_rows_n);
+        if (r.use) return rows_n_launch(q, r, sms, pdl, stream);
+    }
+    smk_sgemm_choice ch;
+    sgemm_resolve(q.M, q.N, q.K, sms, 0, 0, &ch, sgemm_new_paths());
+    return launch_choice(q, vec, ch, sms, major, stream);
+}
+
+int sgemm_launch_candidate(const smk_sgemm_params &q, int config, int splits, int sms, int major, cudaStream_t stream)
+{
+    if (config <= -100) { /* the matrix-vector route with -config - 100 K slices */
+        const SgemvRoute r = sgemv_route_splits(q.M, q.N, q.K, sms, g_gemv, -config - 100);
+        if (r.kind != SGEMV_NONE) return sgemv_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
+        config = 0;
+    }
+    if (config == 0) return launch_auto(q, sgemm_vec(q), sms, major, stream);
+    if (config < 0) { /* the narrow-N rows route at level -config */
+        const RowsNRoute r = rows_n_route(q.M, q.N, q.K, sms, q.layout, -config);
+        if (r.use) return rows_n_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
+        return launch_auto(q, sgemm_vec(q), sms, major, stream); /* the route does not take q in its layout */
+    }
+    smk_sgemm_choice ch;
+    sgemm_resolve(q.M, q.N, q.K, sms, config, splits, &ch, sgemm_new_paths());
+    return launch_choice(q, sgemm_vec(q), ch, sms, major, stream);
+}
+
 } /* namespace smk */
 
-/* Enqueue D = alpha*A@B + beta*C on `stream` with the config and K split smk::sgemm_resolve gives. */
+/* Enqueue D = alpha*A@B + beta*C on `stream` with the config and K split smk::sgemm_resolve gives, or (automatic
+ * calls, knob sgemm_tune) the measured winner among the model's candidates (tune.cu). */
 extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
 {
     smk_sgemm_params q;
@@ -493,22 +544,16 @@ extern "C" int smk_sgemm_launch(const smk_sgemm_params *p, cudaStream_t stream)
     int sms = 0, major = 0;
     const int e = smk::device_facts(&sms, &major);
     if (e != 0) return e;
-    if (q.config == 0 && q.splits == 0 && smk::g_gemv > 0) { /* M == 1 or N == 1: the matrix-vector route */
-        const smk::SgemvRoute r = smk::sgemv_route(q.M, q.N, q.K, sms, smk::g_gemv);
-        if (r.kind != smk::SGEMV_NONE) return smk::sgemv_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
+    if (q.config == 0 && q.splits == 0 && q.K > 0 && smk_sgemm_tune_level() > 0) { /* the measured choice (tune.cu) */
+        smk_sgemm_tune_cand t;
+        const int r = smk::sgemm_tune(q, sms, major, stream, &t);
+        if (r < 0) return -r;
+        if (r == 0) return smk::sgemm_launch_candidate(q, t.config, t.splits, sms, major, stream);
     }
-    if (q.config == 0 && q.splits == 0 && smk::g_rows_n > 0) { /* 2 <= N <= 32, tall A: the narrow-N rows */
-        const smk::RowsNRoute r = smk::rows_n_route(q.M, q.N, q.K, sms, q.layout, smk::g_rows_n);
-        if (r.use) return smk::rows_n_launch(q, r, sms, major >= 9 && smk_rt_pdl(), stream);
-    }
+    if (q.config == 0 && q.splits == 0) return smk::launch_auto(q, vec, sms, major, stream);
     smk_sgemm_choice ch;
     smk::sgemm_resolve(q.M, q.N, q.K, sms, q.config, q.splits, &ch, smk::sgemm_new_paths());
-    const int pad = !vec && smk::sgemm_new_paths() ? smk::pad_mask(q, ch, sms) : 0;
-    const bool pdl = major >= 9 && smk_rt_pdl(); /* off by default: runtime.h says why */
-    if (pad) return smk::launch_padded(q, ch, pad, sms, pdl, major >= 9, stream);
-    if (ch.splits > 1) return smk::launch_split(q, ch, sms, pdl, major >= 9, stream);
-    const smk::SgemmSlice whole = {(int)(q.K > 0 ? q.K : 1), 0};
-    return smk::launch_tile(q, vec, q.K, whole, ch.config, 1, stream);
+    return smk::launch_choice(q, vec, ch, sms, major, stream);
 }
 
 extern "C" void smk_sgemm_set_epi(int level) { smk::g_epi = level <= 0 ? 0 : level >= 3 ? 3 : level; }
