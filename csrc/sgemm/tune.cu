@@ -20,13 +20,14 @@
  *
  * Timing: the candidates go in rounds behind a gate kernel that spins on a flag in mapped host memory, so the
  * whole round is enqueued before the GPU starts it and each candidate's events measure device time back to back
- * (no L2 flush: the back-to-back calls of a loop, as the acceptance's profile times them).  A pilot round runs
- * every candidate once (after one untimed launch of the model's choice); the kTuneKeep fastest then run kTuneRounds
+ * (no L2 flush: the back-to-back calls of a loop, as the acceptance's profile times them).  Every candidate first
+ * runs once ungated (its kernels' modules loaded: a lazy load at a gated launch could wait for the gate), then a
+ * pilot round runs every candidate once; the kTuneKeep fastest then run kTuneRounds
  * rounds of `reps` calls each (reps: enough for ~25 us a segment, 1..6), order rotated per round, each candidate's
  * least per-call time kept.  The model's choice keeps the shape unless another runs kTuneMargin faster.  All
  * layouts of a shape share the winner (timed in the swizzle layout), so the layout A/B stays the same kernel.
  *
- * Cost: the first call of a shape waits for its timing: about (1 + rounds x reps) x candidates calls, e.g. ~1-3 ms
+ * Cost: the first call of a shape waits for its timing: about (2 + rounds x reps) x candidates calls, e.g. ~1-3 ms
  * for the small calls of the distribution, ~60 ms at 4096^3; later calls are as fast as the winner.  Off with
  * SMEMKIT_AUTOTUNE=0 in the environment (read at the first SGEMM) or smemkit.autotune(False); never while a
  * CUDA tool is injected (knob level 1) or while the stream captures a graph.  Results of a shape depend on its
@@ -270,15 +271,13 @@ static bool tune_skippable(int e)
 
 /* One round: the gate, then for each candidate order[i] `reps` calls between two events; *us[i] the per-call
  * device time (1e30 where the candidate could not be launched: tune_skippable).  Returns a cudaError_t. */
-static int tune_round(TuneRun &r, const smk_sgemm_tune_cand *c, const int *order, int n, int reps, bool warm,
-                      double *us)
+static int tune_round(TuneRun &r, const smk_sgemm_tune_cand *c, const int *order, int n, int reps, double *us)
 {
     *g_flag = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     sgemm_tune_gate_kernel<<<1, 1, 0, r.stream>>>(r.dflag, kTuneGateNs);
     int err = (int)cudaGetLastError();
     bool failed[kTuneMax] = {false};
-    if (err == 0 && warm) err = sgemm_launch_candidate(*r.q, 0, 0, r.sms, r.major, r.stream);
     for (int i = 0; i < n && err == 0; i++) {
         err = (int)cudaEventRecord(r.ev[2 * i], r.stream);
         for (int k = 0; k < reps && err == 0 && !failed[i]; k++) {
@@ -309,7 +308,14 @@ static int tune_time(TuneRun &r, const smk_sgemm_tune_cand *c, int n, int *best,
     int order[kTuneMax], keep[kTuneMax];
     double us[kTuneMax];
     for (int i = 0; i < n; i++) order[i] = i, t[i] = 1e30;
-    int e = tune_round(r, c, order, n, 1, true, us); /* the pilot */
+    /* every candidate once, ungated: CUDA's lazy loading may load a kernel's module at its first launch, and a load
+     * can wait for the device -- which a gate holds (the CUDA guide's lazy-loading caveat); also warms L2 */
+    for (int i = 0; i < n; i++) {
+        const int w = sgemm_launch_candidate(*r.q, c[i].config, c[i].splits, r.sms, r.major, r.stream);
+        if (w != 0 && !tune_skippable(w)) return w;
+        if (w != 0) (void)cudaGetLastError();
+    }
+    int e = tune_round(r, c, order, n, 1, us); /* the pilot */
     if (e != 0) return e;
     for (int i = 0; i < n; i++) keep[i] = i, t[i] = us[i];
     std::stable_sort(keep, keep + n, [&](int x, int y) { return us[x] < us[y]; });
@@ -323,7 +329,7 @@ static int tune_time(TuneRun &r, const smk_sgemm_tune_cand *c, int n, int *best,
     for (int i = 0; i < m; i++) t[keep[i]] = 1e30;
     for (int round = 0; round < kTuneRounds; round++) {
         for (int i = 0; i < m; i++) order[i] = keep[(i + round) % m];
-        e = tune_round(r, c, order, m, reps, false, us);
+        e = tune_round(r, c, order, m, reps, us);
         if (e != 0) return e;
         for (int i = 0; i < m; i++) t[keep[i]] = std::min(t[keep[i]], us[keep[i]]);
     }
