@@ -9,7 +9,7 @@
  * candidates on its own operands and keeps the fastest for every later call of that shape on that device.
  *
  * Candidates (smk_sgemm_tune_candidates, pure): the model's own choice first; then, of every config that can hold
- * the shape (never a tiny-K or matrix-vector row), its least-priced split and, where that split is > 1, the
+ * the shape (no tiny-K or matvec row here), its least-priced split and, where that split is > 1, the
  * unsplit launch (the model over-splits: SGEMM_NOTES "Session 45") -- priced by the level-1 fit on the mid class
  * (M, N > 32, K > 16; tile rows only), by the shipped model elsewhere -- the kTunePool cheapest distinct ones
  * (the narrow 128x32x16 tile among them: configs.h); for 2 <= N <= 32 the narrow-N rows route (rows_n.h) at
@@ -27,15 +27,16 @@
  * least per-call time kept.  The model's choice keeps the shape unless another runs kTuneMargin faster.  All
  * layouts of a shape share the winner (timed in the swizzle layout), so the layout A/B stays the same kernel.
  *
- * Cost: the first call of a shape waits for its timing: about (2 + rounds x reps) x candidates calls, e.g. ~1-3 ms
- * for the small calls of the distribution, ~60 ms at 4096^3; later calls are as fast as the winner.  Off with
+ * Cost: the first call of a shape waits for its timing: about 2 x candidates + rounds x reps x kTuneKeep calls (an
+ * estimate from those counts, not a measurement: ~1-3 ms for the small calls of the distribution, ~80 ms at
+ * 4096^3); later calls are as fast as the winner.  Off with
  * SMEMKIT_AUTOTUNE=0 in the environment (read at the first SGEMM) or smemkit.autotune(False); never while a
  * CUDA tool is injected (knob level 1) or while the stream captures a graph.  Results of a shape depend on its
  * winner only (deterministic within a process); a different process may time a different winner, whose K split
  * rounds differently.
  *
  * Cache: open addressing, kTuneSlots entries keyed by (device, M, N, K, alignment flags: A, B, D and C on 16-byte
- * rows, beta != 0), cleared whole when full; a mutex guards it.  The trial launches write D (every candidate
+ * rows, beta != 0), emptied whole when half full (open addressing stays short); a mutex guards it.  The trial launches write D (every candidate
  * writes the same D = alpha A B + beta C, C unchanged), or a scratch buffer with D's alignment where D is C and
  * C is read; with output poisoning on (tests) D is poisoned again before the winner's launch.
  */
