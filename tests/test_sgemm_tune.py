@@ -4,11 +4,11 @@ shape times the model's best few candidates and the fastest is cached per device
 CPU: the candidates on thousands of draws of issue 27's law and on edges (the model's choice first, no duplicates, at
 most ten, every one a config of this build, the rows-n route or the matrix-vector route's K splits (those only
 where the route takes the call; matvec rows only for M <= 8), every forced one resolving to a plan explain() can
-replay -- i.e. a launch that exists -- pure and deterministic; none for the tiny-K route; tile rows only on the mid
-class); the public switch and the cache without a GPU.  GPU (tuning on, level 2 so that a CUDA tool running the suite
+replay -- i.e. a launch that exists -- pure and deterministic; on the tiny-K route its other row next; none at the
+opt-in matvec level or on the column kernel; tile rows only on the mid class); the public switch and the cache without a GPU.  GPU (tuning on, level 2 so that a CUDA tool running the suite
 does not switch it off): a seeded draw of the law with NaN-poisoned outputs, alpha / beta and C, against the float64
-reference within gamma_{K+2}; the cached winner's later calls bit-identical; every layout of a shape the same winner
-(bit-identical outputs); out=c with beta != 0 (the trials must not overwrite C); odd pitches; torch tensors on a
+reference within gamma_{K+2}; every candidate of a dozen shapes pinned and launched; the cached winner's later calls
+bit-identical; every layout of a shape the same winner (bit-identical outputs); out=c with beta != 0 (the trials must not overwrite C); odd pitches; torch tensors on a
 side stream; the host path; autotune(False) adds nothing to the cache.  (The rest of the suite runs with tuning off:
 tests/conftest.py.)"""
 import math
@@ -74,7 +74,7 @@ def test_candidates_on_the_law(sms):
                 continue
             assert (name, s) != auto or routed(M, N)  # the model's own pick is candidate 0 alone
             assert 1 <= s <= K and 0 <= price < 1e299
-            assert not name.startswith("tiny-k")
+            assert not name.startswith("tiny-k") or (_C._sgemm_choose(M, N, K, sms)[0].startswith("tiny-k") and s == 1)
             if name.startswith("matvec"):  # M <= 8 on a wide output: the row of least MS that holds M, unpriced
                 assert M <= 8 < 32 < N and price == 0 and int(name[-1]) >= M, (M, N, K, name)
                 assert name == rest[-1][0]
@@ -84,14 +84,22 @@ def test_candidates_on_the_law(sms):
                 assert "x" in name and name[0].isdigit(), (M, N, K, name)  # the mid class: tile rows
 
 
-def test_not_tuned_where_the_route_is_fixed():
+def test_the_tiny_k_route_and_what_is_not_tuned():
+    seen = 0
     for M, N, K in law(3000, 4802):
         name, _ = _C._sgemm_choose(M, N, K, 132)
-        if name.startswith(("tiny-k", "matvec")) and not routed(M, N):
-            assert _C._sgemm_tune_candidates(M, N, K, 132, 2) == []
+        if name.startswith("tiny-k") and not routed(M, N):  # the route's other row next, then tiles (K <= 16)
+            c = _C._sgemm_tune_candidates(M, N, K, 132, 2)
+            other = {"tiny-k", "tiny-k/rw2"} - {name}
+            assert c[0][0] == "auto" and (c[1][0], c[1][1]) == (other.pop(), 1), (M, N, K, c)
+            assert all(not n.startswith(("tiny-k", "skinny-n")) for n, _, _ in c[2:])
+            seen += 1
+    assert seen > 50
     with _testing.knobs(sgemm_gemv=1):  # M == 1 on the column kernel (gemv.h COLS): not tuned
         assert _C._sgemm_tune_candidates(1, 5000, 3000, 132, 2) == []
-    assert _C._sgemm_tune_candidates(4096, 4096, 8, 132, 2) == []  # the tiny-K route
+    with _testing.knobs(sgemm_new_paths=8):  # the matvec rows' own level (opt-in): not tuned
+        assert _C._sgemm_choose(7, 5000, 300, 132)[0].startswith("matvec")
+        assert _C._sgemm_tune_candidates(7, 5000, 300, 132, 2) == []
     assert _C._sgemm_tune_candidates(0, 5, 5, 132, 2) == []
 
 
@@ -191,10 +199,11 @@ def code(name, splits):
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 3000, 900), (2, 7278, 116), (4, 1500, 5000), (1304, 1, 1309), (3, 64, 20000),
                                    (7, 8885, 219), (1719, 24, 5754), (3254, 30, 129), (552, 281, 369), (1318, 109, 408),
-                                   (2000, 13, 70), (129, 17, 300)])
+                                   (2000, 13, 70), (129, 17, 300), (254, 13228, 16), (2000, 3000, 9)])
 def test_every_candidate_launch(tuned, rng, shape):
     """Every candidate of the shape pinned as its winner (so the call launches exactly it), NaN-poisoned D, against
-    the reference -- the matrix-vector route's splits, the rows route, the narrow tile, the matvec rows included."""
+    the reference -- the matrix-vector route's splits, the rows route, the narrow tile, the matvec rows, the tiny-K rows
+    included."""
     M, N, K = shape
     a = rng.standard_normal((M, K), np.float32)
     b = rng.standard_normal((K, N), np.float32)

@@ -15,8 +15,9 @@
  * (the narrow 128x32x16 tile among them: configs.h); for 2 <= N <= 32 the narrow-N rows route (rows_n.h) at
  * levels 1 and 3 where it takes the shape; for M <= 8 < 32 < N the matrix-vector row of least MS holding M.  Where
  * the matrix-vector route takes the call (gemv.h: N == 1, or M <= 4), its own choice is candidate 0, its other K
- * splits (1, half, twice) follow, then (M <= 4) the tiles as above; N == 1 keeps to the route.  Shapes the
- * tiny-K route takes, and calls the model prices over kTuneMaxNs, are not tuned.
+ * splits (1, half, twice) follow, then (M <= 4) the tiles as above; N == 1 keeps to the route.  Where the tiny-K
+ * route takes the call (K <= 16, D's bytes the cost), its other tiny-k row follows its own choice, then the tiles.
+ * Calls the model prices over kTuneMaxNs are not tuned.
  *
  * Timing: the candidates go in rounds behind a gate kernel that spins on a flag in mapped host memory, so the
  * whole round is enqueued before the GPU starts it and each candidate's events measure device time back to back
@@ -120,7 +121,7 @@ static int tune_candidates(int64_t M, int64_t N, int64_t K, int sms, int level, 
     smk_sgemm_choice a;
     sgemm_resolve(M, N, K, sms, 0, 0, &a, level);
     const int ak = kConfigs[a.config].kind;
-    if (g.kind == SGEMV_NONE && (ak == SGEMM_TINYK || ak == SGEMM_MATVEC)) return 0;
+    if (g.kind == SGEMV_NONE && ak == SGEMM_MATVEC) return 0; /* the matvec rows' own level (opt-in) */
     const double p0 = sgemm_model_ns(kConfigs[a.config], M, N, K, sms, a.splits, level);
     int n = 0;
     out[n++] = {0, 0, p0};
@@ -134,6 +135,10 @@ static int tune_candidates(int64_t M, int64_t N, int64_t K, int sms, int level, 
         }
         if (g.kind == SGEMV_ROWS) return n; /* N == 1: the tiles hold 1 column of 64 */
         if (ak == SGEMM_TINYK) return n;
+    } else if (ak == SGEMM_TINYK) { /* the tiny-K route: its other rows (tinyk.cuh), then the tiles below */
+        for (int c = 1; c < kNumConfigs && n < max; c++)
+            if (kConfigs[c].kind == SGEMM_TINYK && c != a.config)
+                out[n++] = {c, 1, sgemm_model_ns(kConfigs[c], M, N, K, sms, 1, level)};
     }
     smk_sgemm_tune_cand pool[2 * kNumConfigs];
     int np = 0;
