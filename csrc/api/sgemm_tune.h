@@ -14,7 +14,8 @@ extern "C" {
 
 /* Knob 'sgemm_tune' (process-wide): 0 off (the model's choice, as before); 1 (the default, unless the environment
  * sets SMEMKIT_AUTOTUNE=0 before the first SGEMM) measured, but not while a CUDA tool is injected into the process
- * (CUDA_INJECTION64_PATH set: Nsight Compute, Nsight Systems, compute-sanitizer), whose launches stay the model's
+ * (an injection library in the process's maps, or CUDA_INJECTION64_PATH: Nsight Compute and compute-sanitizer
+ * measured, Nsight Systems by its library's name), whose launches stay the model's
  * (what explain() predicts); 2 measured always. */
 void smk_sgemm_set_tune(int level);
 int smk_sgemm_tune_level(void);

@@ -347,7 +347,8 @@ static int tune_time(TuneRun &r, const smk_sgemm_tune_cand *c, int n, int *best,
     return 0;
 }
 
-/* Whether a CUDA tool is injected into the process (Nsight Compute, Nsight Systems, compute-sanitizer): the injection
+/* Whether a CUDA tool is injected into the process (Nsight Compute and compute-sanitizer: their maps seen on an H200,
+ * session 48; Nsight Systems: "ToolsInjection", its library's name, not seen run): the injection
  * path in the environment, or a tool's injection library mapped (ncu's launcher leaves no variable behind).  Asked
  * once: tools inject at CUDA's initialisation, before any SGEMM.  CUPTI alone (torch.profiler) is not a tool here. */
 static bool tool_attached()
