@@ -177,7 +177,7 @@ def test_tuned_draws_against_the_reference(tuned, rng):
         c = rng.standard_normal((M, N), np.float32)
         d = smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5)
         check(d, a, b, c, 0.75, -0.5)
-        for e in entry(M, N, K):  # "auto": the model's choice won, or the shape had nothing to time (tiny-K route)
+        for e in entry(M, N, K):  # "auto": the model's choice won, or the shape had nothing to time
             assert e["config"] == "auto" or (e["best_us"] > 0 and e["model_us"] >= e["best_us"])
             assert not e["config"].startswith("gemv/") or routed(M, N)
         np.testing.assert_array_equal(smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5), d)  # the cached winner
