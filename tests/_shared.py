@@ -8,7 +8,10 @@ draws; all against test_sgemm.check (float64 reference within gamma_{K+2}).
 
 Skinny transposes (tests/test_transpose_skinny_lean.py, _narrow.py, _strip.py, _strip_b.py): torch device views
 (odd bases, strided rows and matrices, padded rows, out= off 16 bytes inside a 0xFF buffer), NumPy host views,
-every fp16 special, and knob modes agreeing; all bit-exact against NumPy (test_transpose_dtypes)."""
+every fp16 special, and knob modes agreeing; all bit-exact against NumPy (test_transpose_dtypes).
+
+explain() against Nsight Compute (tests/test_sgemm_ncu.py, test_sgemm_deep_ncu.py, test_sgemm_narrow_ncu.py): the
+instructions and wavefronts of a list of accesses, as the tables' columns sum them."""
 import numpy as np
 
 import smemkit
@@ -158,3 +161,12 @@ def check_modes_agree(set_knobs, a, old, new):
         for mode in new:
             assert_bits_equal(got[mode], got[old])
         assert_bits_equal(got[new[0]], swapped(a))
+
+
+# ---- explain() against Nsight Compute ---------------------------------------------------------------------
+
+def counts(accesses):
+    """(instructions, wavefronts) of explain()'s `accesses`, summed as ncu sums a launch's (the tables' *_instr and
+    *_sass / *_l1 / ldgsts columns)."""
+    accesses = list(accesses)
+    return sum(a.instructions for a in accesses), sum(a.wavefronts for a in accesses)

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import smemkit
+from _shared import counts
 
 DATA = Path(__file__).resolve().parent / "data"
 TABLE = DATA / "ncu_sgemm_deep_s47_h200.csv"
@@ -44,15 +45,15 @@ def test_explain_matches_ncu_on_the_deep_kernel(row):
     ldst = [a for a in e.accesses if a.instr == "ldst"]
     cp = [a for a in e.accesses if a.instr.startswith("cp.async")]
     assert {a.instr for a in cp} == {"cp.async.zfill"} and {a.width for a in cp} <= {4, 16}
-    wf = lambda xs: sum(a.wavefronts for a in xs)  # noqa: E731
-    n = lambda xs: sum(a.instructions for a in xs)  # noqa: E731
     ld = [a for a in ldst if a.kind == "load"]
     st = [a for a in ldst if a.kind == "store"]
     # LDS / STS: instructions (the placeholders included) and per-instruction wavefronts exactly
-    assert (n(ld), n(st)) == (int(row["ld_instr"]), int(row["st_instr"]))
-    assert (wf(ld), wf(st)) == (int(row["ld_sass"]), int(row["st_sass"]))
-    assert n(cp) == int(row["ldgsts_instr"])
-    got, want = wf(cp), int(row["ldgsts"])
+    (n_ld, wf_ld), (n_st, wf_st) = counts(ld), counts(st)
+    assert (n_ld, n_st) == (int(row["ld_instr"]), int(row["st_instr"]))
+    assert (wf_ld, wf_st) == (int(row["ld_sass"]), int(row["st_sass"]))
+    n_cp, wf_cp = counts(cp)
+    assert n_cp == int(row["ldgsts_instr"])
+    got, want = wf_cp, int(row["ldgsts"])
     if vec_b(shape):  # 16-byte B copies: the running launch's dynamic share, as measured (module docstring)
         assert 0.75 * want <= got <= 1.07 * want
     else:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import smemkit
+from _shared import counts
 
 TABLE = Path(__file__).resolve().parent / "data" / "ncu_sgemm_narrow_s48_h200.csv"
 CONFIG = 25
@@ -31,11 +32,11 @@ def test_explain_matches_ncu_on_the_narrow_tile(row):
     assert e.config.startswith("128x32x16 block tile")
     ldst = [a for a in e.accesses if a.instr == "ldst"]
     cp = [a for a in e.accesses if a.instr.startswith("cp.async")]
-    wf = lambda xs: sum(a.wavefronts for a in xs)  # noqa: E731
-    n = lambda xs: sum(a.instructions for a in xs)  # noqa: E731
     ld = [a for a in ldst if a.kind == "load"]
     st = [a for a in ldst if a.kind == "store"]
-    assert (n(ld), n(st)) == (int(row["ld_instr"]), int(row["st_instr"]))
-    assert (wf(ld), wf(st)) == (int(row["ld_sass"]), int(row["st_sass"]))
-    assert n(cp) == int(row["ldgsts_instr"])
-    assert wf(cp) == pytest.approx(int(row["ldgsts"]), rel=0.01)
+    (n_ld, wf_ld), (n_st, wf_st) = counts(ld), counts(st)
+    assert (n_ld, n_st) == (int(row["ld_instr"]), int(row["st_instr"]))
+    assert (wf_ld, wf_st) == (int(row["ld_sass"]), int(row["st_sass"]))
+    n_cp, wf_cp = counts(cp)
+    assert n_cp == int(row["ldgsts_instr"])
+    assert wf_cp == pytest.approx(int(row["ldgsts"]), rel=0.01)

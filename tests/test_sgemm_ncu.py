@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import smemkit
+from _shared import counts
 
 TABLE = Path(__file__).resolve().parent / "data" / "ncu_sgemm_rows_h100.csv"
 
@@ -30,13 +31,12 @@ def test_explain_matches_ncu(row):
     e = smemkit.explain("sgemm", shape, row["layout"], config=int(row["config"]))
     ld = [a for a in e.accesses if a.kind == "load"]
     st = [a for a in e.accesses if a.kind == "store"]
-    wf = lambda xs: sum(a.wavefronts for a in xs)  # noqa: E731
-    n = lambda xs: sum(a.instructions for a in xs)  # noqa: E731
     # instructions exactly; wavefronts exactly per instruction (SASS), within 2% of the L1 totals
-    assert (n(ld), n(st)) == (int(row["ld_instr"]), int(row["st_instr"]))
-    assert (wf(ld), wf(st)) == (int(row["ld_sass"]), int(row["st_sass"]))
-    assert wf(ld) == pytest.approx(int(row["ld_l1"]), rel=0.02)
-    assert wf(st) == pytest.approx(int(row["st_l1"]), rel=0.02)
+    (n_ld, wf_ld), (n_st, wf_st) = counts(ld), counts(st)
+    assert (n_ld, n_st) == (int(row["ld_instr"]), int(row["st_instr"]))
+    assert (wf_ld, wf_st) == (int(row["ld_sass"]), int(row["st_sass"]))
+    assert wf_ld == pytest.approx(int(row["ld_l1"]), rel=0.02)
+    assert wf_st == pytest.approx(int(row["st_l1"]), rel=0.02)
 
 
 def test_the_rows_are_the_ones_measured():
