@@ -28,9 +28,9 @@
  * least per-call time kept.  The model's choice keeps the shape unless another runs kTuneMargin faster.  All
  * layouts of a shape share the winner (timed in the swizzle layout), so the layout A/B stays the same kernel.
  *
- * Cost: the first call of a shape waits for its timing: about 2 x candidates + rounds x reps x kTuneKeep calls (an
- * estimate from those counts, not a measurement: ~1-3 ms for the small calls of the distribution, ~80 ms at
- * 4096^3); later calls are as fast as the winner.  Off with
+ * Cost: the first call of a shape waits for about 2 x candidates + rounds x reps x kTuneKeep calls (H200, 80 draws of
+ * issue 27's law: 1.6 ms more wall time at the median, 15 ms at p90, 80 ms at most -- with the loads of candidates'
+ * modules not loaded yet; 12 ms at 2048^3, 86 ms at 4096^3); later calls are as fast as the winner.  Off with
  * SMEMKIT_AUTOTUNE=0 in the environment (read at the first SGEMM) or smemkit.autotune(False); never while a
  * CUDA tool is injected (knob level 1) or while the stream captures a graph.  Results of a shape depend on its
  * winner only (deterministic within a process); a different process may time a different winner, whose K split
