@@ -11,7 +11,7 @@ Skinny transposes (tests/test_transpose_skinny_lean.py, _narrow.py, _strip.py, _
 every fp16 special, and knob modes agreeing; all bit-exact against NumPy (test_transpose_dtypes).
 
 explain() against Nsight Compute (tests/test_sgemm_ncu.py, test_sgemm_deep_ncu.py, test_sgemm_narrow_ncu.py): the
-instructions and wavefronts of a list of accesses, as the tables' columns sum them."""
+instructions and wavefronts of a list of accesses, as the tables' columns sum them; a cp.async kernel's row checked."""
 import numpy as np
 
 import smemkit
@@ -170,3 +170,18 @@ def counts(accesses):
     *_sass / *_l1 / ldgsts columns)."""
     accesses = list(accesses)
     return sum(a.instructions for a in accesses), sum(a.wavefronts for a in accesses)
+
+
+def check_cp_async_row(e, row):
+    """explain() `e` of an SGEMM launch with cp.async copies against its ncu table row: LDS and STS instructions and
+    per-instruction (SASS) wavefronts exactly, LDGSTS instructions exactly.  Returns (the plan's LDGSTS wavefronts,
+    the row's), whose tolerance the caller states."""
+    ldst = [a for a in e.accesses if a.instr == "ldst"]
+    cp = [a for a in e.accesses if a.instr.startswith("cp.async")]
+    n_ld, wf_ld = counts(a for a in ldst if a.kind == "load")
+    n_st, wf_st = counts(a for a in ldst if a.kind == "store")
+    assert (n_ld, n_st) == (int(row["ld_instr"]), int(row["st_instr"]))
+    assert (wf_ld, wf_st) == (int(row["ld_sass"]), int(row["st_sass"]))
+    n_cp, wf_cp = counts(cp)
+    assert n_cp == int(row["ldgsts_instr"])
+    return wf_cp, int(row["ldgsts"])

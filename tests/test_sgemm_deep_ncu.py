@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import smemkit
-from _shared import counts
+from _shared import check_cp_async_row
 
 DATA = Path(__file__).resolve().parent / "data"
 TABLE = DATA / "ncu_sgemm_deep_s47_h200.csv"
@@ -42,18 +42,10 @@ def test_explain_matches_ncu_on_the_deep_kernel(row):
     shape = tuple(int(x) for x in row["shape"].split("x"))
     e = smemkit.explain("sgemm", shape, row["layout"], sms=132)
     assert "deep: 4 cp.async stages" in e.config  # the chooser still picks the kernel measured
-    ldst = [a for a in e.accesses if a.instr == "ldst"]
-    cp = [a for a in e.accesses if a.instr.startswith("cp.async")]
-    assert {a.instr for a in cp} == {"cp.async.zfill"} and {a.width for a in cp} <= {4, 16}
-    ld = [a for a in ldst if a.kind == "load"]
-    st = [a for a in ldst if a.kind == "store"]
+    assert {a.instr for a in e.accesses if a.instr.startswith("cp.async")} == {"cp.async.zfill"}
+    assert {a.width for a in e.accesses if a.instr.startswith("cp.async")} <= {4, 16}
     # LDS / STS: instructions (the placeholders included) and per-instruction wavefronts exactly
-    (n_ld, wf_ld), (n_st, wf_st) = counts(ld), counts(st)
-    assert (n_ld, n_st) == (int(row["ld_instr"]), int(row["st_instr"]))
-    assert (wf_ld, wf_st) == (int(row["ld_sass"]), int(row["st_sass"]))
-    n_cp, wf_cp = counts(cp)
-    assert n_cp == int(row["ldgsts_instr"])
-    got, want = wf_cp, int(row["ldgsts"])
+    got, want = check_cp_async_row(e, row)
     if vec_b(shape):  # 16-byte B copies: the running launch's dynamic share, as measured (module docstring)
         assert 0.75 * want <= got <= 1.07 * want
     else:

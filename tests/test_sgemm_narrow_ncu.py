@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import smemkit
-from _shared import counts
+from _shared import check_cp_async_row
 
 TABLE = Path(__file__).resolve().parent / "data" / "ncu_sgemm_narrow_s48_h200.csv"
 CONFIG = 25
@@ -30,13 +30,5 @@ def test_explain_matches_ncu_on_the_narrow_tile(row):
     shape = tuple(int(x) for x in row["shape"].split("x"))
     e = smemkit.explain("sgemm", shape, row["layout"], sms=132, config=CONFIG)
     assert e.config.startswith("128x32x16 block tile")
-    ldst = [a for a in e.accesses if a.instr == "ldst"]
-    cp = [a for a in e.accesses if a.instr.startswith("cp.async")]
-    ld = [a for a in ldst if a.kind == "load"]
-    st = [a for a in ldst if a.kind == "store"]
-    (n_ld, wf_ld), (n_st, wf_st) = counts(ld), counts(st)
-    assert (n_ld, n_st) == (int(row["ld_instr"]), int(row["st_instr"]))
-    assert (wf_ld, wf_st) == (int(row["ld_sass"]), int(row["st_sass"]))
-    n_cp, wf_cp = counts(cp)
-    assert n_cp == int(row["ldgsts_instr"])
-    assert wf_cp == pytest.approx(int(row["ldgsts"]), rel=0.01)
+    got, want = check_cp_async_row(e, row)
+    assert got == pytest.approx(want, rel=0.01)
