@@ -118,7 +118,7 @@ def test_sector_fits_by_output_pitch(dtype, rows, want):
 @pytest.mark.parametrize("mode", [3, 4])
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
 def test_sector_size_gate(dtype, mode):
-    """Modes 3 (the default: uint8) and 4 (uint8 and float32): a single matrix of >= 16 MiB whose sides both
+    """Modes 3 (uint8) and 4 (the default since session 50: uint8 and float32): a single matrix of >= 16 MiB whose sides both
     span >= 1.5 KB (uint8; output pitch rows * esz, input row cols * esz) or >= 1 KB (float32); float16
     never (its sector kernel spills), 8-byte and wider never, batches never; output rows off sectors only."""
     esz = np.dtype(dtype).itemsize
@@ -134,7 +134,8 @@ def test_sector_size_gate(dtype, mode):
     cols = max(-(-16 * mib // (rows * esz)), side)  # the call reaches 16 MiB
     want = esz == 1 or (esz == 4 and mode == 4)
     assert taken((rows, cols)) == want
-    assert ("sector store" in smemkit.explain("transpose", (rows, cols), "pad", dtype).config) == (esz == 1)  # default
+    default = "sector store" in smemkit.explain("transpose", (rows, cols), "pad", dtype).config
+    assert default == (esz in (1, 4))  # the default, 4 since session 50
     assert not taken((rows, cols), m=0)
     assert not taken((rows - 2, cols * 2))  # output pitch under the side
     assert not taken((cols, side - 1))  # input row under the side (its output pitch: big)

@@ -154,12 +154,11 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  * width's shipped row of 1, 2 or 4 bytes (the rows it is compiled for) and an element-aligned output whose
  * rows do not all start on a 32-byte sector (base `out`, pitch rows * esz).  Mode (the knob
  * transpose_sector) 1: 4-byte elements with an output pitch of at least kSectorMinPitch bytes; 2: every
- * width at every pitch (tests, A/B); 3, the default: a single matrix of 1-byte elements whose sides both
- * span at least kSectorMinSideSub bytes (rows: the output pitch, cols: the input row) in a call of at least
- * kSectorMinBytes; 4: 3, and single float32 matrices whose sides both span kSectorMinSide bytes (faster, but
- * explain() is off Nsight Compute's shared loads there: 1.9% at 45 tile rows, 8-16% at 5); 2-byte elements
- * never in 1-4 (their SEC kernel spills), batches never; 5 and 6 below (float16, batches); 0: never.  A pure function of the shape, the output's
- * address and the mode.
+ * width at every pitch (tests, A/B); 3 (the default before session 50): a single matrix of 1-byte elements whose
+ * sides both span at least kSectorMinSideSub bytes (rows: the output pitch, cols: the input row) in a call of at
+ * least kSectorMinBytes; 4, the default since session 50: 3, and single float32 matrices whose sides both span
+ * kSectorMinSide bytes; 2-byte elements never in 1-4 (their SEC kernel spills), batches never; 5 and 6 below
+ * (float16, batches); 0: never.  A pure function of the shape, the output's address and the mode.
  *   Measured (H100, same-run A/B by the acceptance's method, docs/TRANSPOSE_NOTES.md "Session 37" and
  *   "Session 38"): the sector store pays a band of extra input rows per tile, each output row's head in
  *   tile row 0, and (1-byte) 12 more registers; it wins where a matrix has many tile rows and columns
@@ -171,9 +170,12 @@ inline bool skinny_vec_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
  *   single matrices with a side under ~1.5 KB on 5 of 8 (283216x1177 uint8 x0.65); hence the sub-word gate.
  *   Held out on seeds 88 / 89 with it: uint8 won on 7 of 7 gated draws (x1.05-1.60), float32 on 20 of 22
  *   (x0.87-1.37), float16 lost on 9 of 14 (x0.85-0.93; its kernel spills 8-16 bytes): 2-byte elements are out.
- *   float32 batches won too (x1.1-1.3), but Nsight Compute counts fewer shared loads than explain() models
- *   for float32 (the head loads of tile row 0: 3x1101x1907 3-4%, 263x16001 8-16%, 2877x3001 1.9%; uint8
- *   within 0.31% on 4099x5003 and 1541x10891), so float32 is mode 4's (docs/TRANSPOSE_NOTES.md). */
+ *   float32 batches won too (x1.1-1.3).  float32 waited in mode 4 until explain() matched Nsight Compute there:
+ *   nvcc had sunk its column reads under the store's predicate (sector.cuh SectorStore::read, volatile since
+ *   session 50: every shared count within 1.7% on 9 float32 shapes, batches included).  On an H200 (session 50,
+ *   docs/TRANSPOSE_NOTES.md): the float32 draws of seeds 228 / 229 the gate takes x0.97-1.28 (12 of 15 won),
+ *   held out on 230 / 231 x0.86-1.26 (4 of 5); float32 batches lost 3 of 4 there (they stay out), and the
+ *   uint8 gate, the H100's, lost on 7 of 9 (x0.68-0.90: a per-device choice is the next step for it). */
 constexpr int64_t kSectorMinPitch = 2048;
 constexpr int64_t kSectorMinSide = 1024;
 constexpr int64_t kSectorMinSideSub = 1536;

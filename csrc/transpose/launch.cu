@@ -80,12 +80,12 @@ volatile int g_skinny_mode = 11;
  * 0 row-major. */
 volatile int g_raster_group = 8;
 
-/* The sector store (sector.cuh; configs.h's sector_fits): 3, the default, its size gate (a single uint8
- * matrix, both sides and the call big enough; 4 float32 too); 0 never, 1 4-byte
+/* The sector store (sector.cuh; configs.h's sector_fits): 4, the default since session 50, its size gate (a single
+ * uint8 or float32 matrix, both sides and the call big enough); 3 uint8 alone (the default before); 0 never, 1 4-byte
  * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B); 5
  * mode 3's gate for uint8 and float16 on sector_kernel.cuh's kernel, 6 that and batches (session 39, A/B), 7
  * as 2 with that kernel (tests). */
-volatile int g_sector_mode = 3;
+volatile int g_sector_mode = 4;
 
 /* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
  * clipped whole words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and

@@ -62,6 +62,20 @@ struct SectorStore {
     typedef SharedTile<L, ESZ, TILE, ROWS, N + 1> T;
     static_assert(ESZ <= 4 && sector_band_fits<ESZ, ROWS>(), "one band unit row per thread covers the shift");
 
+    /* Word k of unit (r, c), the store's column reads.  float32 (E = 1): a volatile shared load, so every warp
+     * issues each of its reads whatever its lanes then store.  As plain loads, nvcc sank them under the
+     * store's predicate (`@!P1 LDS` beside `@!P1 STG`: the output row past cols on an edge tile, or the word
+     * past rows), a warp whose lanes all failed it issued a load that Nsight Compute does not count, and
+     * explain() (plan.cu sector_plan: every warp's reads) ran 1.9-16% above ncu's shared loads (TRANSPOSE_NOTES
+     * "Session 38").  The 1-byte kernel kept its loads unpredicated (within 0.31%) and stays as it was. */
+    static __device__ __forceinline__ W read(const W *tile, int k, int r, int c)
+    {
+        if constexpr (E == 1)
+            return *(const volatile W *)&tile[k * T::PLANE + smk_tile_offset(tile_geometry<ESZ, TILE>(L), r, c)];
+        else
+            return T::word(tile, k, r, c);
+    }
+
     /* Parts 4 and 5: word k of unit column uc = ty + j*ROWS is output row c0 + uc*E + k.  UJ: how far the
      * loop over j is unrolled (N: whole; sector_kernel.cuh's float16 instance 2, which holds it to 64
      * registers without spilling). */
@@ -81,7 +95,7 @@ struct SectorStore {
                 unsigned char *op = b.out + orow * rows * ESZ;          // its element 0
                 const int d = sector_lead<ESZ>((uintptr_t)op);          // [0, 32 / ESZ)
                 const int u = tx + d / E;                               // [0, TILE + ROWS - 1)
-                W v = T::word(tile, k, u, uc);
+                W v = read(tile, k, u, uc);
                 if constexpr (E > 1)
                     v = __funnelshift_r(v, T::word(tile, k, u + 1, uc), 8 * ESZ * (d % E));
                 const bool in = b.full || orow < b.cols;
@@ -97,7 +111,7 @@ struct SectorStore {
                 if (r0 == 0 && tx * E < d) { // the head [0, d), tile row 0: lane tx as lane -1 - tx, whole words
                     const int q = d / E - 1 - tx; // its word's unit row; -1: the partial word at the row's start
                     const int uq = q < 0 ? 0 : q;
-                    W h = T::word(tile, k, uq, uc);
+                    W h = read(tile, k, uq, uc);
                     if constexpr (E > 1) {
                         const W h1 = T::word(tile, k, uq + 1, uc);
                         if (q >= 0)
