@@ -284,6 +284,20 @@ cudaError_t launch_skinny_strip(const smk_transpose_params *p, int64_t batch, cu
                                                : launch_strip_lw<L, ESZ, 6>(p, batch, stream);
 }
 
+/* skinny_kernel's instance for the tile of log2 rows lr (4-, 8- and 16-byte elements: one a tile shape). */
+template <int L, int ESZ, int LR = 0>
+cudaError_t launch_skinny_fixed(int lr, dim3 grid, int bytes, cudaStream_t stream, const SkinnyArgs &a)
+{
+    if constexpr (LR > skinny_log2_elems(ESZ)) {
+        return cudaErrorInvalidValue; // skinny_shape never gives it
+    } else {
+        if (lr != LR)
+            return launch_skinny_fixed<L, ESZ, LR + 1>(lr, grid, bytes, stream, a);
+        skinny_kernel<L, ESZ, LR><<<grid, kSkinnyThreads, bytes, stream>>>(a);
+        return cudaGetLastError();
+    }
+}
+
 /* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in);
  * the word-wise ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are
  * element-aligned. */
@@ -320,8 +334,12 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
     a.lc = s.lc;
     a.in_al = (uintptr_t)p->in % ESZ == 0;
     a.out_al = (uintptr_t)p->out % ESZ == 0;
-    skinny_kernel<L, ESZ><<<grid, kSkinnyThreads, skinny_bytes(L, s, ESZ), stream>>>(a);
-    return cudaGetLastError();
+    if constexpr (ESZ >= 4) {
+        return launch_skinny_fixed<L, ESZ>(s.lr, grid, skinny_bytes(L, s, ESZ), stream, a);
+    } else {
+        skinny_kernel<L, ESZ><<<grid, kSkinnyThreads, skinny_bytes(L, s, ESZ), stream>>>(a);
+        return cudaGetLastError();
+    }
 }
 
 /* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */

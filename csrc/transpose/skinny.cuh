@@ -114,13 +114,25 @@ struct SkinnyMap {
     SMK_HD static int load_col(int t, int k, int lr) { return (t + k * kSkinnyThreads) >> lr; }
 };
 
+/* log2 elements of a tile of esz-byte elements: lr + lc of every skinny_shape. */
+SMK_HD int skinny_log2_elems(int esz) { return kSkinnyLog2Bytes - smk_ilog2(esz); }
+
 #ifdef __CUDACC__
-/* tparams: L the smk_layout of the tile, ESZ the element size in bytes. */
-template <int L, int ESZ>
+/* tparams: L the smk_layout of the tile, ESZ the element size in bytes, LR the tile's log2 rows as a constant
+ * (its columns then 2^(skinny_log2_elems(ESZ) - LR)), or -1 for a.lr / a.lc at run time.  4-, 8- and 16-byte
+ * elements launch an instance per tile shape (launch.cu launch_skinny): with the shape at run time the kernel
+ * spent ~64 instructions a 4-byte element on its shared offsets (layout.h under a runtime geometry) and
+ * per-element 64-bit steps, and issue bound the float32 draws (H200 ncu, session 50: 9x2775572 float32 at 87% issue,
+ * 88.8M warp instructions for 100 MB of DRAM traffic; float64 79%).  The 1- and 2-byte shapes the other skinny
+ * kernels do not take keep the runtime instance.  Every instance makes the same accesses. */
+template <int L, int ESZ, int LR = -1>
 __global__ void __launch_bounds__(kSkinnyThreads) skinny_kernel(const SkinnyArgs a)
 {
     typedef typename Unit<ESZ>::T T;
     constexpr int K = kSkinnyBytes / ESZ / kSkinnyThreads; // elements per thread
+    constexpr int LE = skinny_log2_elems(ESZ);
+    static_assert(LR <= LE, "a tile of kSkinnyBytes");
+    const int lr = LR >= 0 ? LR : a.lr, lc = LR >= 0 ? LE - LR : a.lc;
     extern __shared__ __align__(16) unsigned char smem[];
     T *tile = reinterpret_cast<T *>(smem);
 
@@ -129,20 +141,20 @@ __global__ void __launch_bounds__(kSkinnyThreads) skinny_kernel(const SkinnyArgs
     if (b >= a.batch)
         return; // the last z slice of a batch > 65535 (uniform per block, before the barrier)
     const int64_t ty_tile = blockIdx.x / a.tiles_x, tx_tile = blockIdx.x - ty_tile * a.tiles_x;
-    const int64_t r0 = ty_tile << a.lr, c0 = tx_tile << a.lc; // the tile's first row and column
+    const int64_t r0 = ty_tile << lr, c0 = tx_tile << lc; // the tile's first row and column
     const int64_t rows = a.rows, cols = a.cols;
     // the tile's rows and columns inside the matrix (ints: the per-element bounds are 32-bit compares)
-    const int rlim = (int)(rows - r0 < (1 << a.lr) ? rows - r0 : 1 << a.lr);
-    const int clim = (int)(cols - c0 < (1 << a.lc) ? cols - c0 : 1 << a.lc);
+    const int rlim = (int)(rows - r0 < (1 << lr) ? rows - r0 : 1 << lr);
+    const int clim = (int)(cols - c0 < (1 << lc) ? cols - c0 : 1 << lc);
     const int64_t rs = a.in_rs * ESZ, cs = a.in_cs * ESZ, ors = rows * ESZ; // byte strides
-    const smk_tile tl = skinny_geometry(L, a.lr, a.lc, ESZ);
+    const smk_tile tl = skinny_geometry(L, lr, lc, ESZ);
     const int t = threadIdx.x;
     // Global addresses split into a thread part and a step part the whole block shares: element
     // i = t + 256k of a 2^l-wide walk is (row, column) = ((t >> l) + (256k >> l), (t & m) + (256k & m)),
     // m = 2^l - 1 -- exact because t < 256: for l >= 8 the bits of t and of 256k & m do not overlap, for
     // l < 8 256k is a multiple of 2^l.  So per element one 64-bit add of a block-uniform offset and two
     // 32-bit bound compares.
-    const int rt = t >> a.lc, ct = t & ((1 << a.lc) - 1), ort = t & ((1 << a.lr) - 1), oct = t >> a.lr;
+    const int rt = t >> lc, ct = t & ((1 << lc) - 1), ort = t & ((1 << lr) - 1), oct = t >> lr;
     // the thread's first element: input (r0 + rt, c0 + ct), output (c0 + oct, r0 + ort) of matrix b
     // The thread's offsets are opaque: otherwise nvcc folds them back into (rt + dr) * rs + (ct + dc) * cs
     // and rebuilds every address with 64-bit multiplies (seen in the SASS: about twice the instructions
@@ -159,7 +171,7 @@ __global__ void __launch_bounds__(kSkinnyThreads) skinny_kernel(const SkinnyArgs
     T v[K];
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        const int dr = (k * kSkinnyThreads) >> a.lc, dc = (k * kSkinnyThreads) & ((1 << a.lc) - 1);
+        const int dr = (k * kSkinnyThreads) >> lc, dc = (k * kSkinnyThreads) & ((1 << lc) - 1);
         v[k] = T{};
         if (dr < rl && dc < cl)
             v[k] = load_elem<ESZ>(in + (int64_t)dr * rs + (int64_t)dc * cs, a.in_al);
@@ -167,15 +179,15 @@ __global__ void __launch_bounds__(kSkinnyThreads) skinny_kernel(const SkinnyArgs
     // 2. the row store; 3. the column read
 #pragma unroll
     for (int k = 0; k < K; k++)
-        tile[smk_tile_offset(tl, SkinnyMap::store_row(t, k, a.lc), SkinnyMap::store_col(t, k, a.lc))] = v[k];
+        tile[smk_tile_offset(tl, SkinnyMap::store_row(t, k, lc), SkinnyMap::store_col(t, k, lc))] = v[k];
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < K; k++)
-        v[k] = tile[smk_tile_offset(tl, SkinnyMap::load_row(t, k, a.lr), SkinnyMap::load_col(t, k, a.lr))];
+        v[k] = tile[smk_tile_offset(tl, SkinnyMap::load_row(t, k, lr), SkinnyMap::load_col(t, k, lr))];
     // 4. global stores (lane = output column): output row c0 + load_col, column r0 + load_row
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        const int dr = (k * kSkinnyThreads) & ((1 << a.lr) - 1), dc = (k * kSkinnyThreads) >> a.lr;
+        const int dr = (k * kSkinnyThreads) & ((1 << lr) - 1), dc = (k * kSkinnyThreads) >> lr;
         if (dc < ocl && dr < orl)
             store_elem<ESZ>(out + (int64_t)dc * ors + (int64_t)dr * ESZ, v[k], a.out_al);
     }
