@@ -40,6 +40,9 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         edge_shift_bits); 2: every width
     transpose_copy      2 (default since session 44): 1 x n and n x 1 matrices contiguous along n move as a copy of their
                         bytes (csrc/transpose/copy.cuh, configs.h copy_fits); 1: 1- and 2-byte elements only; 0: never
+    transpose_flat      1 (default since session 50): 4- and 8-byte matrices with rows = 33..64 <= cols on the flat
+                        skinny kernel (csrc/transpose/skinny_flat.cuh, configs.h skinny_flat_fits); 2: short sides
+                        33..128 either way round (A/B); 0: never
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -209,7 +212,7 @@ __all__ = ["KNOBS", "current", "device_info", "gemm16_kernel_for", "knobs", "sge
            "wgmma_launches", "wgmma_mode"]
 
 # name -> the C default (csrc: runtime.c g_poison, host.c g_host_mode, hostpool.h SMK_STAGE_CAP_DEFAULT,
-# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode, g_mid_mode and g_shift_mode,
+# module.c smk_py_sgemm_*, transpose/launch.cu g_odd_path, g_skinny_mode, g_raster_group, g_sector_mode, g_mid_mode, g_shift_mode, g_copy_mode and g_flat_mode,
 # module_tools.c smk_py_gemm16_variant,
 # gemm16/gemm16_matvec.cu smk_gemm16_matvec_mode, _mv_kmax, _mv_v16, _mv_skinny, _mv_level, hopper/wgmma.cu g_kernel,
 # gemm16_choose.c smk_gemm16_epi, smk_gemm16_staged, smk_gemm16_shortk, smk_gemm16_small and smk_gemm16_narrow_async,
@@ -226,6 +229,7 @@ KNOBS = {
     "transpose_sector": 4,  # 0..7 (csrc/transpose/configs.h sector_fits): 4 since session 50 (3 before: uint8 alone), 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)
     "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)
+    "transpose_flat": 1,  # 0..2 (csrc/transpose/configs.h skinny_flat_fits): 1 (the default since session 50) 4- / 8-byte rows 33..64 <= cols on csrc/transpose/skinny_flat.cuh, 2 short sides to 128 either way, 0 never
     "transpose_copy": 2,  # 2 (the default since session 44): 1 x n / n x 1 matrices as a copy, 1: sub-word only, 0: never (csrc/transpose/configs.h copy_fits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,

@@ -20,8 +20,9 @@ def _tile_elems(e):
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
 @pytest.mark.parametrize("dtype,itemsize,width,phase_cost", WIDTHS)
 # the tiled kernel; a side of at most 32 elements (16 for 16-byte ones, 64 for 1- and 2-byte ones, 84 rows <= cols for
-# 1-byte ones) goes skinny: test_transpose_skinny.py, test_transpose_skinny_vec.py, test_transpose_skinny_strip.py
-@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (85, 7919), (85, 85)])
+# 1-byte ones, 64 rows <= cols for 4- and 8-byte ones) goes skinny: test_transpose_skinny.py, test_transpose_skinny_vec.py,
+# test_transpose_skinny_strip.py, test_transpose_flat.py
+@pytest.mark.parametrize("shape", [(1000, 1000), (8192, 8192), (135, 7919), (135, 135)])
 def test_transpose_accesses(layout, dtype, itemsize, width, phase_cost, shape):
     e = smemkit.explain("transpose", shape, layout, dtype)
     names = [a.name for a in e.accesses]
@@ -47,7 +48,7 @@ def test_transpose_accesses(layout, dtype, itemsize, width, phase_cost, shape):
 
 def test_shipped_4_byte_tile_is_variant_0():
     tile, _ = smemkit._C._configs("transpose")[0]
-    assert smemkit.explain("transpose", (64, 64), "pad", "float32").config.startswith(f"{tile}x{tile} tile")
+    assert smemkit.explain("transpose", (256, 256), "pad", "float32").config.startswith(f"{tile}x{tile} tile")
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64", "complex128"])

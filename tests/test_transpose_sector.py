@@ -30,7 +30,7 @@ WIDTHS = ["uint8", "float16", "float32"]
 @pytest.mark.parametrize("dtype", WIDTHS + ["float64"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_sector_bit_exact(shape, dtype, layout, group, rng, poison, set_knobs):
-    set_knobs(transpose_sector=2, transpose_group=group)
+    set_knobs(transpose_sector=2, transpose_flat=0, transpose_group=group)
     a = random_bits(shape, np_dtype(dtype), rng)
     assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
 
@@ -40,7 +40,7 @@ def test_sector_bit_exact(shape, dtype, layout, group, rng, poison, set_knobs):
 @pytest.mark.parametrize("dtype", WIDTHS)
 @pytest.mark.parametrize("shape", BATCHES, ids=lambda s: "x".join(map(str, s)))
 def test_sector_batches(shape, dtype, layout, rng, poison, set_knobs):
-    set_knobs(transpose_sector=2)
+    set_knobs(transpose_sector=2, transpose_flat=0)
     a = random_bits(shape, np_dtype(dtype), rng)
     assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
 
@@ -53,7 +53,7 @@ def test_sector_batches(shape, dtype, layout, rng, poison, set_knobs):
 def test_sector_size_gate_bit_exact(shape, dtype, mode, rng, poison, set_knobs):
     """The size gate's launches (modes 3 and 4) take the single uint8 (and, mode 4, float32) matrices, and
     every call stays exact whichever kernel the gate picks."""
-    set_knobs(transpose_sector=mode)
+    set_knobs(transpose_sector=mode, transpose_flat=0)
     a = random_bits(shape, np_dtype(dtype), rng)
     want = a.ndim == 2 and (dtype == "uint8" or (dtype == "float32" and mode == 4))
     assert ("sector store" in smemkit.explain("transpose", shape, "pad", dtype).config) == want
@@ -67,7 +67,7 @@ def test_sector_size_gate_bit_exact(shape, dtype, mode, rng, poison, set_knobs):
 @pytest.mark.parametrize("shape", [(1031, 2053), (257, 259), (4099, 4093)], ids=lambda s: "x".join(map(str, s)))
 def test_sector_odd_input_pitch(shape, dtype, odd, rng, poison, set_knobs):
     """Input rows off words: the re-aligning load path (odd 1) and the element-wise one (odd 0) load the band too."""
-    set_knobs(transpose_sector=2, transpose_odd_path=odd)
+    set_knobs(transpose_sector=2, transpose_flat=0, transpose_odd_path=odd)
     a = random_bits((shape[0], shape[1] + 3), np_dtype(dtype), rng)[:, :shape[1]]
     assert_bits_equal(smemkit.transpose(a, layout="pad"), a.T)
 
@@ -79,14 +79,14 @@ def test_sector_odd_input_pitch(shape, dtype, odd, rng, poison, set_knobs):
 @pytest.mark.parametrize("shape", [(517, 1023), (1031, 2053), (256, 257)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_sector_torch_odd_offsets(torch, layout, dtype, view, shape, poison, set_knobs):
     """Device views and out= one element past an aligned base: the shift is taken from the real address."""
-    set_knobs(transpose_sector=2)
+    set_knobs(transpose_sector=2, transpose_flat=0)
     test_torch_odd_offsets(torch, layout, dtype, view, shape, None)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32"])
 def test_sector_float32_device_out_offset(torch, dtype, poison, set_knobs):
-    set_knobs(transpose_sector=2)
+    set_knobs(transpose_sector=2, transpose_flat=0)
     x = torch.randn(1001, 999, device="cuda")
     raw = torch.full((1001 * 999 + 3,), float("nan"), device="cuda")
     out = raw[3:].view(999, 1001)  # 12 bytes past a sector
@@ -103,7 +103,7 @@ def test_sector_float32_device_out_offset(torch, dtype, poison, set_knobs):
     ("complex128", 1001, False)])
 def test_sector_fits_by_output_pitch(dtype, rows, want):
     """Taken for 1-, 2- and 4-byte elements whose output rows (pitch rows * esz) are off 32-byte sectors."""
-    with knobs(transpose_sector=2):
+    with knobs(transpose_sector=2, transpose_flat=0):
         cfg = smemkit.explain("transpose", (rows, 3000), "pad", dtype).config
     assert ("sector store" in cfg) == want, cfg
     with knobs(transpose_sector=1):  # the default rule: 4-byte elements, at least 2 KB of output row
@@ -125,7 +125,7 @@ def test_sector_size_gate(dtype, mode):
     mib = 1 << 20
 
     def taken(shape, m=mode):
-        with knobs(transpose_sector=m):
+        with knobs(transpose_sector=m, transpose_flat=0):
             return "sector store" in smemkit.explain("transpose", shape, "pad", dtype).config
 
     side = {1: 1536, 4: 1024}.get(esz, 1024) // esz
@@ -155,7 +155,7 @@ def test_sector_plan_counts(dtype, shape):
     rows, cols = shape
     esz = np.dtype(dtype).itemsize
     E = {1: 4, 2: 2, 4: 1}[esz]
-    with knobs(transpose_sector=2):
+    with knobs(transpose_sector=2, transpose_flat=0):
         plans = {lay: smemkit.explain("transpose", shape, lay, dtype) for lay in smemkit.LAYOUTS}
     if rows * esz % 32 == 0:  # every output row on a sector: the plain kernel
         assert all("sector" not in e.config for e in plans.values())

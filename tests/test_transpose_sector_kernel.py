@@ -38,7 +38,7 @@ def sprinkled(shape, dtype, rng):
 @pytest.mark.parametrize("dtype", SUB)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_sector_kernel_bit_exact(shape, dtype, layout, rng, poison, set_knobs):
-    set_knobs(transpose_sector=7, transpose_skinny=8)  # 70x100 uint8 is the strips' (11, the default) otherwise
+    set_knobs(transpose_sector=7, transpose_flat=0, transpose_skinny=8)  # 70x100 uint8 is the strips' (11, the default) otherwise
     a = sprinkled(shape, dtype, rng)
     assert "band loaded last" in smemkit.explain("transpose", shape, layout, dtype).config or shape[0] * np.dtype(
         dtype).itemsize % 32 == 0
@@ -50,7 +50,7 @@ def test_sector_kernel_bit_exact(shape, dtype, layout, rng, poison, set_knobs):
 @pytest.mark.parametrize("dtype", SUB)
 @pytest.mark.parametrize("shape", BATCHES + [(3, 257, 1029), (2, 1031, 2053)], ids=lambda s: "x".join(map(str, s)))
 def test_sector_kernel_batches(shape, dtype, layout, rng, poison, set_knobs):
-    set_knobs(transpose_sector=7)
+    set_knobs(transpose_sector=7, transpose_flat=0)
     a = sprinkled(shape, dtype, rng)
     assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
 
@@ -61,7 +61,7 @@ def test_sector_kernel_batches(shape, dtype, layout, rng, poison, set_knobs):
 @pytest.mark.parametrize("shape", [(1031, 2053), (257, 259), (4099, 4093), (129, 1001)], ids=lambda s: "x".join(map(str, s)))
 def test_sector_kernel_odd_input_pitch(shape, dtype, odd, rng, poison, set_knobs):
     """Input rows off words: the band's rows through the re-aligning path (odd 1) or element by element (0)."""
-    set_knobs(transpose_sector=7, transpose_odd_path=odd)
+    set_knobs(transpose_sector=7, transpose_flat=0, transpose_odd_path=odd)
     a = sprinkled((shape[0], shape[1] + 3), dtype, rng)[:, :shape[1]]
     assert_bits_equal(smemkit.transpose(a, layout="pad"), a.T)
 
@@ -73,7 +73,7 @@ def test_sector_kernel_odd_input_pitch(shape, dtype, odd, rng, poison, set_knobs
 @pytest.mark.parametrize("shape", [(517, 1023), (1031, 2053), (256, 257)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_sector_kernel_torch_odd_offsets(torch, layout, dtype, view, shape, poison, set_knobs):
     """Device views and out= one element past an aligned base: the shift is taken from the real address."""
-    set_knobs(transpose_sector=7)
+    set_knobs(transpose_sector=7, transpose_flat=0)
     torch_odd_offsets(torch, layout, dtype, view, shape, None)
 
 
@@ -87,7 +87,7 @@ GATED = [("float16", (1541, 5447)), ("uint8", (1541, 10891)), ("uint8", (2, 1541
 @pytest.mark.parametrize("dtype,shape", GATED, ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
 def test_sector_kernel_gate_bit_exact(shape, dtype, layout, mode, rng, poison, set_knobs):
     """Levels 5 and 6 take these calls (6: the batches too), and every call stays exact."""
-    set_knobs(transpose_sector=mode)
+    set_knobs(transpose_sector=mode, transpose_flat=0)
     a = sprinkled(shape, dtype, rng)
     batched = a.ndim == 3 and shape[0] > 1
     cfg = smemkit.explain("transpose", shape, layout, dtype).config
@@ -123,7 +123,7 @@ def test_sector_kernel_gate(dtype, mode):
     float32 and wider never (level 4 is float32's)."""
     esz = np.dtype(dtype).itemsize
     rng = np.random.default_rng(3900 + esz + 10 * mode)
-    with knobs(transpose_sector=mode):
+    with knobs(transpose_sector=mode, transpose_flat=0):
         for batch, rows, cols in draw_shapes(rng, 300):
             shape = (rows, cols) if batch == 1 else (batch, rows, cols)
             cfg = smemkit.explain("transpose", shape, "pad", dtype).config
@@ -140,7 +140,7 @@ def test_sector_kernel_gate_edges():
         side = 1536 // esz + 1 if (1536 // esz * esz) % 32 == 0 else 1536 // esz  # rows: off a sector
 
         def taken(shape, m):
-            with knobs(transpose_sector=m):
+            with knobs(transpose_sector=m, transpose_flat=0):
                 return "band loaded last" in smemkit.explain("transpose", shape, "pad", dtype).config
 
         cols = -(-16 * MIB // (side * esz))
@@ -161,9 +161,9 @@ def test_sector_kernel_plan_is_the_sector_plan(dtype, shape):
     """Level 7 (the new kernel) counts what level 2 (transpose_kernel<.., SEC>) counts, access by access,
     batches included: only the order of the band's row store differs."""
     for lay in smemkit.LAYOUTS:
-        with knobs(transpose_sector=2):
+        with knobs(transpose_sector=2, transpose_flat=0):
             old = smemkit.explain("transpose", shape, lay, dtype)
-        with knobs(transpose_sector=7):
+        with knobs(transpose_sector=7, transpose_flat=0):
             new = smemkit.explain("transpose", shape, lay, dtype)
         if "sector" not in old.config:
             assert "sector" not in new.config

@@ -44,9 +44,11 @@ def old_skinny(set_knobs):
 def wide_default(shape, itemsize):
     """transpose_skinny 7 (session 41): 2-byte matrices with rows > cols and a short side of 65..128 go to skinny_prmt
     too (tests/test_transpose_skinny_wide.py); 11 (the default since session 44): 1-byte rows <= cols with 65..84 rows
-    to the strips (tests/test_transpose_skinny_strip.py)."""
+    to the strips (tests/test_transpose_skinny_strip.py); transpose_flat 1 (session 50): 4- and 8-byte matrices with
+    rows = 33..64 <= cols to the flat skinny kernel (tests/test_transpose_flat.py)."""
     prmt = itemsize == 2 and shape[-2] > shape[-1] and 65 <= min(shape[-2:]) <= 128
-    return prmt or (itemsize == 1 and shape[-2] <= shape[-1] and 65 <= shape[-2] <= 84)
+    flat = itemsize in (4, 8) and shape[-2] <= shape[-1] and 33 <= shape[-2] <= 64
+    return prmt or flat or (itemsize == 1 and shape[-2] <= shape[-1] and 65 <= shape[-2] <= 84)
 
 
 def is_skinny(shape, dtype):
@@ -82,7 +84,7 @@ def test_choice_boundaries(dtype, itemsize):
         assert is_skinny(shape, dtype), shape
     for shape in [(c + 1, 10**5), (10**5, c + 1), (c + 1, c + 1), (8192, 8192), (1000, 1000), (10**5, 129)]:
         if wide_default(shape, itemsize):
-            assert smemkit.explain("transpose", shape, "pad", dtype).config.startswith(("skinny-prmt ", "skinny-strip ")), shape
+            assert smemkit.explain("transpose", shape, "pad", dtype).config.startswith(("skinny-prmt ", "skinny-strip ", "skinny-flat ")), shape
             continue
         assert not is_skinny(shape, dtype), shape
         assert "tile" in smemkit.explain("transpose", shape, "pad", dtype).config

@@ -20,7 +20,7 @@ metrics=$metrics,smsp__sass_inst_executed_op_ldgsts.sum,smsp__sass_l1tex_data_pi
 metrics=$metrics,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 # every smemkit kernel (the GEMMs' padded copies, reductions and memory-bound kernels too), and the marker
 # kernel ncu_kernels.py launches before each call (torch's spin_kernel) that groups them into calls
-kernels='spin_kernel|transpose_kernel|transpose_sector_kernel|skinny_strip_b_kernel|sgemm_deep_kernel|tinyk_lean_kernel|sgemm_rows_n_kernel|mv_tinyk16_kernel|mv_mrow_kernel|skinny_kernel|skinny_vec_kernel|skinny_lean_a_kernel|skinny_prmt(_a)?_kernel|sgemm_kernel|skinny_[mn]_kernel|tinyk_kernel|matvec_kernel'
+kernels='spin_kernel|transpose_kernel|transpose_sector_kernel|skinny_flat_kernel|skinny_strip_b_kernel|sgemm_deep_kernel|tinyk_lean_kernel|sgemm_rows_n_kernel|mv_tinyk16_kernel|mv_mrow_kernel|skinny_kernel|skinny_vec_kernel|skinny_lean_a_kernel|skinny_prmt(_a)?_kernel|sgemm_kernel|skinny_[mn]_kernel|tinyk_kernel|matvec_kernel'
 kernels=$kernels'|gemm16_kernel|mv_[a-z]+_kernel|reduce_kernel|pad_rows_kernel|skinny_strip_kernel|copy_kernel|sgemv_[a-z]+_kernel'
 "$NCU" --clock-control none --print-units base --csv --metrics "$metrics" -k "regex:$kernels" \
     python3 "$(dirname "$0")/ncu_kernels.py" "$out/ncu_manifest.txt" "$@" > "$out/ncu_kernels.csv"

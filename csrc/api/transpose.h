@@ -79,6 +79,10 @@ int smk_transpose_shift_mode(void);
  * 2 (default since session 44) every width, 1 1- and 2-byte elements, 0 never. */
 void smk_transpose_set_copy(int mode);
 int smk_transpose_copy_mode(void);
+/* Tests and benchmarks: the flat skinny kernel for 4- and 8-byte matrices (transpose/configs.h's skinny_flat_fits,
+ * transpose/skinny_flat.cuh): 1 (default since session 50) rows = 33..64 <= cols, 2 short sides to 128 both ways, 0 never. */
+void smk_transpose_set_flat(int mode);
+int smk_transpose_flat_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2
  * bytes).  The first form answers for 4-byte elements. */
 void smk_transpose_variant_geometry(int variant, int *tile, int *block_rows);

@@ -28,6 +28,8 @@
  *                vectors (knob transpose_skinny = 10, and 11, the default, for uint8 S <= 84: skinny_strip_fits)
  *   skinny_strip_b.cuh case B (rows > cols = S = 17..64, packed rows) as strips of 512 / esz input rows, one
  *                contiguous input run a block, 16-byte output vectors (knob transpose_skinny = 12: skinny_strip_b_fits)
+ *   skinny_flat.cuh 4- and 8-byte matrices with a short side of 33..128: T x S elements a block, the contiguous side
+ *                walked flat (every lane busy), the other down S rows (knob transpose_flat: skinny_flat_fits)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -367,6 +369,28 @@ inline bool skinny_strip_b_fits(int64_t rows, int64_t cols, int64_t in_rs, int64
            cols >= kStripMinShort && cols <= kStripMaxShort2;
 }
 
+/* The flat skinny kernel (skinny_flat.cuh; knob transpose_flat): 4- and 8-byte elements with input columns
+ * contiguous (in_cs == 1); the launcher also wants both bases element-aligned.  Mode 1, the default since session
+ * 50: case A (rows <= cols: the output is the flat side) with S = rows = kFlatShortMin .. kFlatShortMax1 (S' = 64,
+ * T = 64); 2 (A/B, tests): both cases, S up to kFlatShortMax, case B (rows > cols: the input flat) with packed
+ * input rows (in_rs == cols); 0 never.  Below 33 the skinny kernel keeps them (one tile holds S whole), above the
+ * tiled kernel.  Measured (H200, same-run A/B by the acceptance's method, seeds 228-233, 103 draws that mode 2
+ * takes; docs/TRANSPOSE_NOTES.md "Session 50"): case A with S <= 64 won on most (x0.85-1.32; float32 S 35-39
+ * x1.2-1.3), case A with S' = 128 (T = 32: 128-byte input runs) came out even (x0.87-1.12), and case B lost on
+ * most (float64 x0.68-0.85, float32 S >= 44 x0.72-0.98): its shift side writes S output rows in runs of T elements
+ * each block, against the tiled kernel's 64.  Pure in the shape, strides, element size and mode. */
+constexpr int64_t kFlatShortMin = 33, kFlatShortMax1 = 64, kFlatShortMax = 128;
+
+inline bool skinny_flat_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    const int64_t s = rows < cols ? rows : cols;
+    if (mode < 1 || mode > 2 || (esz != 4 && esz != 8) || in_cs != 1 || s < kFlatShortMin)
+        return false;
+    if (mode == 1)
+        return rows <= cols && s <= kFlatShortMax1;
+    return s <= kFlatShortMax && (rows <= cols || in_rs == cols);
+}
+
 /* Case A on skinny_prmt_a_kernel whatever the output base (<.., false> where the output rows are off words):
  * mode 4's wide class and mode 5's narrow one. */
 inline bool skinny_prmt_any_a(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
@@ -405,12 +429,14 @@ inline bool copy_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, 
 }
 
 /* What a launch of `variant` runs on this shape: variant 0 = the skinny row where skinny_fits (or, mode 4,
- * skinny_wide_fits), else resolve(). */
-inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int mode)
+ * skinny_wide_fits; skinny_strip_fits; skinny_flat_fits under `flat`, the knob transpose_flat), else resolve(). */
+inline const Config *choose(int variant, int wi, int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int mode,
+                            int flat)
 {
     if (variant == 0 && wi >= 0 &&
         (skinny_fits(rows, cols, in_cs, wi, mode) || skinny_wide_fits(rows, cols, in_rs, in_cs, kWidths[wi].esz, mode) ||
-         skinny_strip_fits(rows, cols, in_cs, kWidths[wi].esz, mode)))
+         skinny_strip_fits(rows, cols, in_cs, kWidths[wi].esz, mode) ||
+         skinny_flat_fits(rows, cols, in_rs, in_cs, kWidths[wi].esz, flat)))
         return &kConfigs[skinny_row()];
     return resolve(variant, wi);
 }

@@ -16,6 +16,7 @@
 #include "transpose/kernel.cuh"
 #include "transpose/sector_kernel.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_flat.cuh"
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_strip.cuh"
@@ -100,6 +101,10 @@ volatile int g_shift_mode = 0;
 /* The copy route (configs.h's copy_fits, copy.cuh): 2, the default since session 44, every width; 1 1- and 2-byte
  * elements; 0 never (H100, seed 195: the 11 vector draws 0.927 -> 1.077 of a copy, min 0.569 -> 0.887). */
 volatile int g_copy_mode = 2;
+
+/* The flat skinny kernel (skinny_flat.cuh; configs.h's skinny_flat_fits): 1, the default since session 50, 4- and
+ * 8-byte matrices with rows = 33..64 <= cols; 2 (A/B) both cases and short sides to 128; 0 never (the tiled kernel). */
+volatile int g_flat_mode = 1;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -284,6 +289,36 @@ cudaError_t launch_skinny_strip(const smk_transpose_params *p, int64_t batch, cu
                                                : launch_strip_lw<L, ESZ, 6>(p, batch, stream);
 }
 
+/* skinny_flat_kernel's instance (skinny_flat.cuh): at most 32 KB + a column of pad, no opt-in. */
+template <int L, int ESZ, bool A, int LS>
+cudaError_t launch_flat_inst(const FlatArgs &a, dim3 grid, cudaStream_t stream)
+{
+    static_assert((kFlatElems + (kFlatElems >> LS)) * ESZ <= 48 * 1024, "no opt-in");
+    skinny_flat_kernel<L, ESZ, A, LS><<<grid, kFlatThreads, flat_bytes(L, LS, ESZ), stream>>>(a);
+    return cudaGetLastError();
+}
+
+/* The flat skinny kernel (configs.h's skinny_flat_fits): case A (rows <= cols) or B, S' = 64 or 128. */
+template <int L, int ESZ>
+cudaError_t launch_skinny_flat(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    const bool case_a = p->rows <= p->cols;
+    const int S = (int)(case_a ? p->rows : p->cols), ls = flat_log2_short(S);
+    const int64_t len = case_a ? p->cols : p->rows, T = (int64_t)1 << flat_log2_long(ls);
+    FlatArgs a;
+    dim3 grid;
+    int64_t tiles_x = 0;
+    const cudaError_t e = grid_tiles((len + T - 1) / T, 1, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    matrix_args(&a, p, batch, tiles_x);
+    a.s = S;
+    a.magic = flat_magic(S);
+    if (case_a)
+        return ls <= 6 ? launch_flat_inst<L, ESZ, true, 6>(a, grid, stream) : launch_flat_inst<L, ESZ, true, 7>(a, grid, stream);
+    return ls <= 6 ? launch_flat_inst<L, ESZ, false, 6>(a, grid, stream) : launch_flat_inst<L, ESZ, false, 7>(a, grid, stream);
+}
+
 /* skinny_kernel's instance for the tile of log2 rows lr (4-, 8- and 16-byte elements: one a tile shape). */
 template <int L, int ESZ, int LR = 0>
 cudaError_t launch_skinny_fixed(int lr, dim3 grid, int bytes, cudaStream_t stream, const SkinnyArgs &a)
@@ -320,6 +355,11 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
             return launch_skinny_prmt<L, ESZ>(p, batch, stream);
         if (skinny_vec_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_vec<L, ESZ>(p, batch, stream);
+    }
+    if constexpr (ESZ == 4 || ESZ == 8) {
+        if (skinny_flat_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_flat_mode) &&
+            (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0)
+            return launch_skinny_flat<L, ESZ>(p, batch, stream);
     }
     const SkinnyShape s = skinny_shape(p->rows, p->cols, ESZ);
     const int64_t tr = (int64_t)1 << s.lr, tc = (int64_t)1 << s.lc;
@@ -427,6 +467,10 @@ extern "C" void smk_transpose_set_copy(int mode) { g_copy_mode = mode; }
 
 extern "C" int smk_transpose_copy_mode(void) { return g_copy_mode; }
 
+extern "C" void smk_transpose_set_flat(int mode) { g_flat_mode = mode; }
+
+extern "C" int smk_transpose_flat_mode(void) { return g_flat_mode; }
+
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
@@ -436,7 +480,7 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_rs, p->in_cs, g_skinny_mode); /* by shape and strides */
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_rs, p->in_cs, g_skinny_mode, g_flat_mode); /* by shape and strides */
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */

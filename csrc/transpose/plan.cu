@@ -17,6 +17,7 @@
 #include "transpose/configs.h"
 #include "transpose/sector.cuh"
 #include "transpose/skinny.cuh"
+#include "transpose/skinny_flat.cuh"
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_strip_b_plan.h" /* and skinny_strip_plan.h */
@@ -122,6 +123,67 @@ void skinny_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
 }
 
 /* One access of a plan from its lane addresses (n_instr * 32, -1 = lane idle). */
+void put_access(smk_access *acc, const char *name, int width, int is_store, const std::vector<long long> &v);
+
+/* The flat skinny kernel (skinny_flat.cuh): a whole block's park (the shared store) and read, then, where the long
+ * side leaves the last block partial, that block's; each instruction a warp issues with at least one lane on (a warp
+ * whose lanes are all off issues nothing Nsight Compute counts).  Repeats per matrix: returns 1. */
+template <int ESZ>
+int skinny_flat_plan(int layout, int64_t rows, int64_t cols, smk_plan *plan)
+{
+    constexpr int K = kFlatElems / kFlatThreads, WARPS = kFlatThreads / 32;
+    const bool case_a = rows <= cols;
+    const int S = (int)(case_a ? rows : cols), ls = flat_log2_short(S), lt = flat_log2_long(ls), T = 1 << lt;
+    const smk_tile tl = flat_geometry(layout, ls, ESZ);
+    const uint32_t magic = flat_magic(S);
+    const int64_t len = case_a ? cols : rows, full = len / T;
+    const int tail = (int)(len - full * T);
+    int a = 0;
+    for (int part = 0; part < 2; part++) {
+        const int tj = part == 0 ? T : tail;
+        const int64_t reps = part == 0 ? full : 1;
+        if (reps == 0 || tj == 0)
+            continue;
+        std::vector<long long> flat, shift;
+        for (int wp = 0; wp < WARPS; wp++)
+            for (int k = 0; k < K; k++) {
+                long long fl[32], sh[32];
+                bool anyf = false, anys = false;
+                for (int lane = 0; lane < 32; lane++) {
+                    const int e = wp * 32 + lane + k * kFlatThreads;
+                    fl[lane] = sh[lane] = -1;
+                    if (e < tj * S) {
+                        const int j = FlatMap::flat_row(e, S, magic);
+                        fl[lane] = (long long)smk_tile_offset(tl, j, e - j * S) * ESZ;
+                        anyf = true;
+                    }
+                    const int s = FlatMap::shift_col(e, lt), j = FlatMap::shift_row(e, lt);
+                    if (s < S && j < tj) {
+                        sh[lane] = (long long)smk_tile_offset(tl, j, s) * ESZ;
+                        anys = true;
+                    }
+                }
+                if (anyf)
+                    flat.insert(flat.end(), fl, fl + 32);
+                if (anys)
+                    shift.insert(shift.end(), sh, sh + 32);
+            }
+        static const char *const kName[2][2] = {{"skinny-flat store (input run)", "skinny-flat load (down the rows)"},
+                                                {"skinny-flat store (down the rows)", "skinny-flat load (output run)"}};
+        put_access(&plan->acc[a], kName[case_a][0], ESZ, 1, case_a ? shift : flat);
+        plan->acc[a++].repeats = reps;
+        put_access(&plan->acc[a], kName[case_a][1], ESZ, 0, case_a ? flat : shift);
+        plan->acc[a++].repeats = reps;
+    }
+    plan->n = a;
+    plan->threads = kFlatThreads;
+    plan->smem_bytes = flat_bytes(layout, ls, ESZ);
+    plan->blocks = full + (tail > 0);
+    snprintf(plan->config, sizeof plan->config, "skinny-flat %dx%d tile (%s), %d threads, %d-byte elements", T, 1 << ls,
+             case_a ? "case A: rows <= cols" : "case B: rows > cols", kFlatThreads, ESZ);
+    return 1;
+}
+
 void put_access(smk_access *acc, const char *name, int width, int is_store, const std::vector<long long> &v)
 {
     acc->name = name;
@@ -407,6 +469,9 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
             if (skinny_vec_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode()))
                 return skinny_vec_plan<esz>(layout, rows, cols, plan, 0);
         }
+        if constexpr (esz == 4 || esz == 8)
+            if (skinny_flat_fits(rows, cols, cols, 1, esz, smk_transpose_flat_mode()))
+                return skinny_flat_plan<esz>(layout, rows, cols, plan);
         skinny_plan<esz>(layout, rows, cols, plan);
         return 0;
     } else {
@@ -475,7 +540,7 @@ extern "C" int smk_transpose_plan_batched(int64_t batch, int64_t rows, int64_t c
         return 0;
     }
     /* the launcher's path for a C-contiguous input, in the same skinny mode */
-    const Config *v = choose(0, wi, rows, cols, cols, 1, smk_transpose_skinny_mode());
+    const Config *v = choose(0, wi, rows, cols, cols, 1, smk_transpose_skinny_mode(), smk_transpose_flat_mode());
     const int own = kPlan.fn[v - kConfigs][wi](layout, batch, rows, cols, plan);
     for (int a = 0; a < plan->n; a++)
         if (own != 2) // 2: the plan counted the whole batch itself
