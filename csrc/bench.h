@@ -7,6 +7,7 @@
 #ifndef SMK_BENCH_H
 #define SMK_BENCH_H
 
+#include "event_loop.h"
 #include "runtime.h"
 
 #ifdef __cplusplus
@@ -47,23 +48,6 @@ const char *smk_bench_check(const smk_bench_spec *spec);
 /* Time it.  times_ms[i * reps + r] is the r-th time of kernel i: the layouts in order, then the
  * ceiling when info->have_ceiling.  Needs (nlayouts + 1) * reps floats. */
 smk_status smk_bench_run(const smk_bench_spec *spec, float *times_ms, smk_bench_info *info);
-
-/* Something to time: enqueue one run on `stream`, return a cudaError_t. */
-typedef struct {
-    int (*launch)(void *ctx, cudaStream_t stream);
-    void *ctx;
-} smk_timed_op;
-
-/* The event loop itself: `warmup` untimed rounds, then `reps` rounds of op0 op1 ... interleaved, each
- * op optionally preceded by a write of `flush_bytes` that evicts L2. */
-smk_status smk_time_ops(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
-                        float *times_ms);
-/* The same loop on a caller's stream (`*stream`; NULL: a fresh non-blocking stream of its own, as
- * smk_time_ops): smemkit.timeit times a user's callable on the stream its library enqueues on, so the
- * events bracket that work and nothing is timed any differently from bench's kernels.  The caller's
- * stream is synchronised at the end, never destroyed. */
-smk_status smk_time_ops_on(const smk_timed_op *ops, int nops, int warmup, int reps, size_t flush_bytes,
-                           const cudaStream_t *stream, float *times_ms);
 
 #ifdef __cplusplus
 }

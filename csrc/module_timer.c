@@ -1,15 +1,15 @@
 /*
- * module_timer.c -- binding of smemkit.timeit's loop: Python callables timed by bench.c's event loop
+ * module_timer.c -- binding of smemkit.timeit's loop: Python callables timed by event_loop.c's loop
  * (smk_time_ops_on), the loop every smemkit.bench figure comes from, so a user's kernel, a library
  * call (x.t().contiguous()) and smemkit's own ops are timed the same way: warm-up, an L2 flush before
  * each timed call, the callables interleaved A B C A B C ..., two events around each call on the stream
- * the callables enqueue on.  Conversion only; the loop and its rules live in bench.c.
+ * the callables enqueue on.  Conversion only; the loop and its rules live in event_loop.c.
  */
 #include "py_convert.h"
 
 #include <string.h>
 
-#include "bench.h"
+#include "event_loop.h"
 
 #define SMK_TIMER_MAX_FNS 64
 
@@ -41,7 +41,7 @@ PyDoc_STRVAR(time_calls_doc,
 "Call each callable of the sequence `fns` (no arguments) `warmup` rounds untimed, then `reps` rounds\n"
 "interleaved, each call between two CUDA events recorded on `stream` (a cudaStream_t handle as an\n"
 "int: 0 the legacy default stream, 2 the per-thread one, else a stream of the caller's library) and\n"
-"preceded by a write of `flush_bytes` (0: none) that evicts L2 -- csrc/bench.c's loop.  Returns one\n"
+"preceded by a write of `flush_bytes` (0: none) that evicts L2 -- csrc/event_loop.c's loop.  Returns one\n"
 "list of `reps` times in milliseconds per callable.  An exception raised by a callable stops the loop\n"
 "(after synchronising the stream) and propagates; CudaError without a GPU.");
 
@@ -60,7 +60,7 @@ static int parse_stream(PyObject *obj, cudaStream_t *stream)
     return PyErr_Occurred() ? -1 : 0;
 }
 
-/* The callables of seq as launchers of bench.c's loop; their count, or -1 with an exception set. */
+/* The callables of seq as launchers of event_loop.c's loop; their count, or -1 with an exception set. */
 static int collect_fns(PyObject *seq, long long reps, py_timed *timed, smk_timed_op *ops, int *failed)
 {
     const int nfns = (int)PySequence_Fast_GET_SIZE(seq);
