@@ -8,6 +8,7 @@
  */
 #include "host.h"
 #include "hostpool.h"
+#include "api/transpose_tune.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -94,7 +95,7 @@ static smk_status transpose_band(const void *host_in, void *host_out, smk_transp
     p.cols = (int64_t)w;
     p.in_rs = (int64_t)w;
     p.in_cs = 1;
-    e = (cudaError_t)smk_transpose_launch(&p, st);
+    e = (cudaError_t)smk_transpose_launch_knobs(&p, 0, -1, -1, st); /* never tuned: other bands' copies run beside it */
     if (e != cudaSuccess)
         return smk_rt_fail(e, "launching the transpose kernel");
     e = cudaMemcpyAsync((char *)host_out + c0 * rows * esz, bout, w * rows * esz, cudaMemcpyDeviceToHost, st);

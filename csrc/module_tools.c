@@ -20,6 +20,7 @@
 #include "api/sgemm_tinyk.h"
 #include "api/splitk.h"
 #include "api/transpose.h"
+#include "api/transpose_tune.h"
 #include "gemm16/matvec.h"
 #include "bench.h"
 #include "host.h"
@@ -235,16 +236,16 @@ PyDoc_STRVAR(set_knob_doc,
 "skinny_prmt for every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only; 7: "
 "as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean; 9: as 8 where 7 runs skinny_vec only; 10: as 8 and rows <= cols with\nrows 17..127 (1 byte) / 17..64 (2 bytes) on skinny_strip, full-height strips; 12: as 11 and rows > cols = 17..64 with packed rows on skinny_strip_b), 'transpose_group' (the tiled kernel's raster: 8, "
 "the default, groups of 8 tile rows walked column by column; 0 row-major; any G up to 65536), 'transpose_sector' "
-"(3, the default: the tiled kernel writes each output row from its first 32-byte sector on, whole aligned words, "
-"for a single uint8 matrix of at least 16 MiB whose sides both span at least 1.5 KB; 4: also float32 ones with "
-"sides of at least 1 KB (explain() off ncu there); 0: never; 1: 4-byte elements whose output pitch is at least 2 "
+"(4, the default since session 50: the tiled kernel writes each output row from its first 32-byte sector on, whole "
+"aligned words, for a single uint8 matrix of at least 16 MiB whose sides both span at least 1.5 KB and single float32 "
+"ones with sides of at least 1 KB; 3: the uint8 ones alone; 0: never; 1: 4-byte elements whose output pitch is at least 2 "
 "KB; 2: 1-, 2- and 4-byte elements at any pitch; 5: 3's gate for uint8 and float16 matrices, on the sector kernel "
 "that loads its band last (64 registers, no spill); 6: 5 and batches, each matrix's sides by 3's rule and the "
 "whole call at least 16 MiB; 7 (tests): as 2, the uint8 and float16 ones on that kernel), 'transpose_mid' (2, the "
 "default since session 43: the lean paths; 0: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as whole words clipped to the "
 "matrix where the rows' columns are contiguous; 2: transpose/lean.cuh's paths), 'transpose_shift' (0, the default: none; 1: the 1- and 2-byte "
 "tiled kernel's tiles that would cross the matrix's last row or column move inward to end on it, interior tiles "
-"overlapping a neighbour; 2: every width), 'transpose_copy' (2, the default since session 44: 1 x n and n x 1 matrices whose elements are contiguous move as a copy (transpose/copy.cuh); 1: 1- and 2-byte ones only; 0: never), 'transpose_flat' (1, the default since session 50: 4- and 8-byte matrices with rows = 33..64 <= cols on transpose/skinny_flat.cuh; 2: both cases and short sides to 128; 0: never),\n"
+"overlapping a neighbour; 2: every width), 'transpose_copy' (2, the default since session 44: 1 x n and n x 1 matrices whose elements are contiguous move as a copy (transpose/copy.cuh); 1: 1- and 2-byte ones only; 0: never), 'transpose_flat' (1, the default since session 50: 4- and 8-byte matrices with rows = 33..64 <= cols on transpose/skinny_flat.cuh; 2: both cases and short sides to 128; 0: never), 'transpose_tune' (1, the default since session 51: with smemkit.autotune() on and every other transpose knob at its default, the first call of a shape whose path those leave open times the open paths and caches the fastest per device, csrc/transpose/tune.cu; 0: the defaults' own path),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -358,14 +359,12 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_raster_group(v);
     else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7)
         smk_transpose_set_sector(v);
-    else if (strcmp(name, "transpose_mid") == 0 && v >= 0 && v <= 2)
-        smk_transpose_set_mid(v);
-    else if (strcmp(name, "transpose_shift") == 0 && v >= 0 && v <= 2)
-        smk_transpose_set_shift(v);
-    else if (strcmp(name, "transpose_copy") == 0 && v >= 0 && v <= 2)
-        smk_transpose_set_copy(v);
-    else if (strcmp(name, "transpose_flat") == 0 && v >= 0 && v <= 2)
-        smk_transpose_set_flat(v);
+    else if ((strcmp(name, "transpose_mid") == 0 || strcmp(name, "transpose_shift") == 0) && v >= 0 && v <= 2)
+        (strcmp(name, "transpose_mid") == 0 ? smk_transpose_set_mid : smk_transpose_set_shift)(v);
+    else if ((strcmp(name, "transpose_copy") == 0 || strcmp(name, "transpose_flat") == 0) && v >= 0 && v <= 2)
+        (strcmp(name, "transpose_copy") == 0 ? smk_transpose_set_copy : smk_transpose_set_flat)(v);
+    else if (strcmp(name, "transpose_tune") == 0 && (v == 0 || v == 1))
+        smk_transpose_set_tune(v);
     else if (strcmp(name, "gemm16_variant") == 0 && v >= 0 && v < smk_gemm16_num_variants())
         smk_py_gemm16_variant = v;
     else if ((strcmp(name, "gemm16_matvec") == 0 && smk_gemm16_set_matvec(v) == 0) ||

@@ -1,12 +1,17 @@
 /*
- * module_tune.c -- bindings of the SGEMM's measured choice (csrc/sgemm/tune.cu, api/sgemm_tune.h): the switch, the
- * cache and the candidates of a shape.  Conversion only; smemkit/tuning.py is the public face.
+ * module_tune.c -- bindings of the measured choices of the SGEMM (csrc/sgemm/tune.cu, api/sgemm_tune.h) and of the
+ * transposes (csrc/transpose/tune.cu, api/transpose_tune.h): the switch, the caches and the candidates of a shape.
+ * Conversion only; smemkit/tuning.py is the public face.
  */
 #include "py_convert.h"
 
 #include "api/sgemm.h"
 #include "api/sgemm_tune.h"
+#include "api/transpose_tune.h"
 #include "layout.h"
+
+#include <stdint.h>
+#include <string.h>
 
 PyDoc_STRVAR(autotune_doc,
 "_autotune(level=None, /)\n--\n\n"
@@ -41,6 +46,48 @@ static PyObject *config_name(int config)
     return PyUnicode_FromString(smk_sgemm_config_name(config));
 }
 
+/* A list of one(item) for the n items of `size` bytes at `items`; NULL with an exception set on failure. */
+static PyObject *list_of(const void *items, size_t size, int n, PyObject *(*one)(const void *item))
+{
+    PyObject *lst = PyList_New(n > 0 ? n : 0);
+    for (int i = 0; lst && i < n; i++) {
+        PyObject *v = one((const char *)items + (size_t)i * size);
+        if (!v) {
+            Py_CLEAR(lst);
+            break;
+        }
+        PyList_SET_ITEM(lst, i, v);
+    }
+    return lst;
+}
+
+/* A cache's entries as a list: get(NULL, 0) counts them, get(buf, max) copies them. */
+static PyObject *cache_list(int (*get)(void *buf, int max), size_t size, PyObject *(*one)(const void *item))
+{
+    const int n = get(NULL, 0);
+    void *buf = PyMem_Calloc(n > 0 ? (size_t)n : 1, size);
+    PyObject *lst;
+    int got;
+    if (!buf)
+        return PyErr_NoMemory();
+    got = get(buf, n);
+    lst = list_of(buf, size, got < n ? got : n, one);
+    PyMem_Free(buf);
+    return lst;
+}
+
+static int sgemm_entries(void *buf, int max) { return smk_sgemm_tune_entries((smk_sgemm_tune_entry *)buf, max); }
+
+static PyObject *sgemm_entry(const void *item)
+{
+    const smk_sgemm_tune_entry *e = (const smk_sgemm_tune_entry *)item;
+    PyObject *name = config_name(e->config);
+    return name ? Py_BuildValue("{s:i,s:L,s:L,s:L,s:i,s:N,s:i,s:d,s:d,s:i}", "device", e->device, "M", (long long)e->M,
+                                "N", (long long)e->N, "K", (long long)e->K, "flags", e->flags, "config", name,
+                                "splits", e->splits, "best_us", e->best_us, "model_us", e->model_us, "timed", e->timed)
+                : NULL;
+}
+
 PyDoc_STRVAR(autotune_cache_doc,
 "_autotune_cache()\n--\n\n"
 "The SGEMM tuning cache: a list of dicts {device, M, N, K, flags, config, splits, best_us, model_us, timed}\n"
@@ -48,37 +95,105 @@ PyDoc_STRVAR(autotune_cache_doc,
 "slices; 'rows-n/L': the narrow-N rows route at level L; flags: 1 A, 2 B, 4 D and C on 16-byte rows, 8 beta != 0).");
 static PyObject *py_autotune_cache(PyObject *module, PyObject *noargs)
 {
-    const int n = smk_sgemm_tune_entries(NULL, 0);
-    smk_sgemm_tune_entry *e = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *e);
-    PyObject *lst = NULL;
-    int got, i;
-    if (!e)
-        return PyErr_NoMemory();
-    got = smk_sgemm_tune_entries(e, n);
-    got = got < n ? got : n;
-    lst = PyList_New(got);
-    for (i = 0; lst && i < got; i++) {
-        PyObject *name = config_name(e[i].config);
-        PyObject *d = name ? Py_BuildValue("{s:i,s:L,s:L,s:L,s:i,s:N,s:i,s:d,s:d,s:i}", "device", e[i].device,
-                                           "M", (long long)e[i].M, "N", (long long)e[i].N, "K", (long long)e[i].K,
-                                           "flags", e[i].flags, "config", name, "splits", e[i].splits,
-                                           "best_us", e[i].best_us, "model_us", e[i].model_us, "timed", e[i].timed)
-                           : NULL;
-        if (!d) {
-            Py_CLEAR(lst);
-            break;
-        }
-        PyList_SET_ITEM(lst, i, d);
-    }
-    PyMem_Free(e);
-    return lst;
+    return cache_list(sgemm_entries, sizeof(smk_sgemm_tune_entry), sgemm_entry);
 }
 
-PyDoc_STRVAR(autotune_clear_doc, "_autotune_clear()\n--\n\nEmpty the SGEMM tuning cache (every device).");
+PyDoc_STRVAR(autotune_clear_doc, "_autotune_clear()\n--\n\nEmpty the SGEMM and transpose tuning caches (every device).");
 static PyObject *py_autotune_clear(PyObject *module, PyObject *noargs)
 {
     smk_sgemm_tune_clear();
+    smk_transpose_tune_clear();
     Py_RETURN_NONE;
+}
+
+/* A transpose's params from (rows, cols, esz, in_rs, in_cs, batch, in_bs, in_off, out_off): the pointers are the
+ * 32-byte residues alone (the candidates and the cache key read nothing else of them). */
+static int transpose_shape(PyObject *args, const char *fmt, smk_transpose_params *p, int *a, int *b)
+{
+    long long rows = 0, cols = 0, in_rs = 0, in_cs = 0, batch = 1, in_bs = 0;
+    int esz = 0, in_off = 0, out_off = 0;
+    memset(p, 0, sizeof *p);
+    if (a ? !PyArg_ParseTuple(args, fmt, &rows, &cols, &esz, a, b, &in_rs, &in_cs, &batch, &in_bs, &in_off, &out_off)
+          : !PyArg_ParseTuple(args, fmt, &rows, &cols, &esz, &in_rs, &in_cs, &batch, &in_bs, &in_off, &out_off))
+        return -1;
+    if (rows < 0 || cols < 0 || batch < 1 || !smk_transpose_supports(esz) || in_off < 0 || in_off > 31 ||
+        out_off < 0 || out_off > 31) {
+        PyErr_Format(PyExc_ValueError, "rows, cols >= 0, batch >= 1, an element size the transposes move "
+                     "(1, 2, 4, 8, 16) and 32-byte residues 0..31; got %lld, %lld, %lld, %d, %d, %d",
+                     rows, cols, batch, esz, in_off, out_off);
+        return -1;
+    }
+    p->rows = rows, p->cols = cols, p->esz = esz, p->batch = batch, p->in_bs = in_bs;
+    p->in_rs = in_rs, p->in_cs = in_cs;
+    p->in = (const void *)(uintptr_t)(in_off + 256); /* never read: residues only */
+    p->out = (void *)(uintptr_t)(out_off + 256);
+    return 0;
+}
+
+PyDoc_STRVAR(transpose_tune_candidates_doc,
+"_transpose_tune_candidates(rows, cols, esz, in_rs, in_cs, batch, in_bs, in_off, out_off, /)\n--\n\n"
+"The paths a tuned transpose of that shape (element strides, the pointers' 32-byte residues in_off / out_off)\n"
+"times under the knobs as they are now, the defaults' first: a list of (transpose_sector, transpose_flat) levels;\n"
+"[] where the call is not tuned.  Pure: no GPU needed.");
+static PyObject *transpose_cand(const void *item)
+{
+    const smk_transpose_tune_cand *c = (const smk_transpose_tune_cand *)item;
+    return Py_BuildValue("(ii)", c->sector, c->flat);
+}
+
+static PyObject *py_transpose_tune_candidates(PyObject *module, PyObject *args)
+{
+    smk_transpose_params p;
+    smk_transpose_tune_cand c[8];
+    int n;
+    if (transpose_shape(args, "LLiLLLLii:_transpose_tune_candidates", &p, NULL, NULL) < 0)
+        return NULL;
+    n = smk_transpose_tune_candidates(&p, c, 8);
+    return list_of(c, sizeof c[0], n > 1 ? n : 0, transpose_cand);
+}
+
+PyDoc_STRVAR(transpose_tune_pin_doc,
+"_transpose_tune_pin(rows, cols, esz, sector, flat, in_rs, in_cs, batch, in_bs, in_off, out_off, /)\n--\n\n"
+"Pin (transpose_sector, transpose_flat) levels as the current device's tuned winner of that shape and those\n"
+"32-byte residues.  Tests (every candidate's launch); no GPU work.");
+static PyObject *py_transpose_tune_pin(PyObject *module, PyObject *args)
+{
+    smk_transpose_params p;
+    int sector = 0, flat = 0, e;
+    if (transpose_shape(args, "LLiiiLLLLii:_transpose_tune_pin", &p, &sector, &flat) < 0)
+        return NULL;
+    if (sector < 0 || sector > 7 || flat < 0 || flat > 2)
+        return PyErr_Format(PyExc_ValueError, "_transpose_tune_pin(): sector 0..7, flat 0..2; got %d, %d", sector, flat);
+    e = smk_transpose_tune_pin(&p, sector, flat);
+    if (e != 0)
+        return PyErr_Format(PyExc_RuntimeError, "_transpose_tune_pin(): no current CUDA device (cudaError %d)", e);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(transpose_tune_cache_doc,
+"_transpose_tune_cache()\n--\n\n"
+"The transpose tuning cache: a list of dicts {device, rows, cols, batch, in_rs, in_cs, in_bs, esz, in_off,\n"
+"out_off, sector, flat, best_us, model_us, timed} (sector / flat: the winner's transpose_sector and\n"
+"transpose_flat levels; timed 0: pinned, or a candidate could not run and the default stays).");
+static int transpose_entries(void *buf, int max)
+{
+    return smk_transpose_tune_entries((smk_transpose_tune_entry *)buf, max);
+}
+
+static PyObject *transpose_entry(const void *item)
+{
+    const smk_transpose_tune_entry *e = (const smk_transpose_tune_entry *)item;
+    return Py_BuildValue("{s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:i,s:i,s:i,s:i,s:d,s:d,s:i}", "device", e->device,
+                         "rows", (long long)e->rows, "cols", (long long)e->cols, "batch", (long long)e->batch,
+                         "in_rs", (long long)e->in_rs, "in_cs", (long long)e->in_cs, "in_bs", (long long)e->in_bs,
+                         "esz", e->esz, "in_off", e->flags & 31, "out_off", (e->flags >> 5) & 31, "sector",
+                         e->win.sector, "flat", e->win.flat, "best_us", e->best_us, "model_us", e->model_us,
+                         "timed", e->timed);
+}
+
+static PyObject *py_transpose_tune_cache(PyObject *module, PyObject *noargs)
+{
+    return cache_list(transpose_entries, sizeof(smk_transpose_tune_entry), transpose_entry);
 }
 
 PyDoc_STRVAR(tune_candidates_doc,
@@ -86,28 +201,25 @@ PyDoc_STRVAR(tune_candidates_doc,
 "The candidates a tuned SGEMM call of M x N x K on a device with `sms` SMs times, the model's choice first: a\n"
 "list of (config name, splits, price ns) -- 'auto' the model's choice, 'gemv/S' the matrix-vector route with S K\n"
 "slices, 'rows-n/L' the narrow-N rows route at level L; [] where the shape is not tuned.  Pure: no GPU needed.");
+static PyObject *sgemm_cand(const void *item)
+{
+    const smk_sgemm_tune_cand *c = (const smk_sgemm_tune_cand *)item;
+    PyObject *name = config_name(c->config);
+    return name ? Py_BuildValue("(Nid)", name, c->splits, c->price) : NULL;
+}
+
 static PyObject *py_tune_candidates(PyObject *module, PyObject *args)
 {
     long long M = 0, N = 0, K = 0;
-    int sms = 0, layout = 0, n, i;
+    int sms = 0, layout = 0, n;
     smk_sgemm_tune_cand c[32];
-    PyObject *lst;
     if (!PyArg_ParseTuple(args, "LLLii:_sgemm_tune_candidates", &M, &N, &K, &sms, &layout))
         return NULL;
     if (M < 0 || N < 0 || K < 0 || sms < 1 || layout < 0 || layout >= SMK_NUM_LAYOUTS)
         return PyErr_Format(PyExc_ValueError, "_sgemm_tune_candidates(): M, N, K >= 0, sms >= 1 and a layout index "
                             "0..%d; got %lld, %lld, %lld, %d, %d", SMK_NUM_LAYOUTS - 1, M, N, K, sms, layout);
     n = smk_sgemm_tune_candidates(M, N, K, sms, layout, c, 32);
-    lst = PyList_New(n);
-    for (i = 0; lst && i < n; i++) {
-        PyObject *t = Py_BuildValue("(Nid)", config_name(c[i].config), c[i].splits, c[i].price);
-        if (!t) {
-            Py_CLEAR(lst);
-            break;
-        }
-        PyList_SET_ITEM(lst, i, t);
-    }
-    return lst;
+    return list_of(c, sizeof c[0], n, sgemm_cand);
 }
 
 PyDoc_STRVAR(autotune_pin_doc,
@@ -136,5 +248,8 @@ PyMethodDef smk_tune_methods[] = {
     {"_autotune_cache", py_autotune_cache, METH_NOARGS, autotune_cache_doc},
     {"_autotune_clear", py_autotune_clear, METH_NOARGS, autotune_clear_doc},
     {"_sgemm_tune_candidates", py_tune_candidates, METH_VARARGS, tune_candidates_doc},
+    {"_transpose_tune_candidates", py_transpose_tune_candidates, METH_VARARGS, transpose_tune_candidates_doc},
+    {"_transpose_tune_pin", py_transpose_tune_pin, METH_VARARGS, transpose_tune_pin_doc},
+    {"_transpose_tune_cache", py_transpose_tune_cache, METH_NOARGS, transpose_tune_cache_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -23,7 +23,8 @@ Timing (GPU), one loop for both (csrc/bench.c: events, warm-up, L2 flush, interl
     Tables print as text, show as HTML in a notebook, export with to_records() / to_pandas().
     is_available()                       a GPU is usable (for pytest skipif and notebook guards)
     autotune(enabled=None)               SGEMM calls time the model's best few candidates on a shape's first
-                                         call and keep the fastest (on by default; smemkit.tuning says more)
+                                         call and keep the fastest; transposes time the paths the shipped gates
+                                         leave open (on by default; smemkit.tuning says more)
     autotune_cache(), clear_autotune_cache()   what was timed, per device and shape; forget it
 CuPy arrays and PyTorch CUDA tensors are accepted as well, zero copy (device in, device out).
 

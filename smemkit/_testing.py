@@ -43,6 +43,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     transpose_flat      1 (default since session 50): 4- and 8-byte matrices with rows = 33..64 <= cols on the flat
                         skinny kernel (csrc/transpose/skinny_flat.cuh, configs.h skinny_flat_fits); 2: short sides
                         33..128 either way round (A/B); 0: never
+    transpose_tune      1 (default since session 51): where smemkit.autotune() is on and every other transpose knob is
+                        at its default, the first call of a shape whose path those leave open (the sector store or
+                        not, the flat skinny kernel or not) times those paths, L2 flushed, and the fastest is cached
+                        per device (csrc/transpose/tune.cu); 0: the defaults' own path
     gemm16_variant      0: the shipped tensor-core GEMM; else an index or a name of bench_configs("gemm")
     gemm16_matvec       variant 0's memory-bound path (csrc/gemm16/matvec.h: M <= 8, N <= 8, K <= 32):
                         1 automatic (default), 0 off (the tiles and padded copies as before), 2 / 3 every
@@ -230,6 +234,7 @@ KNOBS = {
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)
     "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)
     "transpose_flat": 1,  # 0..2 (csrc/transpose/configs.h skinny_flat_fits): 1 (the default since session 50) 4- / 8-byte rows 33..64 <= cols on csrc/transpose/skinny_flat.cuh, 2 short sides to 128 either way, 0 never
+    "transpose_tune": 1,  # 0..1 (1 the default since session 51): the transposes' measured choice among the defaults' open paths (csrc/transpose/tune.cu; off with smemkit.autotune(False) too)
     "transpose_copy": 2,  # 2 (the default since session 44): 1 x n / n x 1 matrices as a copy, 1: sub-word only, 0: never (csrc/transpose/configs.h copy_fits)
     "gemm16_variant": 0,
     "gemm16_matvec": 1,

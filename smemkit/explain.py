@@ -188,6 +188,10 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     For sgemm, config 0 is the cost model's choice: what runs with smemkit.autotune(False) and under a CUDA
     tool such as Nsight Compute (the measured choice stays off there).  A tuned call may run another candidate
     of the shape: smemkit.autotune_cache() names it, and explain(config=, splits=) shows a tile one.
+    For transpose, the plan is the knobs' defaults' path, as for sgemm what runs untuned and under a CUDA tool;
+    a tuned call of a shape whose path those leave open (the sector store or not, the flat skinny kernel or
+    not) may run the other: smemkit.autotune_cache("transpose") names its transpose_sector / transpose_flat
+    levels, and explain() under smemkit._testing.knobs(transpose_sector=..., transpose_flat=...) shows it.
     The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32

@@ -163,7 +163,7 @@ def small_law(n, seed, cap=2e9):
 
 
 def entry(M, N, K):
-    got = [e for e in smemkit.autotune_cache() if (e["M"], e["N"], e["K"]) == (M, N, K)]
+    got = [e for e in smemkit.autotune_cache("sgemm") if (e["M"], e["N"], e["K"]) == (M, N, K)]
     assert got, (M, N, K)
     return got
 
@@ -181,7 +181,7 @@ def test_tuned_draws_against_the_reference(tuned, rng):
             assert e["config"] == "auto" or (e["best_us"] > 0 and e["model_us"] >= e["best_us"])
             assert not e["config"].startswith("gemv/") or routed(M, N)
         np.testing.assert_array_equal(smemkit.sgemm(a, b, c, alpha=0.75, beta=-0.5), d)  # the cached winner
-    timed = [e for e in smemkit.autotune_cache() if e["timed"] > 1]
+    timed = [e for e in smemkit.autotune_cache("sgemm") if e["timed"] > 1]
     assert len(timed) >= len(shapes) // 2  # most shapes had candidates to time
 
 
@@ -264,7 +264,7 @@ def test_switched_off_adds_nothing(set_knobs, rng):
     a = rng.standard_normal((333, 444), np.float32)
     b = rng.standard_normal((444, 555), np.float32)
     check(smemkit.sgemm(a, b), a, b)
-    assert smemkit.autotune_cache() == []
+    assert smemkit.autotune_cache("sgemm") == []
 
 
 @pytest.mark.gpu
@@ -273,4 +273,4 @@ def test_forced_configs_are_not_tuned(tuned, rng, set_knobs):
     a = rng.standard_normal((333, 444), np.float32)
     b = rng.standard_normal((444, 555), np.float32)
     check(smemkit.sgemm(a, b), a, b)
-    assert smemkit.autotune_cache() == []
+    assert smemkit.autotune_cache("sgemm") == []

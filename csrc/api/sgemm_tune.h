@@ -19,6 +19,8 @@ extern "C" {
  * (what explain() predicts); 2 measured always. */
 void smk_sgemm_set_tune(int level);
 int smk_sgemm_tune_level(void);
+/* 1 when a CUDA tool is injected into the process (the test level 1 of the switch makes; asked once). */
+int smk_cuda_tool_attached(void);
 
 /* One candidate of a shape: config >= 1 a forced tile config (smk_sgemm_config_name) and `splits` K slices (as
  * smk_sgemm_params' config and splits); config 0 the model's own choice; -99..-1 the narrow-N rows route

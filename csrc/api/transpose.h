@@ -40,7 +40,10 @@ int smk_transpose_supports(int esz);
  * skinny kernel (transpose/skinny.cuh; the choice is
  * transpose/configs.h's choose()), every other one the tiled kernel.  Any pointer alignment and strides work (1- and 2-byte rows
  * that do not start on a 4-byte boundary move as aligned words re-aligned in registers; misaligned
- * elements of 4 bytes and more, and non-unit column strides, fall back to element-wise accesses). */
+ * elements of 4 bytes and more, and non-unit column strides, fall back to element-wise accesses).  Where every
+ * knob is at its default and the defaults leave the path open, the path is the measured choice
+ * (transpose/tune.cu, api/transpose_tune.h: the first call of a shape times the open paths, which synchronises
+ * `stream`). */
 int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream);
 /* The benchmark's tile sweep: variant 0 is the shipped kernel for p->esz (tiled or skinny by shape),
  * variant v >= 1 is row v of the compiled tile shapes (each still runs all three layouts; the skinny

@@ -440,6 +440,8 @@ int sgemm_tune(const smk_sgemm_params &q, int sms, int major, cudaStream_t strea
 extern "C" void smk_sgemm_set_tune(int level) { smk::g_tune.store(level <= 0 ? 0 : level >= 2 ? 2 : 1); }
 extern "C" int smk_sgemm_tune_level(void) { return smk::tune_level(); }
 
+extern "C" int smk_cuda_tool_attached(void) { return smk::tool_attached() ? 1 : 0; }
+
 extern "C" int smk_sgemm_tune_candidates(int64_t M, int64_t N, int64_t K, int sms, int layout,
                                          smk_sgemm_tune_cand *out, int max)
 {

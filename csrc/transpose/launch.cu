@@ -1,9 +1,10 @@
 /*
- * transpose/launch.cu -- the transpose family's launcher: the C launch API (smk_transpose_*, declared in
- * runtime.h), argument preparation (alignment and odd-pitch tests, grid), and the dispatch table of every
+ * transpose/launch.cu -- the transpose family's launcher: the C launch API's knobs and untuned launch
+ * (smk_transpose_*, api/transpose.h; smk_transpose_launch_knobs, api/transpose_tune.h -- the API's entry,
+ * smk_transpose_launch_variant, is tune.cu's, which picks the sector and flat levels where it measured them),
+ * argument preparation (alignment and odd-pitch tests, grid), and the dispatch table of every
  * (config, layout, width) kernel, generated from configs.h; the path (tiled or skinny) is configs.h's
- * choose(), by shape and strides.  Returns cudaError_t, never exits, allocates
- * nothing.
+ * choose(), by shape and strides.  Returns cudaError_t, never exits, allocates nothing.
  */
 #include <cstdint>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "common/launch.h"
 #include "api/transpose.h"
+#include "api/transpose_tune.h" /* smk_transpose_launch_knobs */
 #include "transpose/configs.h"
 #include "transpose/copy.cuh"
 #include "transpose/kernel.cuh"
@@ -25,9 +27,15 @@
 
 namespace {
 
+/* The two knobs the measured choice (tune.cu) varies per call, resolved: the sector store's mode and the flat
+ * skinny kernel's (g_sector_mode, g_flat_mode below, or a candidate's levels). */
+struct Knobs {
+    int sector, flat;
+};
+
 /* One signature for every (config, layout, width) instance: one table drives the dispatch.  Each kind
  * sizes its own grid and arguments. */
-typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, cudaStream_t stream);
+typedef cudaError_t (*launch_fn)(const smk_transpose_params *p, int64_t batch, Knobs k, cudaStream_t stream);
 
 template <int L, int ESZ, int TILE, int ROWS, bool SEC = false, int MID = 0>
 cudaError_t launch_tiled(dim3 grid, cudaStream_t stream, const Args &a)
@@ -57,7 +65,8 @@ cudaError_t launch_sector(dim3 grid, cudaStream_t stream, const Args &a)
 
 /* Benchmarks and tests: 0 sends odd-pitch sub-word tiles down the element-wise path (the behaviour
  * before the re-aligning path), for a before/after in one run. */
-volatile int g_odd_path = 1;
+constexpr int kOddPathDefault = 1;
+volatile int g_odd_path = kOddPathDefault;
 
 /* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 3 (default) skinny_prmt.cuh for
  * the shapes of skinny_prmt_fits, else the word-wise skinny kernel for 1- and 2-byte elements, short sides
@@ -73,38 +82,45 @@ volatile int g_odd_path = 1;
  * 10 (session 44) as 8 and skinny_strip.cuh for configs.h's skinny_strip_fits; 11 (the default since session 44) 10 with
  * uint8 S <= 84 (seed 198 held out, all draws p10 0.595 -> 0.634 of a copy at 10); 12 (session 44) as 11 and
  * skinny_strip_b.cuh for configs.h's skinny_strip_b_fits (case B, S = 17..64). */
-volatile int g_skinny_mode = 11;
+constexpr int kSkinnyDefault = 11;
+volatile int g_skinny_mode = kSkinnyDefault;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
  * walked column by column, 8 the default (H100, random law, the acceptance's timing: seed 41 all draws
  * 0.782 -> 0.822 of a copy against row-major, 32 0.809; held out 42 / 43 0.783 / 0.781 -> 0.791 / 0.795: RESULTS);
  * 0 row-major. */
-volatile int g_raster_group = 8;
+constexpr int kGroupDefault = 8;
+volatile int g_raster_group = kGroupDefault;
 
 /* The sector store (sector.cuh; configs.h's sector_fits): 4, the default since session 50, its size gate (a single
  * uint8 or float32 matrix, both sides and the call big enough); 3 uint8 alone (the default before); 0 never, 1 4-byte
  * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B); 5
  * mode 3's gate for uint8 and float16 on sector_kernel.cuh's kernel, 6 that and batches (session 39, A/B), 7
  * as 2 with that kernel (tests). */
-volatile int g_sector_mode = 4;
+constexpr int kSectorDefault = 4;
+volatile int g_sector_mode = kSectorDefault;
 
 /* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
  * clipped whole words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and
  * edge tiles (held out on seed 189, H100: all draws 0.814 -> 0.863 of a copy, p10 0.556 -> 0.618, min 0.348 ->
  * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before. */
-volatile int g_mid_mode = 2;
+constexpr int kMidDefault = 2;
+volatile int g_mid_mode = kMidDefault;
 
 /* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
  * 1- and 2-byte tiled launches; 2 every width (session 43: for the lead's A/B). */
-volatile int g_shift_mode = 0;
+constexpr int kShiftDefault = 0;
+volatile int g_shift_mode = kShiftDefault;
 
 /* The copy route (configs.h's copy_fits, copy.cuh): 2, the default since session 44, every width; 1 1- and 2-byte
  * elements; 0 never (H100, seed 195: the 11 vector draws 0.927 -> 1.077 of a copy, min 0.569 -> 0.887). */
-volatile int g_copy_mode = 2;
+constexpr int kCopyDefault = 2;
+volatile int g_copy_mode = kCopyDefault;
 
 /* The flat skinny kernel (skinny_flat.cuh; configs.h's skinny_flat_fits): 1, the default since session 50, 4- and
  * 8-byte matrices with rows = 33..64 <= cols; 2 (A/B) both cases and short sides to 128; 0 never (the tiled kernel). */
-volatile int g_flat_mode = 1;
+constexpr int kFlatDefault = 1;
+volatile int g_flat_mode = kFlatDefault;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -337,7 +353,7 @@ cudaError_t launch_skinny_fixed(int lr, dim3 grid, int bytes, cudaStream_t strea
  * the word-wise ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are
  * element-aligned. */
 template <int L, int ESZ>
-cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, Knobs k, cudaStream_t stream)
 {
     if constexpr (ESZ <= 2) {
         const bool al = (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0;
@@ -357,7 +373,7 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
             return launch_skinny_vec<L, ESZ>(p, batch, stream);
     }
     if constexpr (ESZ == 4 || ESZ == 8) {
-        if (skinny_flat_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_flat_mode) &&
+        if (skinny_flat_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, k.flat) &&
             (uintptr_t)p->in % ESZ == 0 && (uintptr_t)p->out % ESZ == 0)
             return launch_skinny_flat<L, ESZ>(p, batch, stream);
     }
@@ -384,12 +400,12 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, cudaStre
 
 /* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */
 template <int C, int L, int W>
-cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, Knobs k, cudaStream_t stream)
 {
     constexpr Config c = kConfigs[C];
     static_assert(c.kind == kTiled || c.kind == kSkinny, "a new kernel kind needs its launch here");
     if constexpr (c.kind == kSkinny) {
-        return launch_skinny<L, kWidths[W].esz>(p, batch, stream);
+        return launch_skinny<L, kWidths[W].esz>(p, batch, k, stream);
     } else {
         int64_t tiles_x = 0;
         dim3 grid;
@@ -401,9 +417,9 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, cudaStre
         a.group = g_raster_group;
         a.shift = edge_shift_bits(W, C, p->rows, p->cols, a.in_vec != 0, g_shift_mode);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
-            if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, g_sector_mode)) {
+            if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, k.sector)) {
                 if constexpr (kWidths[W].esz <= 2)
-                    if (sector_split(kWidths[W].esz, g_sector_mode))
+                    if (sector_split(kWidths[W].esz, k.sector))
                         return launch_sector<L, kWidths[W].esz, c.tile, c.rows>(grid, stream, a);
                 return launch_tiled<L, kWidths[W].esz, c.tile, c.rows, true>(grid, stream, a);
             }
@@ -475,12 +491,23 @@ extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
 
-extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int variant, cudaStream_t stream)
+namespace {
+
+/* Whether every transpose knob is at its default: the measured choice (tune.cu) picks among the defaults' paths only,
+ * so a process that set a knob (tests, A/Bs) runs that knob's own path. */
+bool knobs_at_defaults()
+{
+    return g_odd_path == kOddPathDefault && g_skinny_mode == kSkinnyDefault && g_raster_group == kGroupDefault &&
+           g_sector_mode == kSectorDefault && g_mid_mode == kMidDefault && g_shift_mode == kShiftDefault &&
+           g_copy_mode == kCopyDefault && g_flat_mode == kFlatDefault;
+}
+
+cudaError_t launch_with(const smk_transpose_params *p, int variant, Knobs k, cudaStream_t stream)
 {
     if (!p || p->layout < 0 || p->layout >= SMK_NUM_LAYOUTS || p->rows < 0 || p->cols < 0 || p->batch < 0)
         return cudaErrorInvalidValue;
     const int wi = width_index(p->esz);
-    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_rs, p->in_cs, g_skinny_mode, g_flat_mode); /* by shape and strides */
+    const Config *v = choose(variant, wi, p->rows, p->cols, p->in_rs, p->in_cs, g_skinny_mode, k.flat); /* by shape and strides */
     if (!v)
         return cudaErrorInvalidValue;
     const int64_t batch = p->batch == 0 ? 1 : p->batch; /* 0: a caller that memset the struct */
@@ -491,13 +518,18 @@ extern "C" int smk_transpose_launch_variant(const smk_transpose_params *p, int v
         if (c.how != 0)
             return launch_copy(p, c, stream);
     }
-    return kLaunch.fn[v - kConfigs][p->layout][wi](p, batch, stream);
+    return kLaunch.fn[v - kConfigs][p->layout][wi](p, batch, k, stream);
 }
 
-extern "C" int smk_transpose_launch(const smk_transpose_params *p, cudaStream_t stream)
+} // namespace
+
+extern "C" int smk_transpose_launch_knobs(const smk_transpose_params *p, int variant, int sector, int flat,
+                                          cudaStream_t stream)
 {
-    return smk_transpose_launch_variant(p, 0, stream);
+    return launch_with(p, variant, Knobs{sector < 0 ? g_sector_mode : sector, flat < 0 ? g_flat_mode : flat}, stream);
 }
+
+extern "C" int smk_transpose_knobs_default(void) { return knobs_at_defaults() ? 1 : 0; }
 
 extern "C" int smk_transpose_num_variants(void) { return kNumConfigs; }
 
