@@ -15,7 +15,9 @@ Transposes (csrc/transpose/tune.cu): where the shipped gates leave a shape's pat
 store or not (its size gate was fitted on an H100 and loses on an H200), the flat skinny kernel or the tiled / skinny
 one -- the first call of a shape of at least 1 MiB times those paths (seven interleaved rounds, L2 flushed before each
 call, as smemkit.bench times) and keeps the fastest per device, shape, strides and the pointers' 32-byte residues.
-Every path is bit-exact, so only the time changes.  Not while any transpose knob of smemkit._testing is off its
+Every path is bit-exact, so only the time changes.  The first call waits for about 2 x 8 x candidates calls and their
+flushes (an H200, the 28 tuned draws among 120 of issue 26's law: 3.2 ms more wall time at the median, 15.5 ms at p90,
+34 ms at most).  Not while any transpose knob of smemkit._testing is off its
 default (A/Bs and tests run the knobs' own paths), nor under a CUDA tool or a graph capture, as for the SGEMM.
 
     autotune()              -> bool: whether automatic SGEMM and transpose calls are tuned (the default: True,

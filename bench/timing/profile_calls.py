@@ -22,6 +22,9 @@ wait is device time of the waiting kernel: summed, the overlap counts twice).  T
 draw by draw (columns '<layout>SUFFIX'; --shapes prints a line per arm): the same-run A/B of docs/RESULTS.md
 "Session 37", e.g.
     python bench/timing/profile_calls.py --op transpose --random 200 --seed 62 --arm k2:transpose_skinny=2
+The run's own arm takes the measured choices (smemkit.autotune: the SGEMM's and the transposes', timed in the warm-up
+calls); a transpose arm that sets any transpose knob runs that knob's path untuned, and --arm t0:transpose_tune=0 (or
+t0:sgemm_tune=0) is the defaults untuned.
 
 Needs torch with CUDA.  Transposes use layout pad (the events runs' best layout on most draws), GEMMs
 swizzle, unless --layout says otherwise.
