@@ -234,8 +234,8 @@ PyDoc_STRVAR(set_knob_doc,
 "word-wise one; 2: the word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled "
 "kernel always; 4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and "
 "skinny_prmt for every rows <= cols up to 64 (rows * esz off words too); 6: as 4 for short sides 65..128 only; 7: "
-"as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean; 9: as 8 where 7 runs skinny_vec only; 10: as 8 and rows <= cols with\nrows 17..127 (1 byte) / 17..64 (2 bytes) on skinny_strip, full-height strips; 12: as 11 and rows > cols = 17..64 with packed rows on skinny_strip_b), 'transpose_group' (the tiled kernel's raster: 8, "
-"the default, groups of 8 tile rows walked column by column; 0 row-major; any G up to 65536), 'transpose_sector' "
+"as 6 for 2-byte elements with rows > cols only; 8: as 7 and rows <= cols on skinny_lean; 9: as 8 where 7 runs skinny_vec only; 10: as 8 and rows <= cols with\nrows 17..127 (1 byte) / 17..64 (2 bytes) on skinny_strip, full-height strips; 12: as 11 and rows > cols = 17..64 with packed rows on skinny_strip_b), 'transpose_group' (the tiled kernel's raster: -1, "
+"the default since session 52, by shape -- groups of 8 tile rows walked column by column, or whole tile columns; 0 row-major; any G up to 65536), 'transpose_sector' "
 "(4, the default since session 50: the tiled kernel writes each output row from its first 32-byte sector on, whole "
 "aligned words, for a single uint8 matrix of at least 16 MiB whose sides both span at least 1.5 KB and single float32 "
 "ones with sides of at least 1 KB; 3: the uint8 ones alone; 0: never; 1: 4-byte elements whose output pitch is at least 2 "
@@ -355,7 +355,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_splitk_set_fence(v);
     else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 12)
         smk_transpose_set_skinny(v);
-    else if (strcmp(name, "transpose_group") == 0 && v >= 0 && v <= 65536)
+    else if (strcmp(name, "transpose_group") == 0 && v >= -1 && v <= 65536)
         smk_transpose_set_raster_group(v);
     else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7)
         smk_transpose_set_sector(v);

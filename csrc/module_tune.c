@@ -1,7 +1,8 @@
 /*
  * module_tune.c -- bindings of the measured choices of the SGEMM (csrc/sgemm/tune.cu, api/sgemm_tune.h) and of the
- * transposes (csrc/transpose/tune.cu, api/transpose_tune.h): the switch, the caches and the candidates of a shape.
- * Conversion only; smemkit/tuning.py is the public face.
+ * transposes (csrc/transpose/tune.cu, api/transpose_tune.h): the switch, the caches and the candidates of a shape;
+ * and the tiled transposes' raster by shape (csrc/transpose/configs.h raster_group).  Conversion only;
+ * smemkit/tuning.py is the public face.
  */
 #include "py_convert.h"
 
@@ -152,6 +153,24 @@ static PyObject *py_transpose_tune_candidates(PyObject *module, PyObject *args)
     return list_of(c, sizeof c[0], n > 1 ? n : 0, transpose_cand);
 }
 
+PyDoc_STRVAR(transpose_raster_group_doc,
+"_transpose_raster_group(rows, cols, esz, batch=1, variant=0, /)\n--\n\n"
+"The raster group G a tiled transpose launch of that shape takes under the knob transpose_group as it is now\n"
+"(csrc/transpose/configs.h raster_group): bands of G tile rows walked down their tile columns, 0 row-major;\n"
+"-1 where variant is not a tiled one.  Pure: no GPU needed.");
+static PyObject *py_transpose_raster_group(PyObject *module, PyObject *args)
+{
+    long long rows = 0, cols = 0, batch = 1;
+    int esz = 0, variant = 0;
+    if (!PyArg_ParseTuple(args, "LLi|Li:_transpose_raster_group", &rows, &cols, &esz, &batch, &variant))
+        return NULL;
+    if (rows < 0 || cols < 0 || batch < 1 || !smk_transpose_supports(esz) || variant < 0)
+        return PyErr_Format(PyExc_ValueError, "_transpose_raster_group(): rows, cols >= 0, batch >= 1, an element size "
+                            "the transposes move (1, 2, 4, 8, 16), variant >= 0; got %lld, %lld, %d, %lld, %d",
+                            rows, cols, esz, batch, variant);
+    return PyLong_FromLongLong((long long)smk_transpose_raster_group(rows, cols, esz, batch, variant));
+}
+
 PyDoc_STRVAR(transpose_tune_pin_doc,
 "_transpose_tune_pin(rows, cols, esz, sector, flat, in_rs, in_cs, batch, in_bs, in_off, out_off, /)\n--\n\n"
 "Pin (transpose_sector, transpose_flat) levels as the current device's tuned winner of that shape and those\n"
@@ -250,6 +269,7 @@ PyMethodDef smk_tune_methods[] = {
     {"_sgemm_tune_candidates", py_tune_candidates, METH_VARARGS, tune_candidates_doc},
     {"_transpose_tune_candidates", py_transpose_tune_candidates, METH_VARARGS, transpose_tune_candidates_doc},
     {"_transpose_tune_pin", py_transpose_tune_pin, METH_VARARGS, transpose_tune_pin_doc},
+    {"_transpose_raster_group", py_transpose_raster_group, METH_VARARGS, transpose_raster_group_doc},
     {"_transpose_tune_cache", py_transpose_tune_cache, METH_NOARGS, transpose_tune_cache_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -229,7 +229,7 @@ KNOBS = {
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
     "transpose_skinny": 11,  # 0..12 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits, skinny_strip_fits, skinny_strip_b_fits: 12 case B strips): 11 since session 44, 8 since session 43 (7 since session 41)
-    "transpose_group": 8,
+    "transpose_group": -1,  # -1 (the default since session 52): by shape (csrc/transpose/configs.h raster_group), 8 before; 0 row-major; G > 0 groups of G tile rows
     "transpose_sector": 4,  # 0..7 (csrc/transpose/configs.h sector_fits): 4 since session 50 (3 before: uint8 alone), 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)
     "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)

@@ -60,8 +60,12 @@ void smk_transpose_set_odd_path(int on);
  * alone (short side up to 32, 16 for 16-byte elements), 0 the tiled kernel for every shape.  The plan
  * (explain) follows the same mode. */
 void smk_transpose_set_skinny(int mode);
-/* Tests and benchmarks: the tiled kernel's raster, G > 0 groups of G tile rows (8, the default), 0 row-major. */
+/* Tests and benchmarks: the tiled kernel's raster, G > 0 groups of G tile rows, 0 row-major, -1 (the default) by
+ * shape (transpose/configs.h raster_group: 8, or every tile row of a matrix). */
 void smk_transpose_set_raster_group(int g);
+/* The raster group a tiled launch of variant `variant` (0: the width's shipped tile) of that shape takes under the
+ * knob as it is (tests, bench); -1 for a bad width or variant, or a variant that is not tiled.  Pure: no GPU. */
+int64_t smk_transpose_raster_group(int64_t rows, int64_t cols, int esz, int64_t batch, int variant);
 int smk_transpose_skinny_mode(void);
 /* Tests and benchmarks: the sector store of the tiled kernel (transpose/sector.cuh) where configs.h's
  * sector_fits (output rows off 32-byte sectors): 0 never (the default), 1 for 4-byte elements with an output

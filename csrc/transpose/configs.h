@@ -262,6 +262,35 @@ inline int edge_shift_bits(int wi, int row, int64_t rows, int64_t cols, bool in_
     return bits;
 }
 
+/* The tiled kernel's raster (global.cuh tile_place; knob transpose_group) for a launch of row `row` of kConfigs:
+ * a knob >= 0 fixes it (0 row-major, G > 0 bands of G tile rows walked down their tile columns); -1, the default
+ * since session 52, chooses by shape.  Bands of kRasterBand tile rows read whole input rows together but write each
+ * output row in pieces one band (kRasterBand * tiles_x blocks) apart; a band of every tile row (G = tiles_y, the
+ * matrix walked tile column by tile column) writes each output row whole by consecutive blocks and reads the input
+ * in strips one tile wide.  The whole-column walk is taken where the call leaves L2 (>= kRasterWholeMinBytes, so
+ * DRAM sees the write order), a strip's input (rows * TE * esz) stays within kRasterWholeMaxStrip (the strip's
+ * partial sectors are read again by the next column), the band would be long (tiles_x >= kRasterWholeMinTilesX;
+ * with fewer tile columns consecutive bands already run together) and there is more than one band.
+ * H200, same-run A/B on the random law, seeds 247-250 (1100 draws, docs/TRANSPOSE_NOTES.md session 52): draws of
+ * >= 32 MiB with strips < 16 MiB x1.03-1.09 a bin of strip sizes (uint8 19x1359x14953 x1.24, float16 20262x11096
+ * x1.33, float64 12587x6217 x1.18; aligned pitches too), strips of 16 MiB and more x0.93-0.97, batches of tall
+ * matrices with 2-3 tile columns x0.83-0.96, calls in L2 within the noise.  Pure in the shape. */
+constexpr int kRasterBand = 8;
+constexpr int64_t kRasterWholeMinBytes = 32 << 20;
+constexpr int64_t kRasterWholeMaxStrip = 16 << 20;
+constexpr int64_t kRasterWholeMinTilesX = 4;
+inline int64_t raster_group(int wi, int row, int64_t rows, int64_t cols, int64_t batch, int knob)
+{
+    if (knob >= 0 || wi < 0)
+        return knob >= 0 ? knob : kRasterBand;
+    const int64_t esz = kWidths[wi].esz, te = (int64_t)kConfigs[row].tile * unit_edge(kWidths[wi].esz);
+    const int64_t ty = (rows + te - 1) / te, tx = (cols + te - 1) / te;
+    if (ty > kRasterBand && tx >= kRasterWholeMinTilesX && rows * te * esz <= kRasterWholeMaxStrip &&
+        batch * rows * cols * esz >= kRasterWholeMinBytes) // the call was sized: no overflow
+        return ty;
+    return kRasterBand;
+}
+
 /* Mode 3 (knob transpose_skinny = 3): of skinny_vec_fits's matrices, skinny_prmt.cuh (whole-word shared
  * accesses and a register transpose of E x E units) takes case B (rows > cols: the output rows are the
  * runs, the input rows packed) and case A (rows <= cols) where the output rows of S = rows elements are

@@ -85,11 +85,11 @@ volatile int g_odd_path = kOddPathDefault;
 constexpr int kSkinnyDefault = 11;
 volatile int g_skinny_mode = kSkinnyDefault;
 
-/* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place): G > 0 groups of G tile rows
- * walked column by column, 8 the default (H100, random law, the acceptance's timing: seed 41 all draws
- * 0.782 -> 0.822 of a copy against row-major, 32 0.809; held out 42 / 43 0.783 / 0.781 -> 0.791 / 0.795: RESULTS);
- * 0 row-major. */
-constexpr int kGroupDefault = 8;
+/* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place; configs.h's raster_group): G > 0 groups
+ * of G tile rows walked column by column (8 the default until session 52: H100, random law, the acceptance's timing:
+ * seed 41 all draws 0.782 -> 0.822 of a copy against row-major, 32 0.809; held out 42 / 43 0.783 / 0.781 -> 0.791 /
+ * 0.795: RESULTS); 0 row-major; -1, the default since session 52, by shape: 8, or the whole tile column. */
+constexpr int kGroupDefault = -1;
 volatile int g_raster_group = kGroupDefault;
 
 /* The sector store (sector.cuh; configs.h's sector_fits): 4, the default since session 50, its size gate (a single
@@ -414,7 +414,7 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, Knobs k,
             return e;
         Args a = args_of(p, batch, tiles_x);
         a.tiles_y = (int64_t)grid.x / tiles_x;
-        a.group = g_raster_group;
+        a.group = raster_group(W, C, p->rows, p->cols, batch, g_raster_group);
         a.shift = edge_shift_bits(W, C, p->rows, p->cols, a.in_vec != 0, g_shift_mode);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, k.sector)) {
@@ -490,6 +490,15 @@ extern "C" int smk_transpose_flat_mode(void) { return g_flat_mode; }
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
+
+extern "C" int64_t smk_transpose_raster_group(int64_t rows, int64_t cols, int esz, int64_t batch, int variant)
+{
+    const int wi = width_index(esz);
+    const Config *v = resolve(variant, wi);
+    if (!v || v->kind != kTiled || rows < 0 || cols < 0 || batch < 1)
+        return -1;
+    return raster_group(wi, (int)(v - kConfigs), rows, cols, batch, g_raster_group);
+}
 
 namespace {
 
