@@ -33,8 +33,9 @@ def main(specs):
         x.view(torch.uint8).random_()
         with knobs(**kn):
             (smemkit.matrix_transpose if x.dim() == 3 else smemkit.transpose)(x, layout="pad")
-        torch.cuda.synchronize()
-        print(f"launch {spec} config {smemkit.explain('transpose', shape, 'pad', dtype).config}", flush=True)
+            torch.cuda.synchronize()
+            cfg = smemkit.explain('transpose', shape, 'pad', dtype).config  # the path under the spec's knobs
+        print(f"launch {spec} config {cfg}", flush=True)
         del x
         torch.cuda.empty_cache()
 

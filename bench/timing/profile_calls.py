@@ -157,7 +157,8 @@ def explained(op, shape, layout, dtype, knobs):
     launcher's rule names it for dense device tensors)."""
     from smemkit import _testing
     if op != "gemm":
-        return smemkit.explain(op, shape, layout, dtype).config
+        with _testing.knobs(**knobs):  # an arm's knobs pick its path (the config printed beside its ratio)
+            return smemkit.explain(op, shape, layout, dtype).config
     info = _testing.device_info()
     with _testing.knobs(**knobs):
         kern = _testing.gemm16_kernel_for(shape, layout, cc=info["cc"], sms=info["sms"])
