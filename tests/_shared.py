@@ -18,6 +18,7 @@ import smemkit
 from test_sgemm import check
 from test_sgemm_epi import framed
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
+from test_transpose_oddpitch import torch_bits
 
 
 # ---- SGEMM ------------------------------------------------------------------------------------------------
@@ -132,6 +133,19 @@ def check_device_views(torch, rng, layout, dtype, view, short, case_b=False):
               "batch-step": (xs[::2], bs[::2]), "padded-cols": (xs[:, :, : L - 2], bs[:, :, : L - 2])}[view]
     out = smemkit.matrix_transpose(xv, layout=layout)
     assert_bits_equal(out.cpu().numpy(), swapped(bv))
+
+
+def check_out_into_ff(torch, fn, x, want, layout="naive"):
+    """fn(x, layout=layout, out=out) with `out` one element into a 0xFF-filled byte buffer (the transposed shape): the
+    call returns `out`, whose bytes are `want` (torch_bits of the expected result), and every other byte of the buffer
+    is still 0xFF."""
+    m, esz = x.numel(), x.element_size()
+    raw = torch.full(((m + 2) * esz,), 0xFF, dtype=torch.uint8, device="cuda")
+    out = raw[esz:(m + 1) * esz].view(x.dtype).view(x.mT.shape)
+    assert fn(x, layout=layout, out=out) is out
+    assert np.array_equal(torch_bits(torch, out), want)
+    rest = torch.cat([raw[:esz], raw[(m + 1) * esz:]])
+    assert bool((rest == 0xFF).all())
 
 
 def check_host_views(rng, layout, dtype, short):

@@ -14,6 +14,7 @@ import pytest
 
 import smemkit
 from smemkit._testing import knobs
+from _shared import check_out_into_ff
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_oddpitch import torch_bits, torch_random
 
@@ -85,13 +86,7 @@ def test_copy_torch_views(torch, dtype, view, mode, poison, set_knobs):
     y = smemkit.matrix_transpose(x, layout="swizzle")
     assert y.dtype == x.dtype and y.is_contiguous() and y.shape == x.mT.shape
     assert np.array_equal(torch_bits(torch, y), want)
-    m, esz = x.numel(), x.element_size()
-    raw = torch.full(((m + 3) * esz,), 0xFF, dtype=torch.uint8, device="cuda")
-    out = raw.view(x.dtype)[1:1 + m].view(x.mT.shape)
-    assert smemkit.matrix_transpose(x, layout="naive", out=out) is out
-    assert np.array_equal(torch_bits(torch, out), want)
-    rest = torch.cat([raw[:esz], raw[(m + 1) * esz:]])
-    assert bool((rest == 0xFF).all())
+    check_out_into_ff(torch, smemkit.matrix_transpose, x, want)
 
 
 @pytest.mark.gpu

@@ -15,6 +15,7 @@ import pytest
 
 import smemkit
 from smemkit._testing import knobs
+from _shared import check_out_into_ff
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_oddpitch import torch_bits, torch_random
 
@@ -172,10 +173,4 @@ def test_flat_torch_views(torch, dtype, view, mode, poison, set_knobs):
         y = smemkit.transpose(xx, layout="pad")
         assert y.dtype == xx.dtype and y.is_contiguous() and y.shape == xx.T.shape
         assert np.array_equal(torch_bits(torch, y), w)
-        m, esz = xx.numel(), xx.element_size()
-        raw = torch.full(((m + 2) * esz,), 0xFF, dtype=torch.uint8, device="cuda")
-        out = raw[esz:(m + 1) * esz].view(xx.dtype).view(xx.T.shape)
-        assert smemkit.transpose(xx, layout="naive", out=out) is out
-        assert np.array_equal(torch_bits(torch, out), w)
-        rest = torch.cat([raw[:esz], raw[(m + 1) * esz:]])
-        assert bool((rest == 0xFF).all())
+        check_out_into_ff(torch, smemkit.transpose, xx, w)
