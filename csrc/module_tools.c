@@ -245,7 +245,7 @@ PyDoc_STRVAR(set_knob_doc,
 "default since session 43: the lean paths; 0: the 1- and 2-byte tiled kernel's edge tiles move element by element; 1: as whole words clipped to the "
 "matrix where the rows' columns are contiguous; 2: transpose/lean.cuh's paths), 'transpose_shift' (0, the default: none; 1: the 1- and 2-byte "
 "tiled kernel's tiles that would cross the matrix's last row or column move inward to end on it, interior tiles "
-"overlapping a neighbour; 2: every width), 'transpose_copy' (2, the default since session 44: 1 x n and n x 1 matrices whose elements are contiguous move as a copy (transpose/copy.cuh); 1: 1- and 2-byte ones only; 0: never), 'transpose_flat' (1, the default since session 50: 4- and 8-byte matrices with rows = 33..64 <= cols on transpose/skinny_flat.cuh; 2: both cases and short sides to 128; 0: never), 'transpose_tune' (1, the default since session 51: with smemkit.autotune() on and every other transpose knob at its default, the first call of a shape whose path those leave open times the open paths and caches the fastest per device, csrc/transpose/tune.cu; 0: the defaults' own path),\n"
+"overlapping a neighbour; 2: every width), 'transpose_copy' (2, the default since session 44: 1 x n and n x 1 matrices whose elements are contiguous move as a copy (transpose/copy.cuh); 1: 1- and 2-byte ones only; 0: never), 'transpose_flat' (1, the default since session 50: 4- and 8-byte matrices with rows = 33..64 <= cols on transpose/skinny_flat.cuh; 2: both cases and short sides to 128; 0: never), 'transpose_gather' (0, the default: never; 1: 1- and 2-byte tiled matrices with packed rows, both sides >= 128 bytes, on transpose/gather.cuh, a byte gather from raw rows; 2: those with a pitch off words; 3: those of 2 with output rows of >= 1024 bytes; explain() does not model it yet), 'transpose_tune' (1, the default since session 51: with smemkit.autotune() on and every other transpose knob at its default, the first call of a shape whose path those leave open times the open paths and caches the fastest per device, csrc/transpose/tune.cu; 0: the defaults' own path),\n"
 "'gemm16_variant' (0 the shipped default, else a forced tensor-core GEMM\n"
 "variant of bench_configs('gemm'), for gemm() on 2-byte inputs), 'gemm16_matvec' (variant 0's\n"
 "memory-bound path, csrc/gemm16/matvec.h: 1 automatic, the default; 0 off; 2 / 3 / 4 forced ROWS / COLS\n"
@@ -357,8 +357,8 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= -1 && v <= 65536)
         smk_transpose_set_raster_group(v);
-    else if (strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7)
-        smk_transpose_set_sector(v);
+    else if ((strcmp(name, "transpose_sector") == 0 && v >= 0 && v <= 7) || (strcmp(name, "transpose_gather") == 0 && v >= 0 && v <= 3))
+        (strcmp(name, "transpose_sector") == 0 ? smk_transpose_set_sector : smk_transpose_set_gather)(v);
     else if ((strcmp(name, "transpose_mid") == 0 || strcmp(name, "transpose_shift") == 0) && v >= 0 && v <= 2)
         (strcmp(name, "transpose_mid") == 0 ? smk_transpose_set_mid : smk_transpose_set_shift)(v);
     else if ((strcmp(name, "transpose_copy") == 0 || strcmp(name, "transpose_flat") == 0) && v >= 0 && v <= 2)

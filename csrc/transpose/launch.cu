@@ -17,6 +17,7 @@
 #include "transpose/copy.cuh"
 #include "transpose/kernel.cuh"
 #include "transpose/sector_kernel.cuh"
+#include "transpose/gather.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_flat.cuh"
 #include "transpose/skinny_lean.cuh"
@@ -121,6 +122,12 @@ volatile int g_copy_mode = kCopyDefault;
  * 8-byte matrices with rows = 33..64 <= cols; 2 (A/B) both cases and short sides to 128; 0 never (the tiled kernel). */
 constexpr int kFlatDefault = 1;
 volatile int g_flat_mode = kFlatDefault;
+
+/* The gather kernel (gather.cuh; configs.h gather_fits): 0, the default, never; 1 every 1- / 2-byte shipped tiled
+ * launch with packed rows; 2 those with a pitch off words; 3 those of 2 with output rows of >= 1024 bytes (session
+ * 53: the A/Bs in docs/TRANSPOSE_NOTES.md). */
+constexpr int kGatherDefault = 0;
+volatile int g_gather_mode = kGatherDefault;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.
  * cudaErrorInvalidConfiguration when it does not fit (tiles per matrix > 2^31 - 1, batch > 65535^2). */
@@ -398,6 +405,23 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, Knobs k,
     }
 }
 
+/* The gather kernel's launch: its own tiles (128 rows x 128 bytes) and raster (configs.h gather_group). */
+template <int L, int ESZ>
+cudaError_t launch_gather(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    typedef Gather<ESZ> G;
+    int64_t tiles_x = 0;
+    dim3 grid;
+    const cudaError_t e = grid_tiles((p->cols + G::TC - 1) / G::TC, (p->rows + G::TR - 1) / G::TR, batch, &tiles_x, &grid);
+    if (e != cudaSuccess)
+        return e;
+    Args a = args_of(p, batch, tiles_x);
+    a.tiles_y = (int64_t)grid.x / tiles_x;
+    a.group = gather_group(p->rows, p->cols, ESZ, batch, g_raster_group);
+    transpose_gather_kernel<L, ESZ><<<grid, G::THREADS, 0, stream>>>(a);
+    return cudaGetLastError();
+}
+
 /* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */
 template <int C, int L, int W>
 cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, Knobs k, cudaStream_t stream)
@@ -416,6 +440,9 @@ cudaError_t launch_config(const smk_transpose_params *p, int64_t batch, Knobs k,
         a.tiles_y = (int64_t)grid.x / tiles_x;
         a.group = raster_group(W, C, p->rows, p->cols, batch, g_raster_group);
         a.shift = edge_shift_bits(W, C, p->rows, p->cols, a.in_vec != 0, g_shift_mode);
+        if constexpr (kWidths[W].esz <= 2 && C == kWidths[W].shipped)
+            if (gather_fits(p->esz, p->rows, p->cols, p->in_rs, p->in_cs, a.in_al && a.out_al, g_gather_mode))
+                return launch_gather<L, kWidths[W].esz>(p, batch, stream);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, p->rows, p->cols, batch, (uintptr_t)p->out, k.sector)) {
                 if constexpr (kWidths[W].esz <= 2)
@@ -487,6 +514,10 @@ extern "C" void smk_transpose_set_flat(int mode) { g_flat_mode = mode; }
 
 extern "C" int smk_transpose_flat_mode(void) { return g_flat_mode; }
 
+extern "C" void smk_transpose_set_gather(int mode) { g_gather_mode = mode; }
+
+extern "C" int smk_transpose_gather_mode(void) { return g_gather_mode; }
+
 extern "C" int smk_transpose_skinny_mode(void) { return g_skinny_mode; }
 
 extern "C" int smk_transpose_supports(int esz) { return width_index(esz) >= 0; }
@@ -508,7 +539,7 @@ bool knobs_at_defaults()
 {
     return g_odd_path == kOddPathDefault && g_skinny_mode == kSkinnyDefault && g_raster_group == kGroupDefault &&
            g_sector_mode == kSectorDefault && g_mid_mode == kMidDefault && g_shift_mode == kShiftDefault &&
-           g_copy_mode == kCopyDefault && g_flat_mode == kFlatDefault;
+           g_copy_mode == kCopyDefault && g_flat_mode == kFlatDefault && g_gather_mode == kGatherDefault;
 }
 
 cudaError_t launch_with(const smk_transpose_params *p, int variant, Knobs k, cudaStream_t stream)

@@ -1,0 +1,246 @@
+/*
+ * transpose/gather.cuh -- the 1- and 2-byte tiled transpose as a byte gather from raw rows (knob transpose_gather,
+ * configs.h gather_fits; session 53, opt-in).  Every global access is a whole aligned word on both sides
+ * whatever the pitches: the re-alignment that lean.cuh does in registers (shuffles, funnel shifts, per-row
+ * shift bookkeeping) moves into the shared-memory addresses of LDS.U8 / LDS.U16 at a warp-uniform byte.
+ *
+ * Why (ncu, H200, session 52/53): off words the lean path issues 52-61 warp instructions per 128 matrix bytes
+ * (aligned: 23) and is issue-bound at ~77%; this kernel issues ~25 and its A/B is in docs/TRANSPOSE_NOTES.md.
+ *
+ * THE TILE.  A block (256 threads, 8 warps) moves input rows [r0, r0 + 128) x bytes [c0 ESZ, c0 ESZ + 128) --
+ * TR = 128 rows of TC = 128 / ESZ elements -- and reads E - 1 more rows below (the halo, E = 4 / ESZ elements a
+ * word).  Row rho of the tile is parked RAW: slot i = the aligned word i under the row's first byte (its shift
+ * s = that byte's address mod 4), slot 0 merged with word 32's first s bytes, so byte p of slot space (p = the
+ * element's byte in the row + s, masked to 128) holds every byte of the row's 128 once.  E rows share a
+ * logical SUPER ROW (row rho / E, column (rho mod E) * 32 + slot) of a tile of COLS = 32 E words, under layout.h's
+ * map for layout L: the gather's lanes walk super rows, which pad (a word a super row) and swizzle (the slot
+ * XOR the super row) spread over the banks and naive does not (every lane one bank: 32 ways).
+ *
+ * THE OUTPUT.  Output row c (input column c) of the tile owns the aligned words that START in its bytes
+ * [r0 ESZ, (r0 + 128) ESZ) of the row: exactly 32 ESZ words, the first DE = (bytes to the first word) / ESZ
+ * elements in, the last one reaching at most E - 1 rows into the halo.  Lane w builds word w (+ 32 u): element
+ * k (k < E) is row j = DE + k (+ E w) at byte p = c ESZ + s_j of its super row -- j, hence the super row's
+ * offset and the slot space's shift s_j, is warp-uniform; only w is the lane's.  DE is the same for the 8 rows a
+ * warp writes (their starts are 8 output pitches apart), so it is a template argument of the whole store loop.
+ * Words are whole but where the output row ends inside one (the last tile row: its bytes byte by byte); tile row 0
+ * also writes each row's head (the DE elements before its first word) byte by byte, and nothing else is written
+ * twice or by two blocks.
+ *
+ * Nothing outside the input matrix is read: a word straddling its first or last byte (a misaligned base, an
+ * odd-length matrix: rows 0 and R - 1 only) is read byte by byte; inside the matrix the words that straddle a
+ * row's ends read the neighbouring rows' bytes, which the slot space drops.
+ */
+#ifndef SMK_TRANSPOSE_GATHER_CUH
+#define SMK_TRANSPOSE_GATHER_CUH
+
+#include <cstdint>
+
+#include "layout.h"
+#include "transpose/global.cuh"
+
+namespace {
+
+template <int ESZ>
+struct Gather {
+    static constexpr int E = 4 / ESZ, COLS = 32 * E, TR = 128, TC = 128 / ESZ, NROW = TR + E - 1;
+    static constexpr int NS = (NROW + E - 1) / E; // super rows
+    static constexpr int NW = TR * ESZ / 128;     // words a lane per output row
+    static constexpr int NJ = 2 * E - 1;          // rows j = DE + k a word's elements come from
+    static constexpr int NM = (NROW + 7) / 8;     // rows a warp loads
+    static constexpr int THREADS = 256;
+    static SMK_HD int WORDS(int layout) { return smk_tile_elems(geometry(layout), NS); }
+    static SMK_HD smk_tile geometry(int layout) { return smk_tile{layout, smk_ilog2(COLS), 0, 2, 0, 0, 0}; }
+};
+
+/* Byte p (< 128) of a super row's slot space, from y = 4 * smk_tile_offset(r, sub * 32), the byte of its first slot:
+ * naive / pad add (the map is r * pitch + c); swizzle XORs -- smk_tile_offset(r, c) = r COLS + (c ^ (r & 31)) for
+ * c < COLS, so y = 4 r COLS + 128 sub + 4 (r & 31): the XOR in bits 2-6, bits 0-1 clear, the rest at bit 7 and
+ * up, and p (bits 0-6) XORed into it lands on slot (p / 4) ^ (r & 31), byte p mod 4. */
+template <int L>
+__device__ __forceinline__ int gather_byte(int y, int p)
+{
+    return L == SMK_SWIZZLE ? (y ^ p) : y + p;
+}
+
+/* A word of the input that may straddle the matrix's first or last byte: the bytes inside [lo, hi), zeros else. */
+__device__ __forceinline__ uint32_t gather_word(const uint32_t *q, const unsigned char *lo, const unsigned char *hi)
+{
+    const unsigned char *b = reinterpret_cast<const unsigned char *>(q);
+    if (b >= lo && b + 4 <= hi)
+        return *q;
+    uint32_t v = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        if (b + i >= lo && b + i < hi)
+            v |= (uint32_t)b[i] << (8 * i);
+    return v;
+}
+
+/* The store loop of a warp: output rows cc = warp + 8 m, their first owned word DE elements in.  Z[u][j]: lane
+ * word w = lane + 32 u's super-row byte offset for row j (pad / naive: + s_j + warp ESZ, folded; swizzle: bare);
+ * nb[u]: the word's bytes inside the output row (CHECK: the last tile row), cn: output rows of the tile. */
+template <int L, int ESZ, int DE, bool CHECK>
+__device__ __forceinline__ void gather_rows(const unsigned char *tb, const int (&Z)[Gather<ESZ>::NW][Gather<ESZ>::NJ],
+                                            const int (&sj)[Gather<ESZ>::NJ], unsigned char *dst, int64_t step, int warp,
+                                            int cn, const int (&nb)[Gather<ESZ>::NW])
+{
+    typedef Gather<ESZ> G;
+    constexpr int E = G::E;
+#pragma unroll
+    for (int m = 0; m < G::TC / 8; m++, dst += step) {
+        const int cc = warp + 8 * m;
+        if (CHECK && cc >= cn)
+            break; // uniform per warp
+        const bool wrap = (8 * m + 7) * ESZ + 3 >= 128; // a compile-time fact per m: p may pass 128 (slot 0 again)
+#pragma unroll
+        for (int u = 0; u < G::NW; u++) {
+            uint32_t val[E];
+#pragma unroll
+            for (int k = 0; k < E; k++) {
+                const int j = DE + k;
+                int a;
+                if (L == SMK_SWIZZLE)
+                    a = gather_byte<L>(Z[u][j], (cc * ESZ + sj[j]) & 127);
+                else if (wrap)
+                    a = Z[u][j] + ((cc * ESZ + sj[j]) & 127) - sj[j] - warp * ESZ;
+                else
+                    a = Z[u][j] + 8 * m * ESZ; // an immediate
+                val[k] = ESZ == 1 ? (uint32_t)tb[a] : (uint32_t)*reinterpret_cast<const uint16_t *>(tb + a);
+            }
+            uint32_t word;
+            if constexpr (ESZ == 1)
+                word = __byte_perm(__byte_perm(val[0], val[1], 0x0040), __byte_perm(val[2], val[3], 0x0040), 0x5410);
+            else
+                word = __byte_perm(val[0], val[1], 0x5410);
+            unsigned char *q = dst + 128 * u;
+            if (!CHECK || nb[u] >= 4) {
+                *reinterpret_cast<uint32_t *>(q) = word;
+            } else {
+#pragma unroll
+                for (int b = 0; b < 3; b++)
+                    if (b < nb[u])
+                        q[b] = (unsigned char)(word >> (8 * b));
+            }
+        }
+    }
+}
+
+/* Tile row 0 (r0 = 0): the DE elements before output row c0 + cc's first owned word, row j = lane's (j < DE). */
+template <int L, int ESZ>
+__device__ __forceinline__ void gather_heads(const unsigned char *tb, unsigned char *out, int64_t opitch, int j, int sh,
+                                             int warp, int cn)
+{
+    typedef Gather<ESZ> G;
+    for (int m = 0; m < G::TC / 8; m++) {
+        const int cc = warp + 8 * m;
+        if (cc >= cn)
+            break;
+        const int a = gather_byte<L>(4 * smk_tile_offset(G::geometry(L), 0, j * 32), (cc * ESZ + sh) & 127);
+        unsigned char *o = out + cc * opitch + j * ESZ;
+#pragma unroll
+        for (int b = 0; b < ESZ; b++)
+            o[b] = tb[a + b];
+    }
+}
+
+/* One tile, one matrix (in / out: its bases; lo / hi: its input bytes). */
+template <int L, int ESZ, bool CHECK>
+__device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned char *out, int64_t R, int64_t C, int64_t r0,
+                                            int64_t c0, uint32_t *t)
+{
+    typedef Gather<ESZ> G;
+    constexpr int E = G::E, NROW = G::NROW, NM = G::NM;
+    constexpr smk_tile tl = G::geometry(L);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t pitch = C * ESZ;
+    const unsigned char *lo = in, *hi = in + R * pitch;
+    const int rb = CHECK ? (int)min((int64_t)128, (C - c0) * ESZ) : 128; // the tile's bytes of a row
+    const int nr = CHECK ? (int)min((int64_t)NROW, R - r0) : NROW;     // its rows inside the matrix
+    // Loads: row rho = warp + 8 m, all NM in flight; the shift s is the warp's for every m (8 pitches: words).
+    const unsigned char *A = in + (r0 + warp) * pitch + c0 * ESZ;
+    const int s = (int)((uintptr_t)A & 3);
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(A - s) + lane;
+    const bool lv = 4 * lane < s + rb, xv = lane == 0 && s != 0 && 128 < s + rb;
+    // a word straddles the matrix's first or last byte only in row 0 or R - 1, and only off words (uniform)
+    const bool ends = (((uintptr_t)lo | (uintptr_t)hi) & 3) != 0;
+    uint32_t v[NM], x[NM];
+#pragma unroll
+    for (int m = 0; m < NM; m++, q += 2 * pitch) {
+        const int rho = warp + 8 * m;
+        const int64_t r = r0 + rho;
+        const bool in_ = (8 * m + 7 < NROW || rho < NROW) && (!CHECK || rho < nr);
+        v[m] = x[m] = 0;
+        if (ends && (r == 0 || r == R - 1)) {
+            if (in_ && lv)
+                v[m] = gather_word(q, lo, hi);
+            if (in_ && xv)
+                x[m] = gather_word(q + 32, lo, hi);
+        } else {
+            v[m] = in_ && lv ? q[0] : 0;
+            x[m] = in_ && xv ? q[32] : 0;
+        }
+    }
+    const uint32_t mk = s ? (1u << (8 * s)) - 1 : 0;
+#pragma unroll
+    for (int m = 0; m < NM; m++) {
+        const int rho = warp + 8 * m;
+        if (8 * m + 7 >= NROW && rho >= NROW)
+            break;
+        t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x[m] & mk) | (v[m] & ~mk) : v[m];
+    }
+    __syncthreads();
+    // Stores: the warp's output rows c0 + warp + 8 m, their bytes from r0 on; DE the same for each.
+    const int64_t opitch = R * ESZ;
+    unsigned char *B0 = out + (c0 + warp) * opitch + r0 * ESZ;
+    const int d = (int)((-(intptr_t)B0) & 3), de = d / ESZ;
+    const unsigned char *tb = reinterpret_cast<const unsigned char *>(t);
+    const int s0 = (int)((uintptr_t)(in + r0 * pitch + c0 * ESZ) & 3), p3 = (int)(pitch & 3);
+    int sj[G::NJ], Z[G::NW][G::NJ], nb[G::NW];
+#pragma unroll
+    for (int j = 0; j < G::NJ; j++)
+        sj[j] = (s0 + j * p3) & 3; // row j's shift
+#pragma unroll
+    for (int u = 0; u < G::NW; u++) {
+        const int w = lane + 32 * u;
+#pragma unroll
+        for (int j = 0; j < G::NJ; j++) {
+            const int y = 4 * smk_tile_offset(tl, w + (j >= E), (j % E) * 32);
+            Z[u][j] = L == SMK_SWIZZLE ? y : y + sj[j] + warp * ESZ;
+        }
+        nb[u] = CHECK ? (int)max((int64_t)0, min((int64_t)4, (R - (r0 + de + E * w)) * ESZ)) : 4;
+    }
+    const int cn = CHECK ? (int)min((int64_t)G::TC, C - c0) : G::TC;
+    unsigned char *dst = B0 + d + 4 * lane;
+    switch (de) { // uniform per warp
+    case 0: gather_rows<L, ESZ, 0, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    case 1: if constexpr (E > 1) gather_rows<L, ESZ, 1, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    case 2: if constexpr (E > 2) gather_rows<L, ESZ, 2, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    default: if constexpr (E > 3) gather_rows<L, ESZ, 3, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    }
+    if (r0 == 0 && de > 0 && lane < de) // tile row 0: the rows' heads
+        gather_heads<L, ESZ>(tb, out + c0 * opitch, opitch, lane, (s0 + lane * p3) & 3, warp, cn);
+}
+
+/* Grid: x = tile (Args' raster: groups of a.group tile rows walked column by column), y + 65535 z = matrix. */
+template <int L, int ESZ>
+__global__ void __launch_bounds__(Gather<ESZ>::THREADS, 4) transpose_gather_kernel(const Args a)
+{
+    typedef Gather<ESZ> G;
+    __shared__ uint32_t t[G::WORDS(L)];
+    const int64_t b = (int64_t)blockIdx.z * 65535 + blockIdx.y;
+    if (b >= a.batch)
+        return;
+    int ty, tx; // 32-bit: grid_tiles keeps tiles_x * tiles_y <= INT32_MAX (64-bit divisions cost ~30% of the instructions)
+    smk::group_tile_rt<int>((int)a.group, (int)blockIdx.x, (int)a.tiles_y, (int)a.tiles_x, &ty, &tx);
+    const int64_t r0 = (int64_t)ty * G::TR, c0 = (int64_t)tx * G::TC;
+    const unsigned char *in = a.in + b * a.in_bs * ESZ;
+    unsigned char *out = a.out + b * a.rows * a.cols * ESZ;
+    if (r0 + G::NROW <= a.rows && c0 + G::TC <= a.cols) // every row and halo row inside, every column
+        gather_tile<L, ESZ, false>(in, out, a.rows, a.cols, r0, c0, t);
+    else
+        gather_tile<L, ESZ, true>(in, out, a.rows, a.cols, r0, c0, t);
+}
+
+} // namespace
+
+#endif /* SMK_TRANSPOSE_GATHER_CUH */
