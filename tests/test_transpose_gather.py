@@ -1,0 +1,132 @@
+"""The gather kernel (knob transpose_gather; configs.h gather_fits, csrc/transpose/gather.cuh): the 1- and 2-byte
+tiled transpose as a byte gather from raw rows -- whole aligned words on both global sides at any pitch, the
+re-alignment in the shared-memory addresses.
+
+GPU: every result bit for bit (random bit patterns: NaN payloads and -0.0 included) on poisoned outputs, in every
+layout: the 16 classes of (rows, cols) mod 4, sides on and around the tile's 128 rows / 128 bytes and its E - 1 halo
+rows, bases off words (a word straddling the matrix's first or last byte), batches whose matrices start off words,
+torch views, both knob levels, the kernel's name in the profile.  CPU: the knob's range.
+"""
+import numpy as np
+import pytest
+
+import smemkit
+from smemkit import _C
+from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
+from test_transpose_oddpitch import test_torch_odd_offsets
+
+GATHER = dict(transpose_gather=1, transpose_skinny=0, transpose_sector=0, transpose_copy=0)
+WIDTHS = ["uint8", "float16", "int16"]
+SIDES = [128, 129, 130, 131, 132, 255, 256, 257, 259, 383, 1001]
+
+
+def _np(dtype):
+    return np_dtype(dtype)
+
+
+# ---- CPU ----------------------------------------------------------------------------------------------------
+
+def test_gather_knob_range():
+    from smemkit._testing import KNOBS, knobs
+    assert KNOBS["transpose_gather"] == 0
+    for bad in (-1, 4):
+        with pytest.raises(ValueError):
+            _C._set_knob("transpose_gather", bad)
+    for level in (1, 2, 3):
+        with knobs(transpose_gather=level):
+            pass
+
+
+# ---- GPU: bit-exact -----------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_gather_pitch_classes(dtype, layout, rng, poison, set_knobs):
+    """(rows, cols) mod 4 in all 16 classes, a few tiles each way and partial last tiles."""
+    set_knobs(**GATHER)
+    for i in range(4):
+        for j in range(4):
+            a = random_bits((640 + 97 * i + 1 + i, 520 + 61 * j + j), _np(dtype), rng)
+            assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_gather_sides_around_tiles(dtype, rng, poison, set_knobs):
+    """Sides on the tile (128 rows, 128 bytes of columns), one to four past it (the halo rows, the last words of
+    the output rows), and the next tiles; layout pad."""
+    set_knobs(**GATHER)
+    for r in SIDES:
+        for c in SIDES:
+            a = random_bits((r, c), _np(dtype), rng)
+            assert_bits_equal(smemkit.transpose(a, layout="pad"), a.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("level", [1, 2, 3])
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+@pytest.mark.parametrize("off", [1, 2, 3])
+def test_gather_base_off_words(off, dtype, layout, level, rng, poison, set_knobs):
+    """A matrix starting `off` elements past a word (and so ending off one): the words straddling its first and
+    last byte are read byte by byte; the output base off words too."""
+    set_knobs(**dict(GATHER, transpose_gather=level))
+    for shape in [(257, 259), (1031, 515), (130, 4099)]:
+        flat = random_bits((shape[0] * shape[1] + off,), _np(dtype), rng)
+        a = flat[off:].reshape(shape)
+        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+@pytest.mark.parametrize("shape", [(3, 129, 131), (5, 257, 1001), (2, 1031, 130), (7, 131, 385)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_gather_batches(shape, dtype, layout, rng, poison, set_knobs):
+    """Batches: later matrices start off a word where rows * cols * esz is not a multiple of 4."""
+    set_knobs(**GATHER)
+    a = random_bits(shape, _np(dtype), rng)
+    assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+@pytest.mark.parametrize("view", ["offset", "batch"])
+def test_gather_torch_views(torch, layout, dtype, view, poison, set_knobs):
+    """Device tensors at odd element offsets (packed rows: the gather's class), out= inside a 0xFF buffer."""
+    set_knobs(**GATHER)
+    test_torch_odd_offsets(torch, layout, dtype, view, (1031, 2053), None)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_gather_is_what_runs(torch, dtype, set_knobs):
+    """The knob routes a 1- / 2-byte tiled matrix to transpose_gather_kernel (level 2: only off words; level 3: and
+    output rows of >= 1024 bytes)."""
+    from torch.profiler import ProfilerActivity, profile
+    x = torch.randint(0, 255, (1031, 2053), dtype=torch.uint8, device="cuda")
+    if dtype == "float16":
+        x = x.to(torch.float16)
+
+    def kernels(**kn):
+        set_knobs(**kn)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            smemkit.transpose(x, layout="pad")
+            torch.cuda.synchronize()
+        return " ".join(e.name for e in prof.events())
+
+    assert "transpose_gather_kernel" in kernels(**GATHER)
+    assert "transpose_gather_kernel" in kernels(**dict(GATHER, transpose_gather=2))
+    assert "transpose_gather_kernel" not in kernels(**dict(GATHER, transpose_gather=0))
+    assert "transpose_gather_kernel" in kernels(**dict(GATHER, transpose_gather=3))  # output rows >= 1024 bytes
+    x = x[:500].contiguous()  # output rows of 500 (1000) bytes: level 3 leaves them to the tiled kernel
+    assert "transpose_gather_kernel" not in kernels(**dict(GATHER, transpose_gather=3))
+    assert "transpose_gather_kernel" in kernels(**dict(GATHER, transpose_gather=2))
+    y = x[:1024, :2048].contiguous()  # every pitch on words: level 2 leaves it to the tiled kernel
+    set_knobs(**dict(GATHER, transpose_gather=2))
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        smemkit.transpose(y, layout="pad")
+        torch.cuda.synchronize()
+    assert "transpose_gather_kernel" not in " ".join(e.name for e in prof.events())
