@@ -15,6 +15,7 @@
 #include "layout.h"
 #include "api/transpose.h"
 #include "transpose/configs.h"
+#include "transpose/gather_plan.h"
 #include "transpose/sector.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_flat.cuh"
@@ -475,6 +476,9 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
         skinny_plan<esz>(layout, rows, cols, plan);
         return 0;
     } else {
+        if constexpr (kWidths[W].esz <= 2 && C == kWidths[W].shipped) /* launch_config's first branch */
+            if (gather_fits(kWidths[W].esz, rows, cols, cols, 1, true, smk_transpose_gather_mode()))
+                return gather_plan<kWidths[W].esz>(layout, batch, rows, cols, plan);
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, rows, cols, batch, 0, smk_transpose_sector_mode())) { /* a fresh output: on a sector */
                 const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, batch, rows, cols, plan);
