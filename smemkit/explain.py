@@ -192,6 +192,11 @@ def explain(op: Literal["transpose", "sgemm", "gemm"], shape: Sequence[int],
     a tuned call of a shape whose path those leave open (the sector store or not, the flat skinny kernel or
     not) may run the other: smemkit.autotune_cache("transpose") names its transpose_sector / transpose_flat
     levels, and explain() under smemkit._testing.knobs(transpose_sector=..., transpose_flat=...) shows it.
+    1- and 2-byte matrices with a pitch off words and output rows of >= 1024 bytes run the byte gather from raw
+    rows (config "gather from raw rows: ..."; knob transpose_gather): its plan counts every shared instruction as
+    Nsight Compute does (its heads in tile row 0 follow each matrix's base phase, so a batch is not a multiple of
+    one matrix there); on large calls ncu's load wavefronts read ~2% above the per-instruction counts in pad /
+    swizzle (contention between instructions, which the addresses do not determine).
     The plan assumes dense row-major operands from an aligned allocation.  For gemm, `layout` may
     also be a :class:`smemkit.Swizzle`
     the kernel instantiates (e.g. the article's ``Swizzle(2, 3, 2)``).  `dtype` None means float32

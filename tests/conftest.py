@@ -48,6 +48,14 @@ def set_knobs():
 
 
 @pytest.fixture
+def tiled_kernel(set_knobs):
+    """The files that test the tiled transpose kernel's own paths (lean, mid, shift, sector): the gather kernel
+    (knob transpose_gather, 3 by default: 1- / 2-byte matrices with a pitch off words and output rows of >= 1024
+    bytes) off for the test."""
+    set_knobs(transpose_gather=0)
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
 

@@ -5,7 +5,8 @@ re-alignment in the shared-memory addresses.
 GPU: every result bit for bit (random bit patterns: NaN payloads and -0.0 included) on poisoned outputs, in every
 layout: the 16 classes of (rows, cols) mod 4, sides on and around the tile's 128 rows / 128 bytes and its E - 1 halo
 rows, bases off words (a word straddling the matrix's first or last byte), batches whose matrices start off words,
-torch views, both knob levels, the kernel's name in the profile.  CPU: the knob's range.
+torch views, every knob level, the kernel's name in the profile.  CPU: the knob's range, explain()'s route to the
+gather and its plan (instructions a block, the layouts' ways).
 """
 import numpy as np
 import pytest
@@ -28,13 +29,63 @@ def _np(dtype):
 
 def test_gather_knob_range():
     from smemkit._testing import KNOBS, knobs
-    assert KNOBS["transpose_gather"] == 0
+    assert KNOBS["transpose_gather"] == 3  # the default since session 53
+    assert smemkit.explain("transpose", (1031, 2053), "pad", "uint8").config.startswith("gather from raw rows")
     for bad in (-1, 4):
         with pytest.raises(ValueError):
             _C._set_knob("transpose_gather", bad)
     for level in (1, 2, 3):
         with knobs(transpose_gather=level):
             pass
+
+
+def _explain(shape, dtype, layout="pad", level=3):
+    from smemkit._testing import knobs
+    with knobs(transpose_gather=level):
+        return smemkit.explain("transpose", shape, layout, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_gather_route(dtype):
+    """explain() names the gather where the launcher takes it: level 3 for off-word pitches with output rows of
+    >= 1024 bytes, level 2 below that too, level 1 on words too, never at level 0 or on aligned pitches below 1."""
+    esz = np.dtype(dtype).itemsize
+    r = 1031 if esz == 1 else 515  # output rows of 1031 / 1030 bytes
+    for shape, levels in [((r, 2053), {1, 2, 3}), ((500, 2053), {1, 2}), ((1024, 2048), {1}), ((4, 1031, 2053), {1, 2, 3}),
+                          ((100, 2053), set()), ((2053, 100 // esz), set())]:
+        for level in range(4):
+            got = _explain(shape, dtype, level=level).config.startswith("gather from raw rows")
+            assert got == (level in levels), (shape, level)
+
+
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+@pytest.mark.parametrize("shape", [(1031, 2053), (1153, 1000), (2, 1031, 2053)], ids=lambda s: "x".join(map(str, s)))
+def test_gather_plan_counts(shape, dtype, layout):
+    """A block stores 128 + E - 1 raw rows (one instruction each) and loads E words' elements a lane for each of its
+    128 / esz output rows (NW = esz words a lane), the last tile column only its own rows; the loads are 32-way in
+    naive (every lane one bank) and 1-way in pad and swizzle, the stores 1-way in all three; the heads of tile row 0
+    at most 3 instructions an output row."""
+    esz = np.dtype(dtype).itemsize
+    E, tc = 4 // esz, 128 // esz
+    R, C = shape[-2], shape[-1]
+    batch = shape[0] if len(shape) == 3 else 1
+    tx, ty = -(-C // tc), -(-R // 128)
+    e = _explain(shape, dtype, layout, level=1)
+    assert e.config.startswith("gather from raw rows"), e.config
+    assert e.blocks == tx * ty * batch
+    acc = {a.name: a for a in e.accesses if not a.name.startswith("gather head")}
+    idle = 7 if esz == 2 else (5 if layout != "swizzle" else 0)  # stores issued with no lane on (ncu)
+    assert acc["gather raw row store"].instructions == (128 + E - 1 + idle) * e.blocks
+    assert acc["gather raw row store"].wavefronts == (128 + E - 1) * e.blocks
+    last = C - (tx - 1) * tc
+    full, part = (tx, 0) if last == tc else (tx - 1, last)
+    loads = sum(a.instructions for n, a in acc.items() if n.startswith("gather byte load"))
+    assert loads == (full * tc + part) * esz * E * ty * batch
+    assert max(a.worst_ways for n, a in acc.items() if "load" in n) == (32 if layout == "naive" else 1)
+    assert acc["gather raw row store"].worst_ways == 1
+    heads = sum(a.instructions for a in e.accesses if a.name.startswith("gather head"))
+    assert 0 < heads <= 3 * C * batch * esz
 
 
 # ---- GPU: bit-exact -----------------------------------------------------------------------------------------

@@ -24,6 +24,9 @@ SHAPES = [(71, 3191), (3191, 71), (129, 1001), (1001, 129), (257, 259), (5761, 3
 BATCHES = [(5, 129, 130), (3, 1023, 67), (7, 70, 3140), (4, 3141, 95), (16, 121, 2245), (6, 499, 167), (9, 3, 517)]
 
 
+pytestmark = pytest.mark.usefixtures("tiled_kernel")  # the tiled kernel's own paths: the gather kernel off
+
+
 # ---- GPU: bit-exact ---------------------------------------------------------------------------------------
 
 @pytest.mark.gpu

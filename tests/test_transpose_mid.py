@@ -22,6 +22,9 @@ SHAPES = [(s, n) for s in SIDES for n in (1000, 4099)] + [(n, s) for s in SIDES 
 BATCHES = [(5, 129, 130), (3, 1023, 67), (7, 70, 3140), (4, 3141, 95), (16, 121, 2245), (6, 499, 167)]
 
 
+pytestmark = pytest.mark.usefixtures("tiled_kernel")  # the tiled kernel's own paths: the gather kernel off
+
+
 # ---- GPU: bit-exact ---------------------------------------------------------------------------------------
 
 @pytest.mark.gpu

@@ -24,6 +24,9 @@ BATCHES = [(5, 129, 130), (3, 1023, 67), (2, 131, 129), (4, 257, 300)]
 WIDTHS = ["uint8", "float16", "float32"]
 
 
+pytestmark = pytest.mark.usefixtures("tiled_kernel")  # the tiled kernel's own paths: the gather kernel off
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("group", [8, 0])
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)

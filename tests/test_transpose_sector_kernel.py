@@ -23,6 +23,9 @@ MIB = 1 << 20
 FP16_SPECIALS = np.array([0x8000, 0x7C00, 0xFC00, 0x7C01, 0x7E00, 0xFE37, 0x7FFF, 0x0001, 0x8001], np.uint16)
 
 
+pytestmark = pytest.mark.usefixtures("tiled_kernel")  # the tiled kernel's own paths: the gather kernel off
+
+
 def sprinkled(shape, dtype, rng):
     """random_bits, with float16 specials (-0.0, +-Inf, NaN payloads, subnormals) over 1% of the elements."""
     a = random_bits(shape, np_dtype(dtype), rng)

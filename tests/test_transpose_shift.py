@@ -24,6 +24,9 @@ SHAPES = [(129, 130), (255, 1000), (1000, 255), (257, 4099), (4099, 257), (166, 
 BATCHES = [(5, 129, 130), (3, 353, 167), (7, 70, 3140), (4, 3141, 189), (2, 1031, 517), (6, 128, 257)]
 
 
+pytestmark = pytest.mark.usefixtures("tiled_kernel")  # the tiled kernel's own paths: the gather kernel off
+
+
 # ---- GPU: bit-exact ---------------------------------------------------------------------------------------
 
 @pytest.mark.gpu

@@ -22,7 +22,7 @@ D = (4, 1)  # the defaults: transpose_sector 4, transpose_flat 1
 
 # shape, dtype, the candidates of a C-contiguous call with 32-byte aligned pointers
 CASES = [
-    ((4097, 4099), "uint8", [D, (0, 1)]),        # the sector store's size gate takes it: without it
+    ((4100, 4104), "uint8", [D, (0, 1)]),        # the sector store's size gate takes it: without it
     ((1201, 3001), "float32", [D, (2, 1)]),      # odd output pitch under the gate: the sector store at level 2
     ((3, 777, 1001), "uint8", [D, (2, 1)]),      # a batch (the gate takes single matrices only)
     ((41, 84790), "float32", [D, (4, 0)]),       # the flat kernel's default case A: without it
@@ -61,7 +61,7 @@ def test_one_path_is_not_tuned(shape, dtype):
 
 
 def test_candidates_follow_alignment_and_strides():
-    assert cands((4097, 4099), 1, out_off=7) == [D, (0, 1)]  # any element-aligned output off its sector
+    assert cands((4100, 4104), 1, out_off=7) == [D, (0, 1)]  # any element-aligned output off its sector
     assert cands((1201, 3001), 4, out_off=2) == []            # float32 output off its elements: neither store
     assert cands((41, 84790), 4, in_off=2) == []              # the flat kernel wants element-aligned pointers
     # a strided input (columns not contiguous): no flat kernel, the tiled one's sector store at level 2 (164-byte rows)
@@ -71,7 +71,10 @@ def test_candidates_follow_alignment_and_strides():
 def test_candidates_follow_the_knobs():
     """Pure in the knobs as they are (a call is tuned only at the defaults: launch.cu knobs_at_defaults)."""
     with knobs(transpose_sector=0):
-        assert cands((4097, 4099), 1) == [(0, 1), (2, 1)]
+        assert cands((4100, 4104), 1) == [(0, 1), (2, 1)]
+    with knobs(transpose_gather=0):  # the gather kernel (3 by default) takes off-word pitches: one path
+        assert cands((4097, 4099), 1) == [D, (0, 1)]
+    assert cands((4097, 4099), 1) == [] and cands((4097, 4099), 1, out_off=7) == []
     with knobs(transpose_flat=0):  # the tiled kernel: its sector store at level 2 (164-byte output rows), the flat
         assert cands((41, 84790), 4) == [(4, 0), (2, 0), (4, 2)]  # kernel's level 2
     with knobs(transpose_flat=2):
@@ -171,7 +174,7 @@ def test_strided_input(tuned, torch):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("shape,dtype", [((4097, 4099), "uint8"), ((1201, 3001), "float32"), ((41, 84790), "float32")])
+@pytest.mark.parametrize("shape,dtype", [((4100, 4104), "uint8"), ((1201, 3001), "float32"), ((41, 84790), "float32")])
 def test_numpy_calls_exact(tuned, rng, shape, dtype):
     a = random_bits(shape, dtype, rng)
     for layout in ("pad", "swizzle"):
@@ -181,8 +184,8 @@ def test_numpy_calls_exact(tuned, rng, shape, dtype):
 @pytest.mark.gpu
 def test_switched_off_runs_the_defaults(tuned, torch, set_knobs):
     """A cached winner is not used once the switch or the knob is off (the cache is kept for when it is on again)."""
-    x, ref = device_case(torch, (4097, 4099), "uint8", 55)
-    _C._transpose_tune_pin(4097, 4099, 1, 0, 1, 4099, 1, 1, 0, x.data_ptr() % 32, 0)
+    x, ref = device_case(torch, (4100, 4104), "uint8", 55)
+    _C._transpose_tune_pin(4100, 4104, 1, 0, 1, 4104, 1, 1, 0, x.data_ptr() % 32, 0)
     for off in ({"transpose_tune": 0}, {"sgemm_tune": 0}):
         with knobs(**off), torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
             y = smemkit.transpose(x)
@@ -204,7 +207,7 @@ def test_switched_off_runs_the_defaults(tuned, torch, set_knobs):
 def test_nothing_timed_when_off(tuned, torch, set_knobs, off):
     """The switch, the knob, or any other transpose knob off its default: the knobs' own path, untimed."""
     set_knobs(**off)
-    x, ref = device_case(torch, (4097, 4099), "uint8", 53)
+    x, ref = device_case(torch, (4100, 4104), "uint8", 53)
     y = smemkit.transpose(x)
     torch.cuda.synchronize()
     assert np.array_equal(torch_bits(torch, y), ref)

@@ -91,8 +91,9 @@ int smk_transpose_copy_mode(void);
 void smk_transpose_set_flat(int mode);
 int smk_transpose_flat_mode(void);
 /* Tests and benchmarks: the gather kernel for 1- and 2-byte tiled matrices (transpose/configs.h's gather_fits,
- * transpose/gather.cuh): 0 (default) never, 1 every packed-row matrix of the shipped tiled config, 2 those with a
- * pitch off words, 3 those of 2 with output rows of >= 1024 bytes.  explain() does not model it yet (it describes the tiled kernel). */
+ * transpose/gather.cuh): 3 (default since session 53) those with a pitch off words and output rows of >= 1024 bytes,
+ * 2 every packed-row matrix with a pitch off words, 1 every packed-row matrix of the shipped tiled config, 0 never.
+ * explain() replays it (transpose/gather_plan.h). */
 void smk_transpose_set_gather(int mode);
 int smk_transpose_gather_mode(void);
 /* Tile edge and thread rows of a variant, in units (an element; a 4x4 byte / 2x2 half block for 1 / 2

@@ -31,8 +31,8 @@
  *   skinny_flat.cuh 4- and 8-byte matrices with a short side of 33..128: T x S elements a block, the contiguous side
  *                walked flat (every lane busy), the other down S rows (knob transpose_flat: skinny_flat_fits)
  *   gather.cuh   1- and 2-byte tiled matrices with packed rows as a byte gather from raw rows: whole aligned
- *                words on both global sides at any pitch (knob transpose_gather, opt-in: gather_fits; the
- *                shipped tiled launch branches to it; no plan.cu replay yet)
+ *                words on both global sides at any pitch (knob transpose_gather, 3 by default: gather_fits; the
+ *                shipped tiled launch branches to it first; its replay for explain() in gather_plan.h)
  *   launch.cu    argument preparation, the dispatch table, the >48 KB opt-in, the C launch API
  *   plan.cu      the host replay of a block's shared accesses (smk_transpose_plan, for explain())
  *
@@ -294,11 +294,11 @@ inline int64_t raster_group(int wi, int row, int64_t rows, int64_t cols, int64_t
     return kRasterBand;
 }
 
-/* The gather kernel (gather.cuh; knob transpose_gather, session 53, opt-in): 1 every 1- / 2-byte matrix that the
+/* The gather kernel (gather.cuh; knob transpose_gather, session 53): 1 every 1- / 2-byte matrix that the
  * shipped tiled config takes (both sides at least 128 bytes: TR = 128 rows, 128 bytes of columns) with packed rows
  * (in_cs == 1, in_rs == cols) on element-aligned bases; 2 those with a pitch off words (cols * esz or rows * esz
- * not a multiple of 4: lean.cuh's re-aligned paths); 3 those of 2 whose output rows hold >= kGatherMinOutRow bytes;
- * 0 (the default) never.  Pure in the shape, strides and alignment.
+ * not a multiple of 4: lean.cuh's re-aligned paths); 3 (the default since session 53) those of 2 whose output rows
+ * hold >= kGatherMinOutRow bytes; 0 never.  Pure in the shape, strides and alignment.
  * Level 3's cut, from a same-run A/B on the random law (H200, seeds 260-261, untuned; docs/TRANSPOSE_NOTES.md
  * session 53): the 108 draws of level 2 x1.119 against the tiled kernel, x1.194 for the 82 with output rows of
  * >= 1024 bytes, x0.913 for the 26 below (uint8 batches of 200-900-row matrices x0.61-0.85: a tile row of 128 is

@@ -123,10 +123,11 @@ volatile int g_copy_mode = kCopyDefault;
 constexpr int kFlatDefault = 1;
 volatile int g_flat_mode = kFlatDefault;
 
-/* The gather kernel (gather.cuh; configs.h gather_fits): 0, the default, never; 1 every 1- / 2-byte shipped tiled
- * launch with packed rows; 2 those with a pitch off words; 3 those of 2 with output rows of >= 1024 bytes (session
- * 53: the A/Bs in docs/TRANSPOSE_NOTES.md). */
-constexpr int kGatherDefault = 0;
+/* The gather kernel (gather.cuh; configs.h gather_fits): 3, the default since session 53, the shipped tiled launches of
+ * 1- / 2-byte matrices with packed rows, a pitch off words and output rows of >= 1024 bytes (H200, held out on seeds
+ * 262-263: the 75 draws it moves x1.146 against the tiled kernel, all draws 0.834 -> 0.854 and 0.863 -> 0.870 of a
+ * copy: docs/TRANSPOSE_NOTES.md); 2 every pitch off words; 1 every packed-row matrix; 0 never. */
+constexpr int kGatherDefault = 3;
 volatile int g_gather_mode = kGatherDefault;
 
 /* The grid of a launch of tx * ty tiles per matrix: x = tile of a matrix, y + 65535 z = matrix.

@@ -58,7 +58,7 @@ std::atomic<int> g_level{1};
 
 /* ---- candidates (pure) ------------------------------------------------------------------------------ */
 
-int tune_candidates(const smk_transpose_params *p, int sector0, int flat0, int skinny, int copy,
+int tune_candidates(const smk_transpose_params *p, int sector0, int flat0, int skinny, int copy, int gather,
                     smk_transpose_tune_cand *out, int max)
 {
     const int wi = p ? width_index(p->esz) : -1;
@@ -71,6 +71,9 @@ int tune_candidates(const smk_transpose_params *p, int sector0, int flat0, int s
     const uint64_t in = (uintptr_t)p->in, o = (uintptr_t)p->out;
     const Config *v = choose(0, wi, p->rows, p->cols, p->in_rs, p->in_cs, skinny, flat0);
     const int row = (int)(v - kConfigs);
+    if (v->kind == kTiled && row == kWidths[wi].shipped &&
+        gather_fits(p->esz, p->rows, p->cols, p->in_rs, p->in_cs, in % esz == 0 && o % esz == 0, gather))
+        return 0; /* the gather kernel (launch_config's first branch): its sector levels run the same kernel */
     int n = 0;
     out[n++] = {sector0, flat0};
     if (v->kind == kTiled && n < max) {
@@ -91,7 +94,7 @@ int tune_candidates(const smk_transpose_params *p, int sector0, int flat0, int s
 int candidates_now(const smk_transpose_params *p, smk_transpose_tune_cand *out, int max)
 {
     return tune_candidates(p, smk_transpose_sector_mode(), smk_transpose_flat_mode(), smk_transpose_skinny_mode(),
-                           smk_transpose_copy_mode(), out, max);
+                           smk_transpose_copy_mode(), smk_transpose_gather_mode(), out, max);
 }
 
 /* ---- the cache -------------------------------------------------------------------------------------- */
