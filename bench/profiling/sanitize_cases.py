@@ -63,8 +63,39 @@ def subword_cases(rng, frameworks):
                         want = np.swapaxes(cupy.asnumpy(x), -1, -2).copy()
                         bad += not np.array_equal(cupy.asnumpy(y).view(np.uint8), want.view(np.uint8))
                     del buf, x, obuf, out, y
+        bad += skinny_cases(rng, cupy)
         cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
     print(f"sanitize cases (1- and 2-byte, odd pitches and offsets): {bad} wrong results")
+    return bad
+
+
+# skinny 1- / 2-byte matrices (a side below a tile, down to 1) of every skinny kernel's class: case A (rows <= cols)
+# and case B, short sides 1..100 (the wide class from 65), long sides off every word and chunk
+SKINNY_SHAPES = [(1, 3001), (3001, 1), (3, 5001), (5001, 3), (13, 4099), (4099, 13), (36, 2049), (2049, 36),
+                 (64, 2051), (2051, 64), (100, 1031), (1031, 100)]
+
+
+def skinny_cases(rng, cupy):
+    """The skinny kernels' whole-word and 16-byte loads at the operand's ends: each operand its own exact
+    cudaMalloc (the caller turned CuPy's pool off), starting 0, 1 or 3 elements in and ending on the allocation's
+    last byte, and a batch of two; every skinny mode (knob transpose_skinny 1..12, the layouts in turn)."""
+    bad = 0
+    for mode in range(1, 13):
+        layout = smemkit.LAYOUTS[mode % 3]
+        with knobs(transpose_skinny=mode):
+            for dtype in ("uint8", "float16"):
+                for R, C in SKINNY_SHAPES:
+                    for off, b in ((0, 1), (1, 1), (3, 1), (1, 2)):
+                        buf = cupy.empty(off + b * R * C, dtype)
+                        buf.set(rng.integers(0, 256, buf.size * buf.itemsize, np.uint8).view(dtype))
+                        x = buf[off:].reshape((b, R, C) if b > 1 else (R, C))
+                        obuf = cupy.empty(1 + x.size, dtype)
+                        out = obuf[1:].reshape(x.shape[:-2] + (C, R))
+                        y = smemkit.matrix_transpose(x, layout=layout, out=out)
+                        want = np.swapaxes(cupy.asnumpy(x), -1, -2).copy()
+                        bad += not np.array_equal(cupy.asnumpy(y).view(np.uint8), want.view(np.uint8))
+                        del buf, x, obuf, out, y
+    print(f"sanitize cases (skinny 1- and 2-byte at allocation ends, every skinny mode): {bad} wrong results")
     return bad
 
 

@@ -62,20 +62,6 @@ __device__ __forceinline__ int gather_byte(int y, int p)
     return L == SMK_SWIZZLE ? (y ^ p) : y + p;
 }
 
-/* A word of the input that may straddle the matrix's first or last byte: the bytes inside [lo, hi), zeros else. */
-__device__ __forceinline__ uint32_t gather_word(const uint32_t *q, const unsigned char *lo, const unsigned char *hi)
-{
-    const unsigned char *b = reinterpret_cast<const unsigned char *>(q);
-    if (b >= lo && b + 4 <= hi)
-        return *q;
-    uint32_t v = 0;
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        if (b + i >= lo && b + i < hi)
-            v |= (uint32_t)b[i] << (8 * i);
-    return v;
-}
-
 /* The store loop of a warp: output rows cc = warp + 8 m, their first owned word DE elements in.  Z[u][j]: lane
  * word w = lane + 32 u's super-row byte offset for row j (pad / naive: + s_j + warp ESZ, folded; swizzle: bare);
  * nb[u]: the word's bytes inside the output row (CHECK: the last tile row), cn: output rows of the tile. */
@@ -172,9 +158,9 @@ __device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned ch
         v[m] = x[m] = 0;
         if (ends && (r == 0 || r == R - 1)) {
             if (in_ && lv)
-                v[m] = gather_word(q, lo, hi);
+                v[m] = load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi);
             if (in_ && xv)
-                x[m] = gather_word(q + 32, lo, hi);
+                x[m] = load_word_in(reinterpret_cast<const unsigned char *>(q + 32), lo, hi);
         } else {
             v[m] = in_ && lv ? q[0] : 0;
             x[m] = in_ && xv ? q[32] : 0;

@@ -125,6 +125,37 @@ __device__ __forceinline__ uint32_t load_clip(const unsigned char *q, int64_t of
     return x;
 }
 
+/* The aligned word at q with only its bytes inside [lo, hi) (the others zero): one load where it lies inside,
+ * byte by byte where it straddles either end -- how the whole-word loaders (gather.cuh, the skinny kernels) keep
+ * to the operand's bytes at its ends (compute-sanitizer's memcheck checks the bytes asked for). */
+__device__ __forceinline__ bool word_inside(const unsigned char *q, const unsigned char *lo, const unsigned char *hi)
+{
+    return q >= lo && q + 4 <= hi;
+}
+/* Whether the aligned G-byte words (chunks) covering [p, e) reach outside [lo, hi): a block-uniform test for the
+ * blocks that must load through load_word_in / load_chunk_in. */
+template <int G>
+__device__ __forceinline__ bool words_leave(const unsigned char *p, const unsigned char *e, const unsigned char *lo,
+                                            const unsigned char *hi)
+{
+    return ((uintptr_t)p & ~(uintptr_t)(G - 1)) < (uintptr_t)lo ||
+           (((uintptr_t)e + G - 1) & ~(uintptr_t)(G - 1)) > (uintptr_t)hi;
+}
+__device__ __forceinline__ uint32_t load_word_in(const unsigned char *q, const unsigned char *lo, const unsigned char *hi)
+{
+    return word_inside(q, lo, hi) ? *reinterpret_cast<const uint32_t *>(q) : load_clip(q, 0, lo - q, hi - q);
+}
+
+/* The aligned 16-byte chunk at q likewise: one LDG.128 inside [lo, hi), four load_word_in where it straddles an end. */
+__device__ __forceinline__ uint4 load_chunk_in(const uint4 *q, const unsigned char *lo, const unsigned char *hi)
+{
+    const unsigned char *p = reinterpret_cast<const unsigned char *>(q);
+    if (p >= lo && p + 16 <= hi)
+        return __ldg(q);
+    return make_uint4(load_word_in(p, lo, hi), load_word_in(p + 4, lo, hi), load_word_in(p + 8, lo, hi),
+                      load_word_in(p + 12, lo, hi));
+}
+
 /* Stores the bytes of x whose offsets off + i lie in [lo, hi) at the aligned word q, byte by byte. */
 __device__ __forceinline__ void store_clip(unsigned char *q, uint32_t x, int64_t off, int64_t lo, int64_t hi)
 {

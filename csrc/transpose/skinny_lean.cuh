@@ -57,10 +57,11 @@ template <int L, int ESZ>
 struct LeanA {
     typedef typename Unit<ESZ>::T T;
     static constexpr int E = 4 / ESZ, LE = ESZ == 2 ? 1 : 0;
-    const unsigned char *rbase;
+    const unsigned char *rbase, *lo, *hi; // lo / hi: the matrix's input bytes
     unsigned char *fa;
     int64_t rp;
     int S, SE, nb, mis, fend, lw, t, sh, lo4, hi4;
+    bool clip; // block-uniform: a run word reaches outside [lo, hi) (global.cuh's words_leave)
 
     /* Run item k (k == kVecSteps: the tail word 2^lw of run t): the word's address, its run byte ro (negative:
      * before the run; kNone where the thread has no item, s >= S, so that "ro < nb" alone says it has one and
@@ -133,6 +134,29 @@ struct LeanA {
             put(v[k - K0], ro[k - K0], x[k - K0]);
     }
 
+    /* Every item: 8 loads in flight a thread (17 words with their items at once pass 64 registers), the later
+     * groups smaller so that a short side S < S' (the items past run S - 1) skips more of them.  The tiles at the
+     * matrix's ends where a run word straddles its first or last byte (clip): one word at a time, through
+     * global.cuh's load_word_in (byte by byte at the matrix's ends). */
+    __device__ __forceinline__ void scatter_all() const
+    {
+        if (clip) {
+#pragma unroll 1
+            for (int k = 0; k <= kVecSteps; k++) {
+                const uint32_t *g;
+                int ro, x;
+                item(k, g, ro, x);
+                if (ro < nb)
+                    put(load_word_in(reinterpret_cast<const unsigned char *>(g), lo, hi), ro, x);
+            }
+            return;
+        }
+        scatter<0, kVecSteps / 2>();
+        scatter<kVecSteps / 2, kVecSteps * 3 / 4>();
+        scatter<kVecSteps * 3 / 4, kVecSteps>();
+        scatter<kVecSteps, kVecSteps + 1>();
+    }
+
     /* F out: word x = 4 (t + 256 k) to global fa + x.  The whole words under one predicate from per-thread
      * constants, guarded by a warp-uniform "some lane is whole" (its first whole lane's word ends by fend);
      * the cut words (the tile's first word when mis > 0, its last when fend is off a word) element by element
@@ -193,12 +217,10 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_lean_a_kernel(const Ski
     k.sh = skinny_vec_geometry(L, k.S, ESZ).log2_cols + 2;
     k.lo4 = 4 * (k.t & 31);
     k.hi4 = 128 - k.lo4;
-    // 8 loads in flight a thread (17 words with their items at once pass 64 registers), the later groups smaller
-    // so that a short side S < S' (the items past run S - 1) skips more of them
-    k.template scatter<0, kVecSteps / 2>();
-    k.template scatter<kVecSteps / 2, kVecSteps * 3 / 4>();
-    k.template scatter<kVecSteps * 3 / 4, kVecSteps>();
-    k.template scatter<kVecSteps, kVecSteps + 1>();
+    k.lo = a.in + b * a.in_bs * ESZ;
+    k.hi = k.lo + ((k.S - 1) * a.in_rs + a.cols) * ESZ;
+    k.clip = words_leave<4>(k.rbase, k.rbase + (k.S - 1) * k.rp + k.nb, k.lo, k.hi);
+    k.scatter_all();
     __syncthreads();
     k.flat_out();
 }

@@ -21,8 +21,9 @@
  *
  *   1 flat in    buffer F = the flat side at its global word alignment (F byte x = global byte fa + x,
  *                fa = fb rounded down to a word, mis = fb - fa): LDG.32 -> STS.32, every word that holds a
- *                byte of the tile loaded whole (an aligned word with one byte of the tile is inside the
- *                allocation); bytes outside [mis, fend) are never stored out
+ *                byte of the tile loaded whole but the words straddling the matrix's first or last byte
+ *                (the tiles at the matrix's ends: global.cuh's load_word_in, byte by byte, so that no byte
+ *                outside the operand is read); bytes outside [mis, fend) are never stored out
  *   2 units      unit (pb, sb): input rows p = E*pb + r, elements s = E*sb + c.  Row r's E elements are the 4
  *                bytes at F byte x = mis + (p*S + E*sb)*esz: two LDS.32 and a funnel shift by x mod 4 (one
  *                LDS.32 where mis and S*esz are multiples of 4: every row starts on a word);
@@ -62,6 +63,7 @@
 #include <cuda_runtime.h>
 
 #include "layout.h"
+#include "transpose/global.cuh"
 #include "transpose/skinny_vec.cuh"
 #include "transpose/unit.cuh"
 
@@ -146,10 +148,11 @@ template <int L, int ESZ>
 struct PrmtBlock {
     typedef typename Unit<ESZ>::T T;
     static constexpr int E = 4 / ESZ;
-    const unsigned char *fa;
+    const unsigned char *fa, *lo, *hi; // lo / hi: the matrix's input bytes
     unsigned char *rbase;
     int64_t rp;
     int S, nb, mis, fend, lw, t, rbytes0;
+    bool clip; // block-uniform: a word of F reaches outside [lo, hi) (global.cuh's words_leave)
     smk_tile ft, rt;
 
     __device__ __forceinline__ uint32_t *fword(int w) const
@@ -161,9 +164,17 @@ struct PrmtBlock {
         return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_prmt_rslot(rt, rbytes0, s, j));
     }
 
-    /* Phase 1: every word of F that holds a tile byte, loaded whole (all loads first), stored whole. */
+    /* Phase 1: every word of F that holds a tile byte loaded whole (all loads first), stored whole.  The first /
+     * last tile where a word straddles the matrix's first or last byte (clip): one word at a time, through
+     * global.cuh's load_word_in (byte by byte at the matrix's ends). */
     __device__ __forceinline__ void flat_in() const
     {
+        if (clip) {
+#pragma unroll 1
+            for (int x = 4 * t; x < fend; x += 4 * kVecThreads)
+                *fword(x >> 2) = load_word_in(fa + x, lo, hi);
+            return;
+        }
         uint32_t v[kVecSteps + 1];
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
@@ -271,10 +282,11 @@ template <int L, int ESZ, bool OW>
 struct PrmtBlockA {
     typedef typename Unit<ESZ>::T T;
     static constexpr int E = 4 / ESZ;
-    const unsigned char *rbase; // input run s at rbase + s * rp
-    unsigned char *fa;          // the output rows' first word (OW: mis = 0)
+    const unsigned char *rbase, *lo, *hi; // input run s at rbase + s * rp; lo / hi: the matrix's input bytes
+    unsigned char *fa;                    // the output rows' first word (OW: mis = 0)
     int64_t rp;
     int S, nb, mis, fend, lw, t, rbytes0;
+    bool clip; // block-uniform: a run word reaches outside [lo, hi) (global.cuh's words_leave)
     smk_tile ft, rt;
 
     __device__ __forceinline__ uint32_t *fword(int w) const
@@ -304,6 +316,12 @@ struct PrmtBlockA {
         return s < S && 4 * j - ms_of(s) < nb;
     }
 
+    /* Run s's global word j (its aligned word under the run's byte 4 j - ms). */
+    __device__ __forceinline__ const unsigned char *at(int s, int j) const
+    {
+        return rbase + (int64_t)s * rp - ms_of(s) + 4 * j;
+    }
+
     /* Items [K0, K1): every load in flight (predicated), then the stores. */
     template <int K0, int K1>
     __device__ __forceinline__ void runs_in() const
@@ -312,11 +330,22 @@ struct PrmtBlockA {
         int s, j;
 #pragma unroll
         for (int k = K0; k < K1; k++)
-            v[k - K0] = item(k, s, j) ? *reinterpret_cast<const uint32_t *>(rbase + (int64_t)s * rp - ms_of(s) + 4 * j) : 0u;
+            v[k - K0] = item(k, s, j) ? *reinterpret_cast<const uint32_t *>(at(s, j)) : 0u;
 #pragma unroll
         for (int k = K0; k < K1; k++)
             if (item(k, s, j))
                 *rword(s, j) = v[k - K0];
+    }
+
+    /* Every item, one word at a time through global.cuh's load_word_in (byte by byte at the matrix's ends): the
+     * tiles at the matrix's ends where a run word straddles its first or last byte (clip). */
+    __device__ __forceinline__ void runs_in_clipped() const
+    {
+        int s, j;
+#pragma unroll 1
+        for (int k = 0; k <= kVecSteps; k++)
+            if (item(k, s, j))
+                *rword(s, j) = load_word_in(at(s, j), lo, hi);
     }
 
     __device__ __forceinline__ void units() const
@@ -397,8 +426,15 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_a_kernel(const Ski
     k.ft = skinny_prmt_fgeometry(L, k.S, ESZ, !OW); // OW: skinny_vec's (S * esz on words), mode 3's code as before
     k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
     k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ, !OW);
-    k.template runs_in<0, kVecSteps / 2>(); // two halves: all 17 loads at once spill at 64 registers
-    k.template runs_in<kVecSteps / 2, kVecSteps + 1>();
+    k.lo = a.in + b * a.in_bs * ESZ;
+    k.hi = k.lo + ((k.S - 1) * a.in_rs + a.cols) * ESZ;
+    k.clip = words_leave<4>(k.rbase, k.rbase + (k.S - 1) * k.rp + k.nb, k.lo, k.hi);
+    if (k.clip) {
+        k.runs_in_clipped();
+    } else { // two halves: all 17 loads at once spill at 64 registers
+        k.template runs_in<0, kVecSteps / 2>();
+        k.template runs_in<kVecSteps / 2, kVecSteps + 1>();
+    }
     __syncthreads();
     k.units();
     __syncthreads();
@@ -425,6 +461,9 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_kernel(const Skinn
     k.fa = fb - k.mis;
     k.nb = n * ESZ;
     k.fend = k.mis + n * k.S * ESZ;
+    k.lo = a.in + b * a.in_bs * ESZ;
+    k.hi = k.lo + a.rows * a.cols * ESZ;
+    k.clip = words_leave<4>(k.fa + k.mis, k.fa + k.fend, k.lo, k.hi);
     k.lw = skinny_prmt_lw(a.lt, ESZ);
     k.ft = skinny_vec_geometry(L, k.S, ESZ);
     k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);

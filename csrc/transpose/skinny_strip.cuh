@@ -47,6 +47,7 @@
 #include <cuda_runtime.h>
 
 #include "layout.h"
+#include "transpose/global.cuh"
 #include "transpose/unit.cuh"
 
 namespace {
@@ -115,17 +116,6 @@ inline int strip_bytes(int layout, int s, int esz)
 #ifdef __CUDACC__
 extern __shared__ __align__(16) unsigned char skinny_strip_smem[];
 
-/* *p where ok, else 0: one predicated LDG at p's register + immediate (written in C, nvcc recomputes the 64-bit
- * address under each predicate; an "=r" output, left unwritten, keeps the old register live: spills at 32). */
-__device__ __forceinline__ uint32_t strip_ldg_if(const uint32_t *p, bool ok)
-{
-    uint32_t v = 0;
-    asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.nc.u32 %0, [%1];\n\t}"
-        : "+r"(v)
-        : "l"(p), "r"((int)ok));
-    return v;
-}
-
 /* Four words of R (row r, strip bytes cb .. cb + 15) from the five words v[0..4] at the window's global ga - sh. */
 template <int L, int LW>
 __device__ __forceinline__ void strip_put4(const uint32_t *v, int sh, int r, int cb)
@@ -141,11 +131,13 @@ __device__ __forceinline__ void strip_put4(const uint32_t *v, int sh, int r, int
  * row: 32 windows of 16 bytes), each case with its own shifts and stores (no register moves).  2 LDG.128 where five
  * LDG.32 touch the same lines five times (L1: about 8 wavefronts a warp instead of 20). */
 template <int L, bool FULL>
-__device__ __forceinline__ void strip_window_128(uintptr_t ga, int lim, int r, int cb)
+__device__ __forceinline__ void strip_window_128(uintptr_t ga, int lim, int r, int cb, const unsigned char *lo,
+                                                 const unsigned char *hi)
 {
     const uint4 *c = reinterpret_cast<const uint4 *>(ga & ~(uintptr_t)15);
     const uint4 z = make_uint4(0u, 0u, 0u, 0u);
-    const uint4 a = FULL || 0 < lim ? __ldg(c) : z, b = FULL || 16 < lim ? __ldg(c + 1) : z;
+    const uint4 a = FULL ? __ldg(c) : 0 < lim ? load_chunk_in(c, lo, hi) : z;
+    const uint4 b = FULL ? __ldg(c + 1) : 16 < lim ? load_chunk_in(c + 1, lo, hi) : z;
     const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
     const int sh = (int)(ga & 3);
     switch ((int)(ga >> 2) & 3) {
@@ -165,20 +157,23 @@ __device__ __forceinline__ void strip_window_128(uintptr_t ga, int lim, int r, i
 
 /* One 16-byte window of R: row r's strip bytes [cb, cb + 16) from global row bytes go .. go + 15 (go = cb, or cb + esz
  * for a virtual row), from the aligned words holding them (LW 6: five LDG.32, each loaded only where it holds a byte
- * of the row; LW 7: strip_window_128).  FULL: the row runs at least 48 bytes past the strip, so every word lies in it. */
+ * of the row; LW 7: strip_window_128).  FULL: the row runs at least 48 bytes past the strip and the strip is not the
+ * first of a matrix off 16 bytes, so every word lies in it; else the words / chunks straddling the matrix's first
+ * or last byte (lo, hi) are read byte by byte (global.cuh's load_word_in / load_chunk_in). */
 template <int L, int LW, bool FULL>
-__device__ __forceinline__ void strip_window(const unsigned char *row, int go, int nb, int r, int cb)
+__device__ __forceinline__ void strip_window(const unsigned char *row, int go, int nb, int r, int cb,
+                                             const unsigned char *lo, const unsigned char *hi)
 {
     const uintptr_t ga = (uintptr_t)row + go; // the window's first global byte
     if constexpr (LW == 7) {
-        strip_window_128<L, FULL>(ga, nb - go + (int)(ga & 15), r, cb);
+        strip_window_128<L, FULL>(ga, nb - go + (int)(ga & 15), r, cb, lo, hi);
     } else {
         const int sh = (int)(ga & 3), lim = nb - go + sh; // word i holds a row byte iff 4 i < lim
         const uint32_t *w = reinterpret_cast<const uint32_t *>(ga - sh);
         uint32_t v[5];
 #pragma unroll
         for (int i = 0; i < 5; i++)
-            v[i] = FULL ? __ldg(w + i) : strip_ldg_if(w + i, 4 * i < lim);
+            v[i] = FULL ? __ldg(w + i) : 4 * i < lim ? load_word_in(reinterpret_cast<const unsigned char *>(w + i), lo, hi) : 0u;
         strip_put4<L, LW>(v, sh, r, cb);
     }
 }
@@ -186,7 +181,8 @@ __device__ __forceinline__ void strip_window(const unsigned char *row, int go, i
 /* The strip's rows into R: thread t the window cb = 16 strip_load_window of rows r0 + RPP i < S (r0 = strip_load_row,
  * RPP rows a pass), then of the virtual rows S + r, r = r0 + RPP i < V - 1, which are rows r from strip byte esz on. */
 template <int L, int ESZ, int LW, bool FULL>
-__device__ __forceinline__ void strip_load(const unsigned char *rbase, int64_t rp, int S, int nb, int t)
+__device__ __forceinline__ void strip_load(const unsigned char *rbase, int64_t rp, int S, int nb, int t,
+                                           const unsigned char *lo, const unsigned char *hi)
 {
     constexpr int RPP = kStripThreads >> (LW - 2);
     const int cb = 16 * strip_load_window(LW, t), r0 = strip_load_row(LW, t);
@@ -194,9 +190,9 @@ __device__ __forceinline__ void strip_load(const unsigned char *rbase, int64_t r
     const int64_t step = rp * RPP;
 #pragma unroll 2
     for (int r = r0; r < S; r += RPP, row += step)
-        strip_window<L, LW, FULL>(row, cb, nb, r, cb);
+        strip_window<L, LW, FULL>(row, cb, nb, r, cb, lo, hi);
     for (int r = r0; r < 16 / ESZ - 1; r += RPP)
-        strip_window<L, LW, FULL>(rbase + (uint32_t)r * rp, cb + ESZ, nb, S + r, cb);
+        strip_window<L, LW, FULL>(rbase + (uint32_t)r * rp, cb + ESZ, nb, S + r, cb, lo, hi);
 }
 
 /* Output vector at (s0, c0), c0 >= 0, every element in the run: V elements from R rows s0 .. s0 + V - 1. */
@@ -280,11 +276,13 @@ __global__ void __launch_bounds__(kStripThreads, L == SMK_SWIZZLE ? 6 : 8) skinn
     constexpr int W = (4 << LW) / ESZ;
     const int64_t p0 = (int64_t)blockIdx.x * W;
     const int n = (int)(a.cols - p0 < W ? a.cols - p0 : W); // [1, W]
-    const unsigned char *rbase = a.in + (b * a.in_bs + p0) * ESZ;
-    if ((a.cols - p0) * ESZ >= (4 << LW) + 48) // block-uniform: every loaded word inside the row
-        strip_load<L, ESZ, LW, true>(rbase, a.in_rs * ESZ, a.s, n * ESZ, threadIdx.x);
+    const unsigned char *rbase = a.in + (b * a.in_bs + p0) * ESZ, *lo = a.in + b * a.in_bs * ESZ;
+    const unsigned char *hi = lo + ((a.s - 1) * a.in_rs + a.cols) * ESZ;
+    // block-uniform: every loaded word inside the row, and none before the matrix's first byte
+    if ((a.cols - p0) * ESZ >= (4 << LW) + 48 && (p0 > 0 || ((uintptr_t)lo & 15) == 0))
+        strip_load<L, ESZ, LW, true>(rbase, a.in_rs * ESZ, a.s, n * ESZ, threadIdx.x, lo, hi);
     else
-        strip_load<L, ESZ, LW, false>(rbase, a.in_rs * ESZ, a.s, n * ESZ, threadIdx.x);
+        strip_load<L, ESZ, LW, false>(rbase, a.in_rs * ESZ, a.s, n * ESZ, threadIdx.x, lo, hi);
     __syncthreads();
     strip_store<L, ESZ, LW>(a.out + (b * a.rows * a.cols + p0 * a.s) * ESZ, n * a.s * ESZ, threadIdx.x, a);
 }

@@ -50,6 +50,7 @@
 #include <cuda_runtime.h>
 
 #include "layout.h"
+#include "transpose/global.cuh"
 #include "transpose/unit.cuh"
 
 namespace {
@@ -129,8 +130,10 @@ struct VecBlock {
     typedef typename Unit<ESZ>::T T;
     static constexpr int E = 4 / ESZ;
     unsigned char *rbase, *fa;
+    const unsigned char *lo, *hi; // case A: the matrix's input bytes
     int64_t rp;
     int S, nb, mis, fend, lw, t;
+    bool clip; // case A, block-uniform: a run word reaches outside [lo, hi) (global.cuh's words_leave)
     smk_tile tl;
 
     __device__ __forceinline__ unsigned char *at(int x) const { return skinny_vec_smem + skinny_vec_slot(tl, x); }
@@ -150,22 +153,36 @@ struct VecBlock {
     __device__ __forceinline__ bool run_ok(const RunWord &w, int e) const { return w.ro + e * ESZ >= 0 && w.ro + e * ESZ < nb; }
     __device__ __forceinline__ bool flat_ok(int x) const { return x >= mis && x < fend; }
 
-    /* case A: every run word loaded, its elements to their places; barrier; the buffer out word by word. */
+    /* A run word's elements to their places. */
+    __device__ __forceinline__ void run_put(const RunWord &w, uint32_t u) const
+    {
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            if (run_ok(w, e))
+                *reinterpret_cast<T *>(at(w.x + e * S * ESZ)) = (T)(u >> (8 * ESZ * e));
+    }
+
+    /* case A: every run word loaded, its elements to their places; barrier; the buffer out word by word.  The
+     * tiles at the matrix's ends where a run word straddles its first or last byte (clip): one word at a time,
+     * through global.cuh's load_word_in (byte by byte at the matrix's ends). */
     __device__ __forceinline__ void runs_to_flat() const
     {
-        uint32_t v[kVecSteps + 1];
         RunWord w;
+        if (clip) {
+#pragma unroll 1
+            for (int k = 0; k <= kVecSteps; k++)
+                if (item(k, w))
+                    run_put(w, load_word_in(w.g, lo, hi));
+        } else {
+            uint32_t v[kVecSteps + 1];
 #pragma unroll
-        for (int k = 0; k <= kVecSteps; k++)
-            v[k] = item(k, w) ? *reinterpret_cast<const uint32_t *>(w.g) : 0u;
+            for (int k = 0; k <= kVecSteps; k++)
+                v[k] = item(k, w) ? *reinterpret_cast<const uint32_t *>(w.g) : 0u;
 #pragma unroll
-        for (int k = 0; k <= kVecSteps; k++)
-            if (item(k, w)) {
-#pragma unroll
-                for (int e = 0; e < E; e++)
-                    if (run_ok(w, e))
-                        *reinterpret_cast<T *>(at(w.x + e * S * ESZ)) = (T)(v[k] >> (8 * ESZ * e));
-            }
+            for (int k = 0; k <= kVecSteps; k++)
+                if (item(k, w))
+                    run_put(w, v[k]);
+        }
         __syncthreads();
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
@@ -265,6 +282,9 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_vec_kernel(const Skinny
     k.fend = k.mis + n * k.S * ESZ;
     k.lw = a.lt + (ESZ == 2) - 2;
     k.tl = skinny_vec_geometry(L, k.S, ESZ);
+    k.lo = a.in + b * a.in_bs * ESZ;
+    k.hi = k.lo + ((k.S - 1) * a.in_rs + a.cols) * ESZ;
+    k.clip = words_leave<4>(k.rbase, k.rbase + (k.S - 1) * k.rp + k.nb, k.lo, k.hi);
     if (a.runs_in)
         k.runs_to_flat();
     else
