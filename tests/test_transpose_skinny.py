@@ -42,13 +42,12 @@ def old_skinny(set_knobs):
 
 
 def wide_default(shape, itemsize):
-    """transpose_skinny 7 (session 41): 2-byte matrices with rows > cols and a short side of 65..128 go to skinny_prmt
-    too (tests/test_transpose_skinny_wide.py); 11 (the default since session 44): 1-byte rows <= cols with 65..84 rows
-    to the strips (tests/test_transpose_skinny_strip.py); transpose_flat 1 (session 50): 4- and 8-byte matrices with
-    rows = 33..64 <= cols to the flat skinny kernel (tests/test_transpose_flat.py)."""
-    prmt = itemsize == 2 and shape[-2] > shape[-1] and 65 <= min(shape[-2:]) <= 128
+    """transpose_skinny 11 (session 44) and 13 (the default since session 54, which leaves 2-byte rows > cols with a
+    short side of 65..128 on the tiled kernel again: tests/test_transpose_skinny_wide.py): 1-byte rows <= cols with
+    65..84 rows go to the strips (tests/test_transpose_skinny_strip.py); transpose_flat 1 (session 50): 4- and 8-byte
+    matrices with rows = 33..64 <= cols to the flat skinny kernel (tests/test_transpose_flat.py)."""
     flat = itemsize in (4, 8) and shape[-2] <= shape[-1] and 33 <= shape[-2] <= 64
-    return prmt or flat or (itemsize == 1 and shape[-2] <= shape[-1] and 65 <= shape[-2] <= 84)
+    return flat or (itemsize == 1 and shape[-2] <= shape[-1] and 65 <= shape[-2] <= 84)
 
 
 def is_skinny(shape, dtype):

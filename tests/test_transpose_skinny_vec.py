@@ -87,11 +87,12 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 8)  # 7 and the lean case A (tests/test_transpose_skinny_lean.py)
     smemkit._C._set_knob("transpose_skinny", 9)  # 8 where 7 runs skinny_vec only
     smemkit._C._set_knob("transpose_skinny", 10)  # 8 and the strips (tests/test_transpose_skinny_strip.py)
-    smemkit._C._set_knob("transpose_skinny", 11)  # 10 with uint8 S <= 84, the default since session 44
+    smemkit._C._set_knob("transpose_skinny", 11)  # 10 with uint8 S <= 84, session 44's default
     smemkit._C._set_knob("transpose_skinny", 12)  # 11 and case B strips (tests/test_transpose_skinny_strip_b.py)
+    smemkit._C._set_knob("transpose_skinny", 13)  # 11 with 2-byte case B S = 65..128 tiled, the default since session 54
     smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 13)
+        smemkit._C._set_knob("transpose_skinny", 14)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

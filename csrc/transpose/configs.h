@@ -118,7 +118,8 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 12 as 11 and skinny_strip_b.cuh for skinny_strip_b_fits below, 11 (the default) as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
+ * skinny mode, the knob transpose_skinny: 13 (the default) as 11 without 2-byte case B of S = 65..128 (the tiled kernel
+ * and its gather take it: skinny_wide_fits below), 12 as 11 and skinny_strip_b.cuh for skinny_strip_b_fits below, 11 as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
  * the word-wise kernel there, 1 the skinny kernel alone as before the word-wise kernel, 0 the tiled kernel always, for A/B runs).  The skinny kernels take a matrix whose
@@ -351,6 +352,11 @@ inline int64_t gather_group(int64_t rows, int64_t cols, int esz, int64_t batch, 
  * x0.89, 87x581436 uint8 x0.81, 16x118x87702 uint8 x0.77) and uint8 case B (10x780546x80 x0.88; session 38:
  * 26x22792x80 x1.45) did not pay: case A's F stores and the 4x4-byte units cost what the tiled kernel's edge
  * path does. */
+/* Mode 13 (session 54, the default): mode 11 with that 2-byte case B class back on the tiled kernel, which since
+ * session 53 hands its off-word pitches to the byte gather (gather.cuh).  H200, the acceptance's method, same run:
+ * fit on 30 class draws of seeds 265-268, skinny_prmt 0.503 -> tiled 0.708 geomean (27 won, x1.4; S = 65-69
+ * even or a little behind: 2918271x65 0.459 -> 0.442); held out: docs/TRANSPOSE_NOTES.md "Session 54".  Session
+ * 41's contrary figures (x1.5-3.1) were the tiled kernel before the lean path and the gather. */
 constexpr int64_t kPrmtMinWide = 65, kPrmtMaxShort = 256, kPrmtMaxShortHalf = 128;
 
 inline bool skinny_wide_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
@@ -391,7 +397,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || mode == 10 || mode == 11 || mode == 12 || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || (mode >= 10 && mode <= 13) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -417,7 +423,7 @@ constexpr int64_t kStripMaxShort1Mode11 = 84;
 inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
     const int64_t cap = esz == 1 ? (mode >= 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
-    return (mode >= 10 && mode <= 12) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+    return (mode >= 10 && mode <= 13) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
 }
 
 /* Mode 12 (knob transpose_skinny = 12, session 44): mode 11, and case B (rows > cols = S, S = kStripMinShort ..

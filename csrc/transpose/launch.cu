@@ -80,10 +80,11 @@ volatile int g_odd_path = kOddPathDefault;
  * sides 65..128 only; 7 (session 41's default) 6 for 2-byte elements with rows > cols only (configs.h's
  * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
  * (configs.h's skinny_lean_a_fits; the default since session 43: seed 186, 23 draws moved, all won, x1.36); 9 as 8 where 7 runs skinny_vec only;
- * 10 (session 44) as 8 and skinny_strip.cuh for configs.h's skinny_strip_fits; 11 (the default since session 44) 10 with
+ * 10 (session 44) as 8 and skinny_strip.cuh for configs.h's skinny_strip_fits; 11 (session 44's default) 10 with
  * uint8 S <= 84 (seed 198 held out, all draws p10 0.595 -> 0.634 of a copy at 10); 12 (session 44) as 11 and
- * skinny_strip_b.cuh for configs.h's skinny_strip_b_fits (case B, S = 17..64). */
-constexpr int kSkinnyDefault = 11;
+ * skinny_strip_b.cuh for configs.h's skinny_strip_b_fits (case B, S = 17..64); 13 (the default since session 54) 11
+ * with 2-byte case B of S = 65..128 on the tiled kernel (configs.h's skinny_wide_fits). */
+constexpr int kSkinnyDefault = 13;
 volatile int g_skinny_mode = kSkinnyDefault;
 
 /* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place; configs.h's raster_group): G > 0 groups
