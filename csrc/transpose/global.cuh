@@ -125,13 +125,12 @@ __device__ __forceinline__ uint32_t load_clip(const unsigned char *q, int64_t of
     return x;
 }
 
-/* The aligned word at q with only its bytes inside [lo, hi) (the others zero): one load where it lies inside,
- * byte by byte where it straddles either end -- how the whole-word loaders (gather.cuh, the skinny kernels) keep
- * to the operand's bytes at its ends (compute-sanitizer's memcheck checks the bytes asked for). */
+/* Whether the word at q lies inside [lo, hi). */
 __device__ __forceinline__ bool word_inside(const unsigned char *q, const unsigned char *lo, const unsigned char *hi)
 {
     return q >= lo && q + 4 <= hi;
 }
+
 /* Whether the aligned G-byte words (chunks) covering [p, e) reach outside [lo, hi): a block-uniform test for the
  * blocks that must load through load_word_in / load_chunk_in. */
 template <int G>
@@ -141,7 +140,11 @@ __device__ __forceinline__ bool words_leave(const unsigned char *p, const unsign
     return ((uintptr_t)p & ~(uintptr_t)(G - 1)) < (uintptr_t)lo ||
            (((uintptr_t)e + G - 1) & ~(uintptr_t)(G - 1)) > (uintptr_t)hi;
 }
-__device__ __forceinline__ uint32_t load_word_in(const unsigned char *q, const unsigned char *lo, const unsigned char *hi)
+/* The aligned word at q with only its bytes inside [lo, hi) (the others zero): one load where it lies inside,
+ * byte by byte where it straddles either end -- how the whole-word loaders (gather.cuh, the skinny kernels) keep
+ * to the operand's bytes at its ends (compute-sanitizer's memcheck checks the bytes asked for). */
+__device__ __forceinline__ uint32_t load_word_in(const unsigned char *q, const unsigned char *lo,
+                                                 const unsigned char *hi)
 {
     return word_inside(q, lo, hi) ? *reinterpret_cast<const uint32_t *>(q) : load_clip(q, 0, lo - q, hi - q);
 }

@@ -164,8 +164,8 @@ struct PrmtBlock {
         return reinterpret_cast<uint32_t *>(skinny_vec_smem + skinny_prmt_rslot(rt, rbytes0, s, j));
     }
 
-    /* Phase 1: every word of F that holds a tile byte loaded whole (all loads first), stored whole.  The first /
-     * last tile where a word straddles the matrix's first or last byte (clip): one word at a time, through
+    /* Phase 1: every word of F that holds a tile byte loaded whole (all loads first), stored whole.  The tiles
+     * at the matrix's ends where a word of F straddles its first or last byte (clip): one word at a time, through
      * global.cuh's load_word_in (byte by byte at the matrix's ends). */
     __device__ __forceinline__ void flat_in() const
     {

@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kStripThreads) skinny_strip_b_kernel(const BSt
     const unsigned char *run = a.in + (b * a.in_bs + p0 * S) * ESZ;
     const int imis = (int)((uintptr_t)run & 15), nchunks = bstrip_chunks(imis, n * se);
     const uint4 *src = reinterpret_cast<const uint4 *>(run - imis);
-    // block-uniform: a chunk straddles the matrix's first or last byte (read byte by byte: load_chunk_in)
+    // block-uniform: the first or last chunk straddles the matrix's first or last byte (then read by load_chunk_in)
     const unsigned char *lo = a.in + b * a.in_bs * ESZ, *hi = lo + a.rows * a.cols * ESZ;
     const bool clip = words_leave<16>(run, run + n * se, lo, hi);
     for (int c = t; c < nchunks; c += kStripThreads) {
