@@ -5,8 +5,9 @@ re-alignment in the shared-memory addresses.
 GPU: every result bit for bit (random bit patterns: NaN payloads and -0.0 included) on poisoned outputs, in every
 layout: the 16 classes of (rows, cols) mod 4, sides on and around the tile's 128 rows / 128 bytes and its E - 1 halo
 rows, bases off words (a word straddling the matrix's first or last byte), batches whose matrices start off words,
-torch views, every knob level, the kernel's name in the profile.  CPU: the knob's range, explain()'s route to the
-gather and its plan (instructions a block, the layouts' ways).
+torch views, every knob level, the kernel's name in the profile; the 256-row tile (session 55) likewise and where
+the default takes it.  CPU: the knob's range, explain()'s route to the gather, its tile's rows and its plan
+(instructions a block, the layouts' ways).
 """
 import numpy as np
 import pytest
@@ -31,12 +32,29 @@ def test_gather_knob_range():
     from smemkit._testing import KNOBS, knobs
     assert KNOBS["transpose_gather"] == 3  # the default since session 53
     assert smemkit.explain("transpose", (1031, 2053), "pad", "uint8").config.startswith("gather from raw rows")
-    for bad in (-1, 4):
+    for bad in (-1, 4, 10, 14, 20, 24, 31):
         with pytest.raises(ValueError):
             _C._set_knob("transpose_gather", bad)
-    for level in (1, 2, 3):
+    for level in (1, 2, 3, 11, 12, 13, 21, 22, 23):
         with knobs(transpose_gather=level):
             pass
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_gather_tile_rows(dtype):
+    """The tile's rows (configs.h gather_tile_rows), as explain() names them: 256 where the call moves >= 128 MiB at
+    the default level, 128 below (the cut to the byte), whatever the size at 11-13 (256) / 21-23 (128)."""
+    esz = np.dtype(dtype).itemsize
+    cut = 128 << 20
+    big, small = (16384 // esz, 8193), (16384 // esz, 8191)  # 16384 x 8193 bytes: 16 KiB over the cut; 8191: under
+    assert big[0] * big[1] * esz >= cut > small[0] * small[1] * esz
+    rows = lambda shape, level=3: _explain(shape, dtype, level=level).config.split(":")[1].split("-row")[0].strip()
+    assert rows(big) == "256" and rows(small) == "128"
+    assert rows((2, big[0] // 2, 8193)) == "256"  # a batch counts all its bytes
+    assert rows((1031, 2053), 13) == "256" and rows((1031, 2053), 11) == "256"
+    assert rows(big, 23) == "128" and rows(big, 21) == "128"
+    assert rows((500, 2053), 12) == "256"  # level 2's class, 256 rows
+    assert not _explain((500, 2053), dtype, level=13).config.startswith("gather")  # level 3's class only
 
 
 def _explain(shape, dtype, layout="pad", level=3):
@@ -58,30 +76,30 @@ def test_gather_route(dtype):
             assert got == (level in levels), (shape, level)
 
 
+@pytest.mark.parametrize("tr", [128, 256])
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
 @pytest.mark.parametrize("shape", [(1031, 2053), (1153, 1000), (2, 1031, 2053)], ids=lambda s: "x".join(map(str, s)))
-def test_gather_plan_counts(shape, dtype, layout):
-    """A block stores 128 + E - 1 raw rows (one instruction each) and loads E words' elements a lane for each of its
-    128 / esz output rows (NW = esz words a lane), the last tile column only its own rows; the loads are 32-way in
-    naive (every lane one bank) and 1-way in pad and swizzle, the stores 1-way in all three; the heads of tile row 0
-    at most 3 instructions an output row."""
+def test_gather_plan_counts(shape, dtype, layout, tr):
+    """A block stores tr + E - 1 raw rows (one instruction each) and loads E words' elements a lane for each of its
+    128 / esz output rows (NW = tr esz / 128 words a lane), the last tile column only its own rows; the loads are
+    32-way in naive (every lane one bank) and 1-way in pad and swizzle, the stores 1-way in all three; the heads of
+    tile row 0 at most 3 instructions an output row."""
     esz = np.dtype(dtype).itemsize
     E, tc = 4 // esz, 128 // esz
     R, C = shape[-2], shape[-1]
     batch = shape[0] if len(shape) == 3 else 1
-    tx, ty = -(-C // tc), -(-R // 128)
-    e = _explain(shape, dtype, layout, level=1)
-    assert e.config.startswith("gather from raw rows"), e.config
+    tx, ty = -(-C // tc), -(-R // tr)
+    e = _explain(shape, dtype, layout, level=1 if tr == 128 else 11)
+    assert e.config.startswith(f"gather from raw rows: {tr}-row"), e.config
     assert e.blocks == tx * ty * batch
     acc = {a.name: a for a in e.accesses if not a.name.startswith("gather head")}
-    idle = 7 if esz == 2 else (5 if layout != "swizzle" else 0)  # stores issued with no lane on (ncu)
-    assert acc["gather raw row store"].instructions == (128 + E - 1 + idle) * e.blocks
-    assert acc["gather raw row store"].wavefronts == (128 + E - 1) * e.blocks
+    assert acc["gather raw row store"].instructions == (tr + E - 1) * e.blocks  # none issued idle (ncu, session 55)
+    assert acc["gather raw row store"].wavefronts == (tr + E - 1) * e.blocks
     last = C - (tx - 1) * tc
     full, part = (tx, 0) if last == tc else (tx - 1, last)
     loads = sum(a.instructions for n, a in acc.items() if n.startswith("gather byte load"))
-    assert loads == (full * tc + part) * esz * E * ty * batch
+    assert loads == (full * tc + part) * esz * E * (tr // 128) * ty * batch
     assert max(a.worst_ways for n, a in acc.items() if "load" in n) == (32 if layout == "naive" else 1)
     assert acc["gather raw row store"].worst_ways == 1
     heads = sum(a.instructions for a in e.accesses if a.name.startswith("gather head"))
@@ -149,6 +167,56 @@ def test_gather_torch_views(torch, layout, dtype, view, poison, set_knobs):
     """Device tensors at odd element offsets (packed rows: the gather's class), out= inside a 0xFF buffer."""
     set_knobs(**GATHER)
     test_torch_odd_offsets(torch, layout, dtype, view, (1031, 2053), None)
+
+
+TALL_SIDES = [255, 256, 257, 258, 259, 260, 383, 511, 513, 1031]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("level", [11, 12, 13])
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_gather_tall_tile(dtype, layout, level, rng, poison, set_knobs):
+    """The 256-row tile (levels 11-13): rows on and around its 256 and its E - 1 halo rows, the 16 pitch classes,
+    bases off words and batches, bit for bit."""
+    set_knobs(**dict(GATHER, transpose_gather=level))
+    for r in TALL_SIDES:
+        a = random_bits((r, 1031 + r % 4), _np(dtype), rng)
+        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+    for i in range(4):
+        for j in range(4):
+            a = random_bits((600 + 5 * i, 301 + 5 * j), _np(dtype), rng)
+            assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+    for off in (1, 2, 3):
+        flat = random_bits((517 * 1029 + off,), _np(dtype), rng)
+        a = flat[off:].reshape(517, 1029)
+        assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+    a = random_bits((3, 259, 1031), _np(dtype), rng)
+    assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_gather_tall_is_what_runs(torch, dtype, set_knobs):
+    """At the default level the 256-row tile runs a call of >= 128 MiB (kernel template <.., 256>), the 128-row one
+    a smaller call; the result is exact either way."""
+    from torch.profiler import ProfilerActivity, profile
+    esz = 2 if dtype == "float16" else 1
+    x = torch.randint(0, 255, (16384 // esz, 8193), dtype=torch.uint8, device="cuda")
+    x = x.to(torch.float16) if dtype == "float16" else x
+
+    def names(t):
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            y = smemkit.transpose(t, layout="pad")
+            torch.cuda.synchronize()
+        assert torch.equal(y, t.T)
+        return " ".join(e.name for e in prof.events() if "transpose_gather_kernel" in e.name)
+
+    set_knobs(transpose_gather=3)
+    assert ", 256>" in names(x)
+    assert ", 128>" in names(x[:1031].contiguous())
+    set_knobs(transpose_gather=23)
+    assert ", 128>" in names(x)
 
 
 @pytest.mark.gpu

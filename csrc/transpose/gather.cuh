@@ -7,9 +7,12 @@
  * Why (ncu, H200, session 52/53): off words the lean path issues 52-61 warp instructions per 128 matrix bytes
  * (aligned: 23) and is issue-bound at ~77%; this kernel issues ~25 and its A/B is in docs/TRANSPOSE_NOTES.md.
  *
- * THE TILE.  A block (256 threads, 8 warps) moves input rows [r0, r0 + 128) x bytes [c0 ESZ, c0 ESZ + 128) --
- * TR = 128 rows of TC = 128 / ESZ elements -- and reads E - 1 more rows below (the halo, E = 4 / ESZ elements a
- * word).  Row rho of the tile is parked RAW: slot i = the aligned word i under the row's first byte (its shift
+ * THE TILE.  A block (256 threads, 8 warps) moves input rows [r0, r0 + TR) x bytes [c0 ESZ, c0 ESZ + 128) --
+ * TR = 128 or 256 rows of TC = 128 / ESZ elements -- and reads E - 1 more rows below (the halo, E = 4 / ESZ
+ * elements a word).  TR = 256 (configs.h gather_tile_rows: calls of >= 128 MiB, session 55) writes each output row
+ * 256 ESZ bytes a tile instead of 128 ESZ: longer runs where the call streams from DRAM, half the blocks where it
+ * does not (docs/TRANSPOSE_NOTES.md session 55).  A warp loads its rows MH = 17 at a time (64 registers at
+ * TR = 256).  Row rho of the tile is parked RAW: slot i = the aligned word i under the row's first byte (its shift
  * s = that byte's address mod 4), slot 0 merged with word 32's first s bytes, so byte p of slot space (p = the
  * element's byte in the row + s, masked to 128) holds every byte of the row's 128 once.  E rows share a
  * logical SUPER ROW (row rho / E, column (rho mod E) * 32 + slot) of a tile of COLS = 32 E words, under layout.h's
@@ -17,7 +20,7 @@
  * XOR the super row) spread over the banks and naive does not (every lane one bank: 32 ways).
  *
  * THE OUTPUT.  Output row c (input column c) of the tile owns the aligned words that START in its bytes
- * [r0 ESZ, (r0 + 128) ESZ) of the row: exactly 32 ESZ words, the first DE = (bytes to the first word) / ESZ
+ * [r0 ESZ, (r0 + TR) ESZ) of the row: exactly TR ESZ / 4 words, the first DE = (bytes to the first word) / ESZ
  * elements in, the last one reaching at most E - 1 rows into the halo.  Lane w builds word w (+ 32 u): element
  * k (k < E) is row j = DE + k (+ E w) at byte p = c ESZ + s_j of its super row -- j, hence the super row's
  * offset and the slot space's shift s_j, is warp-uniform; only w is the lane's.  DE is the same for the 8 rows a
@@ -40,13 +43,14 @@
 
 namespace {
 
-template <int ESZ>
+template <int ESZ, int TR_ = 128>
 struct Gather {
-    static constexpr int E = 4 / ESZ, COLS = 32 * E, TR = 128, TC = 128 / ESZ, NROW = TR + E - 1;
+    static constexpr int E = 4 / ESZ, COLS = 32 * E, TR = TR_, TC = 128 / ESZ, NROW = TR + E - 1;
     static constexpr int NS = (NROW + E - 1) / E; // super rows
     static constexpr int NW = TR * ESZ / 128;     // words a lane per output row
     static constexpr int NJ = 2 * E - 1;          // rows j = DE + k a word's elements come from
     static constexpr int NM = (NROW + 7) / 8;     // rows a warp loads
+    static constexpr int MH = 17;                 // of them in flight at once (registers: 2 MH)
     static constexpr int THREADS = 256;
     static SMK_HD int WORDS(int layout) { return smk_tile_elems(geometry(layout), NS); }
     static SMK_HD smk_tile geometry(int layout) { return smk_tile{layout, smk_ilog2(COLS), 0, 2, 0, 0, 0}; }
@@ -65,12 +69,12 @@ __device__ __forceinline__ int gather_byte(int y, int p)
 /* The store loop of a warp: output rows cc = warp + 8 m, their first owned word DE elements in.  Z[u][j]: lane
  * word w = lane + 32 u's super-row byte offset for row j (pad / naive: + s_j + warp ESZ, folded; swizzle: bare);
  * nb[u]: the word's bytes inside the output row (CHECK: the last tile row), cn: output rows of the tile. */
-template <int L, int ESZ, int DE, bool CHECK>
-__device__ __forceinline__ void gather_rows(const unsigned char *tb, const int (&Z)[Gather<ESZ>::NW][Gather<ESZ>::NJ],
-                                            const int (&sj)[Gather<ESZ>::NJ], unsigned char *dst, int64_t step, int warp,
-                                            int cn, const int (&nb)[Gather<ESZ>::NW])
+template <int L, int ESZ, int TR, int DE, bool CHECK>
+__device__ __forceinline__ void gather_rows(const unsigned char *tb, const int (&Z)[Gather<ESZ, TR>::NW][Gather<ESZ, TR>::NJ],
+                                            const int (&sj)[Gather<ESZ, TR>::NJ], unsigned char *dst, int64_t step, int warp,
+                                            int cn, const int (&nb)[Gather<ESZ, TR>::NW])
 {
-    typedef Gather<ESZ> G;
+    typedef Gather<ESZ, TR> G;
     constexpr int E = G::E;
 #pragma unroll
     for (int m = 0; m < G::TC / 8; m++, dst += step) {
@@ -112,11 +116,11 @@ __device__ __forceinline__ void gather_rows(const unsigned char *tb, const int (
 }
 
 /* Tile row 0 (r0 = 0): the DE elements before output row c0 + cc's first owned word, row j = lane's (j < DE). */
-template <int L, int ESZ>
+template <int L, int ESZ, int TR>
 __device__ __forceinline__ void gather_heads(const unsigned char *tb, unsigned char *out, int64_t opitch, int j, int sh,
                                              int warp, int cn)
 {
-    typedef Gather<ESZ> G;
+    typedef Gather<ESZ, TR> G;
     for (int m = 0; m < G::TC / 8; m++) {
         const int cc = warp + 8 * m;
         if (cc >= cn)
@@ -129,12 +133,15 @@ __device__ __forceinline__ void gather_heads(const unsigned char *tb, unsigned c
     }
 }
 
-/* One tile, one matrix (in / out: its bases; lo / hi: its input bytes). */
-template <int L, int ESZ, bool CHECK>
-__device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned char *out, int64_t R, int64_t C, int64_t r0,
-                                            int64_t c0, uint32_t *t)
+/* A tile's loads into t (in: the matrix's base; lo / hi: its input bytes): row rho = warp + 8 m, MH rows in flight
+ * at a time; the shift s is the warp's for every m (8 pitches: words).  A tile of rows all inside the matrix and
+ * none at its first or last byte (every tile but the last tile row and column and, where the matrix's ends are off
+ * words, the first and last tile rows) loads with no test a row. */
+template <int L, int ESZ, int TR, bool CHECK>
+__device__ __forceinline__ void gather_load(const unsigned char *in, int64_t R, int64_t C, int64_t r0, int64_t c0,
+                                            uint32_t *t)
 {
-    typedef Gather<ESZ> G;
+    typedef Gather<ESZ, TR> G;
     constexpr int E = G::E, NROW = G::NROW, NM = G::NM;
     constexpr smk_tile tl = G::geometry(L);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -142,38 +149,68 @@ __device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned ch
     const unsigned char *lo = in, *hi = in + R * pitch;
     const int rb = CHECK ? (int)min((int64_t)128, (C - c0) * ESZ) : 128; // the tile's bytes of a row
     const int nr = CHECK ? (int)min((int64_t)NROW, R - r0) : NROW;     // its rows inside the matrix
-    // Loads: row rho = warp + 8 m, all NM in flight; the shift s is the warp's for every m (8 pitches: words).
     const unsigned char *A = in + (r0 + warp) * pitch + c0 * ESZ;
     const int s = (int)((uintptr_t)A & 3);
-    const uint32_t *q = reinterpret_cast<const uint32_t *>(A - s) + lane;
+    const uint32_t *q0 = reinterpret_cast<const uint32_t *>(A - s) + lane;
     const bool lv = 4 * lane < s + rb, xv = lane == 0 && s != 0 && 128 < s + rb;
     // a word straddles the matrix's first or last byte only in row 0 or R - 1, and only off words (uniform)
     const bool ends = (((uintptr_t)lo | (uintptr_t)hi) & 3) != 0;
-    uint32_t v[NM], x[NM];
+    const bool plain = !CHECK && !(ends && (r0 == 0 || r0 + NROW >= R));
+    const uint32_t mk = s ? (1u << (8 * s)) - 1 : 0;
+    constexpr int MH = G::MH;
 #pragma unroll
-    for (int m = 0; m < NM; m++, q += 2 * pitch) {
-        const int rho = warp + 8 * m;
-        const int64_t r = r0 + rho;
-        const bool in_ = (8 * m + 7 < NROW || rho < NROW) && (!CHECK || rho < nr);
-        v[m] = x[m] = 0;
-        if (ends && (r == 0 || r == R - 1)) {
-            if (in_ && lv)
-                v[m] = load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi);
-            if (in_ && xv)
-                x[m] = load_word_in(reinterpret_cast<const unsigned char *>(q + 32), lo, hi);
+    for (int h = 0; h < (NM + MH - 1) / MH; h++) {
+        uint32_t v[MH], x[MH];
+        if (plain) {
+#pragma unroll
+            for (int i = 0; i < MH; i++) {
+                const int m = h * MH + i, rho = warp + 8 * m;
+                v[i] = x[i] = 0;
+                if (m < NM && (8 * m + 7 < NROW || rho < NROW)) {
+                    v[i] = q0[m * 2 * pitch];
+                    if (xv)
+                        x[i] = q0[m * 2 * pitch + 32];
+                }
+            }
         } else {
-            v[m] = in_ && lv ? q[0] : 0;
-            x[m] = in_ && xv ? q[32] : 0;
+#pragma unroll
+            for (int i = 0; i < MH; i++) {
+                const int m = h * MH + i, rho = warp + 8 * m;
+                const uint32_t *q = q0 + m * 2 * pitch;
+                const bool in_ = m < NM && (8 * m + 7 < NROW || rho < NROW) && (!CHECK || rho < nr);
+                v[i] = x[i] = 0;
+                if (ends && (r0 + rho == 0 || r0 + rho == R - 1)) {
+                    if (in_ && lv)
+                        v[i] = load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi);
+                    if (in_ && xv)
+                        x[i] = load_word_in(reinterpret_cast<const unsigned char *>(q + 32), lo, hi);
+                } else {
+                    v[i] = in_ && lv ? q[0] : 0;
+                    x[i] = in_ && xv ? q[32] : 0;
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < MH; i++) {
+            const int m = h * MH + i, rho = warp + 8 * m;
+            if (m >= NM || (8 * m + 7 >= NROW && rho >= NROW))
+                break;
+            t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x[i] & mk) | (v[i] & ~mk) : v[i];
         }
     }
-    const uint32_t mk = s ? (1u << (8 * s)) - 1 : 0;
-#pragma unroll
-    for (int m = 0; m < NM; m++) {
-        const int rho = warp + 8 * m;
-        if (8 * m + 7 >= NROW && rho >= NROW)
-            break;
-        t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x[m] & mk) | (v[m] & ~mk) : v[m];
-    }
+}
+
+/* One tile, one matrix (in / out: its bases). */
+template <int L, int ESZ, int TR, bool CHECK>
+__device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned char *out, int64_t R, int64_t C, int64_t r0,
+                                            int64_t c0, uint32_t *t)
+{
+    typedef Gather<ESZ, TR> G;
+    constexpr int E = G::E;
+    constexpr smk_tile tl = G::geometry(L);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t pitch = C * ESZ;
+    gather_load<L, ESZ, TR, CHECK>(in, R, C, r0, c0, t);
     __syncthreads();
     // Stores: the warp's output rows c0 + warp + 8 m, their bytes from r0 on; DE the same for each.
     const int64_t opitch = R * ESZ;
@@ -198,20 +235,20 @@ __device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned ch
     const int cn = CHECK ? (int)min((int64_t)G::TC, C - c0) : G::TC;
     unsigned char *dst = B0 + d + 4 * lane;
     switch (de) { // uniform per warp
-    case 0: gather_rows<L, ESZ, 0, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    case 1: if constexpr (E > 1) gather_rows<L, ESZ, 1, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    case 2: if constexpr (E > 2) gather_rows<L, ESZ, 2, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    default: if constexpr (E > 3) gather_rows<L, ESZ, 3, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    case 0: gather_rows<L, ESZ, TR, 0, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    case 1: if constexpr (E > 1) gather_rows<L, ESZ, TR, 1, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    case 2: if constexpr (E > 2) gather_rows<L, ESZ, TR, 2, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
+    default: if constexpr (E > 3) gather_rows<L, ESZ, TR, 3, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
     }
     if (r0 == 0 && de > 0 && lane < de) // tile row 0: the rows' heads
-        gather_heads<L, ESZ>(tb, out + c0 * opitch, opitch, lane, (s0 + lane * p3) & 3, warp, cn);
+        gather_heads<L, ESZ, TR>(tb, out + c0 * opitch, opitch, lane, (s0 + lane * p3) & 3, warp, cn);
 }
 
 /* Grid: x = tile (Args' raster: groups of a.group tile rows walked column by column), y + 65535 z = matrix. */
-template <int L, int ESZ>
-__global__ void __launch_bounds__(Gather<ESZ>::THREADS, 4) transpose_gather_kernel(const Args a)
+template <int L, int ESZ, int TR>
+__global__ void __launch_bounds__(Gather<ESZ, TR>::THREADS, 4) transpose_gather_kernel(const Args a)
 {
-    typedef Gather<ESZ> G;
+    typedef Gather<ESZ, TR> G;
     __shared__ uint32_t t[G::WORDS(L)];
     const int64_t b = (int64_t)blockIdx.z * 65535 + blockIdx.y;
     if (b >= a.batch)
@@ -222,9 +259,9 @@ __global__ void __launch_bounds__(Gather<ESZ>::THREADS, 4) transpose_gather_kern
     const unsigned char *in = a.in + b * a.in_bs * ESZ;
     unsigned char *out = a.out + b * a.rows * a.cols * ESZ;
     if (r0 + G::NROW <= a.rows && c0 + G::TC <= a.cols) // every row and halo row inside, every column
-        gather_tile<L, ESZ, false>(in, out, a.rows, a.cols, r0, c0, t);
+        gather_tile<L, ESZ, TR, false>(in, out, a.rows, a.cols, r0, c0, t);
     else
-        gather_tile<L, ESZ, true>(in, out, a.rows, a.cols, r0, c0, t);
+        gather_tile<L, ESZ, TR, true>(in, out, a.rows, a.cols, r0, c0, t);
 }
 
 } // namespace

@@ -4,7 +4,8 @@
  * last tile column's shorter loop, and tile row 0's head loads grouped by their lanes' pattern.  Against Nsight
  * Compute (H200, session 53; 1031x2053 and 7555x4998 uint8, 3679x24103 float16, every layout): shared load
  * instructions exact, load wavefronts exact (1031x2053) or within 2.1% (ncu's contention on top), store instructions
- * exact with the idle ones below, store wavefronts within 0.7%.
+ * exact, store wavefronts within 0.7%; session 55 (both tiles: 1031x2053 uint8 pad / swizzle, float16 pad, 1153x1000
+ * uint8 pad): load and store instructions and store wavefronts exact, load wavefronts within 0.05%.
  */
 #ifndef SMK_TRANSPOSE_GATHER_PLAN_H
 #define SMK_TRANSPOSE_GATHER_PLAN_H
@@ -28,25 +29,23 @@ void put_access(smk_access *acc, const char *name, int width, int is_store, cons
  * loading only its output rows; tile row 0's head loads (lanes j < DE, super row 0, shifts s_j), which depend on the
  * warp and the matrix's base phase only (a tile column starts 128 bytes apart on both sides), grouped by their lanes'
  * offsets from lane 0's word (the same conflicts wherever the group sits).  Returns 2: repeats count the batch. */
-template <int ESZ>
+template <int ESZ, int TR>
 int gather_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan)
 {
-    typedef Gather<ESZ> G;
+    typedef Gather<ESZ, TR> G;
     constexpr int E = G::E, WARPS = G::THREADS / 32;
     const smk_tile tl = G::geometry(layout);
     const int64_t tx_n = (cols + G::TC - 1) / G::TC, ty_n = (rows + G::TR - 1) / G::TR;
     const int cn_last = (int)(cols - (tx_n - 1) * G::TC);
     auto at = [&](int sr, int col, int byte) { return 4LL * smk_tile_offset(tl, sr, col) + byte; };
     std::vector<long long> st, ld[2];
-    // the warps past the halo in the last round issue their store with no lane on (ncu, nvcc 13.0 sm_90: the 1-byte
-    // kernel in naive and pad, the 2-byte one in every layout; the 1-byte swizzle branches around it)
-    const bool idle = ESZ == 2 || layout != SMK_SWIZZLE;
+    // the warps past the halo in the last round store nothing (ncu, nvcc 13.0 sm_90, session 55: store instructions
+    // == wavefronts in every layout, both tiles; the kernel of sessions 53-54 issued theirs with no lane on)
     for (int wp = 0; wp < WARPS; wp++)
         for (int m = 0; m < G::NM; m++) {
             const int rho = wp + 8 * m;
-            for (int lane = 0; lane < 32; lane++)
-                if (rho < G::NROW || idle)
-                    st.push_back(rho < G::NROW ? at(rho / E, (rho % E) * 32 + lane, 0) : -1);
+            for (int lane = 0; lane < 32 && rho < G::NROW; lane++)
+                st.push_back(at(rho / E, (rho % E) * 32 + lane, 0));
         }
     for (int part = 0; part < 2; part++) // 0: a full tile column, 1: the last one's cn_last output rows
         for (int wp = 0; wp < WARPS; wp++)
@@ -102,8 +101,8 @@ int gather_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
     plan->threads = G::THREADS;
     plan->smem_bytes = 4 * G::WORDS(layout);
     plan->blocks = blocks;
-    snprintf(plan->config, sizeof plan->config, "gather from raw rows: 128-row x 128-byte tile (+%d halo rows), %d threads, %d-byte elements",
-             E - 1, G::THREADS, ESZ);
+    snprintf(plan->config, sizeof plan->config, "gather from raw rows: %d-row x 128-byte tile (+%d halo rows), %d threads, %d-byte elements",
+             TR, E - 1, G::THREADS, ESZ);
     return 2;
 }
 

@@ -127,7 +127,8 @@ volatile int g_flat_mode = kFlatDefault;
 /* The gather kernel (gather.cuh; configs.h gather_fits): 3, the default since session 53, the shipped tiled launches of
  * 1- / 2-byte matrices with packed rows, a pitch off words and output rows of >= 1024 bytes (H200, held out on seeds
  * 262-263: the 75 draws it moves x1.146 against the tiled kernel, all draws 0.834 -> 0.854 and 0.863 -> 0.870 of a
- * copy: docs/TRANSPOSE_NOTES.md); 2 every pitch off words; 1 every packed-row matrix; 0 never. */
+ * copy: docs/TRANSPOSE_NOTES.md); 2 every pitch off words; 1 every packed-row matrix; 0 never.  The tens pick the
+ * tile's rows (configs.h gather_tile_rows): 0 by the call's bytes (session 55), 1 256, 2 128. */
 constexpr int kGatherDefault = 3;
 volatile int g_gather_mode = kGatherDefault;
 
@@ -407,21 +408,30 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, Knobs k,
     }
 }
 
-/* The gather kernel's launch: its own tiles (128 rows x 128 bytes) and raster (configs.h gather_group). */
-template <int L, int ESZ>
-cudaError_t launch_gather(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+/* The gather kernel's launch: its own tiles (TR = 128 or 256 rows x 128 bytes: configs.h gather_tile_rows) and
+ * raster (configs.h gather_group). */
+template <int L, int ESZ, int TR>
+cudaError_t launch_gather_tr(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
-    typedef Gather<ESZ> G;
+    typedef Gather<ESZ, TR> G;
     int64_t tiles_x = 0;
     dim3 grid;
-    const cudaError_t e = grid_tiles((p->cols + G::TC - 1) / G::TC, (p->rows + G::TR - 1) / G::TR, batch, &tiles_x, &grid);
+    const cudaError_t e = grid_tiles((p->cols + G::TC - 1) / G::TC, (p->rows + TR - 1) / TR, batch, &tiles_x, &grid);
     if (e != cudaSuccess)
         return e;
     Args a = args_of(p, batch, tiles_x);
     a.tiles_y = (int64_t)grid.x / tiles_x;
-    a.group = gather_group(p->rows, p->cols, ESZ, batch, g_raster_group);
-    transpose_gather_kernel<L, ESZ><<<grid, G::THREADS, 0, stream>>>(a);
+    a.group = gather_group(p->rows, p->cols, ESZ, batch, g_raster_group, TR);
+    transpose_gather_kernel<L, ESZ, TR><<<grid, G::THREADS, 0, stream>>>(a);
     return cudaGetLastError();
+}
+
+template <int L, int ESZ>
+cudaError_t launch_gather(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
+{
+    if (gather_tile_rows(batch, p->rows, p->cols, ESZ, g_gather_mode) == 256)
+        return launch_gather_tr<L, ESZ, 256>(p, batch, stream);
+    return launch_gather_tr<L, ESZ, 128>(p, batch, stream);
 }
 
 /* Row C of kConfigs under layout L, for row W of kWidths.  A new Kind of kernel branches here. */

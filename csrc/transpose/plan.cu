@@ -477,8 +477,11 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
         return 0;
     } else {
         if constexpr (kWidths[W].esz <= 2 && C == kWidths[W].shipped) /* launch_config's first branch */
-            if (gather_fits(kWidths[W].esz, rows, cols, cols, 1, true, smk_transpose_gather_mode()))
-                return gather_plan<kWidths[W].esz>(layout, batch, rows, cols, plan);
+            if (gather_fits(kWidths[W].esz, rows, cols, cols, 1, true, smk_transpose_gather_mode())) {
+                if (gather_tile_rows(batch, rows, cols, kWidths[W].esz, smk_transpose_gather_mode()) == 256)
+                    return gather_plan<kWidths[W].esz, 256>(layout, batch, rows, cols, plan);
+                return gather_plan<kWidths[W].esz, 128>(layout, batch, rows, cols, plan);
+            }
         if constexpr (kWidths[W].esz <= 4 && C == kWidths[W].shipped) {
             if (sector_fits(W, C, rows, cols, batch, 0, smk_transpose_sector_mode())) { /* a fresh output: on a sector */
                 const int own = sector_plan<kWidths[W].esz, c.tile, c.rows>(layout, batch, rows, cols, plan);
