@@ -5,7 +5,9 @@
  * shift bookkeeping) moves into the shared-memory addresses of LDS.U8 / LDS.U16 at a warp-uniform byte.
  *
  * Why (ncu, H200, session 52/53): off words the lean path issues 52-61 warp instructions per 128 matrix bytes
- * (aligned: 23) and is issue-bound at ~77%; this kernel issues ~25 and its A/B is in docs/TRANSPOSE_NOTES.md.
+ * (aligned: 23) and is issue-bound at ~77%; its A/B against this kernel is in docs/TRANSPOSE_NOTES.md.  (Session 55's
+ * ncu of this kernel as it was then: ~41 a 128 bytes on 45700x5389 uint8, most of them its load loop's test of every
+ * row for the matrix's ends, which inner tiles now skip.)
  *
  * THE TILE.  A block (256 threads, 8 warps) moves input rows [r0, r0 + TR) x bytes [c0 ESZ, c0 ESZ + 128) --
  * TR = 128 or 256 rows of TC = 128 / ESZ elements -- and reads E - 1 more rows below (the halo, E = 4 / ESZ
