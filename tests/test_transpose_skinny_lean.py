@@ -23,7 +23,7 @@ import smemkit
 from _shared import check_device_views, check_fp16_specials, check_host_views, check_modes_agree
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_prmt import SUBWORD
-from test_transpose_skinny_vec import STEPS, THREADS, lt_of, slot
+from test_transpose_skinny_vec import STEPS, THREADS, lt_of, slot, vec_log2_cols
 from smemkit._testing import knobs as _knobs
 
 @pytest.fixture(autouse=True)
@@ -137,7 +137,7 @@ def replay_block(mem, g, layout, esz, rec=None):
     fb = ob + (b * S * cols + p0 * S) * esz
     mis, nb, lw = fb & 3, n * esz, lt + LE - 2
     fa, fend, W = fb - mis, mis + n * SE, 1 << lw
-    sh = 5 + max(0, (4 * S).bit_length() - 1 - 7) + 2
+    sh = vec_log2_cols(layout, S) + 2
     sm = {}
     for k in range(STEPS + 1):  # phase 1, per warp and item
         for wp in range(THREADS // 32):
@@ -257,7 +257,7 @@ def test_lean_issues_the_plan(layout, esz, shape, set_knobs):
     assert set(got) == {k for k, v in rec.items() if v}
     for name, v in got.items():
         assert sorted(v[v >= 0].tolist()) == sorted(rec[name]), name
-    assert all(slot(layout, x, S, esz) == lean_slot(layout, 5 + max(0, (4 * S).bit_length() - 8) + 2, x)
+    assert all(slot(layout, x, S, esz) == lean_slot(layout, vec_log2_cols(layout, S) + 2, x)
                for x in range(0, 1 << 15, 3))
 
 

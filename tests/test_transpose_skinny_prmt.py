@@ -14,7 +14,7 @@ import pytest
 
 import smemkit
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
-from test_transpose_skinny_vec import THREADS, STEPS, lt_of, slot
+from test_transpose_skinny_vec import THREADS, STEPS, lt_of, slot, vec_log2_cols
 from smemkit._testing import knobs as _knobs
 
 @pytest.fixture(autouse=True)
@@ -38,14 +38,14 @@ def narrow_f(s, esz, runs_in=True):
     return bool(runs_in and s <= 64 and s * esz % 4 and s & (s - 1))
 
 
-def flc(s, esz, runs_in=False):
+def flc(layout, s, esz, runs_in=False):
     """log2 words of an F row (skinny_prmt_fgeometry): skinny_vec's, or 12 for the narrow class."""
-    return 12 if narrow_f(s, esz, runs_in) else 5 + max(0, (4 * s).bit_length() - 1 - 7)
+    return 12 if narrow_f(s, esz, runs_in) else vec_log2_cols(layout, s)
 
 
 def fbytes(layout, s, lt, esz, runs_in=False):
     """skinny_prmt_fbytes: F's words (the tile, one word of misalignment, one for the funnel) in F's map."""
-    lc = flc(s, esz, runs_in)
+    lc = flc(layout, s, esz, runs_in)
     words = ((s << lt) * esz + 3) // 4 + 2
     rows = -(-words // (1 << lc))
     return rows * ((1 << lc) + (layout == "pad")) * 4
@@ -286,7 +286,7 @@ def replay_a(mem, ib, ob, S, cols, batch, esz, layout, rng, rec=None):
     lw = lt + (esz == 2) - 2
     T, W, SE, SB = 1 << lt, 1 << lw, S * esz, -(-S // E)
     ow = SE % 4 == 0 and ob % 4 == 0
-    f0, lc = fbytes(layout, S, lt, esz, True), flc(S, esz, True)
+    f0, lc = fbytes(layout, S, lt, esz, True), flc(layout, S, esz, True)
     size = f0 + 4 * rrows(S, lw, 1) * (W + (layout == "pad"))
     word = lambda sm, o: int.from_bytes(sm[o:o + 4], "little")
     rs = lambda s, j: rslot(layout, f0, lw, s if j < W else S + (S & 1) + s // W, j if j < W else s % W, esz)

@@ -33,10 +33,19 @@ def lt_of(rows, cols, esz):
     return LOG2_BYTES - ls - (esz.bit_length() - 1)
 
 
+def vec_log2_cols(layout, s):
+    """skinny_vec_geometry's row: 2^5 words, or the lanes' step 4*S bytes in words when that is longer, or 2^6 where
+    skinny_vec_long_row says 2^5 folds the lanes together (S < 64: pad S = 31 k, swizzle S = 11 k and 31 k)."""
+    m = max(0, (4 * s).bit_length() - 1 - 7)
+    if m == 0 and s < 64 and ((layout == "pad" and s % 31 == 0) or (layout == "swizzle" and (s % 11 == 0 or s % 31 == 0))):
+        m = 1
+    return 5 + m
+
+
 def slot(layout, x, s, esz, lc=None):
-    """skinny_vec_slot: buffer byte x -> shared byte (words 2^lc to a row through layout.h, 2^lc = 32, or the
-    lanes' step 4*S bytes in words when that is longer; lc given: skinny_prmt_fgeometry's narrow row)."""
-    lc = 5 + max(0, (4 * s).bit_length() - 1 - 7) if lc is None else lc
+    """skinny_vec_slot: buffer byte x -> shared byte (words 2^lc to a row through layout.h: vec_log2_cols; lc given:
+    skinny_prmt_fgeometry's narrow row)."""
+    lc = vec_log2_cols(layout, s) if lc is None else lc
     w = x >> 2
     r, c = w >> lc, w & ((1 << lc) - 1)
     o = r * ((1 << lc) + 1) + c if layout == "pad" else (w ^ (r & 31)) if layout == "swizzle" else w
@@ -166,6 +175,39 @@ def test_vec_plan_bijection(layout, esz, shape, set_knobs):
         want = [slot(layout, x // 4 * 4, S, esz) + x % 4 for x in range(n * S * esz)]
         assert sorted(want) == sorted(flat_bytes)
         assert max(flat_bytes) < plan["smem_bytes"]
+
+
+def run_ways(layout, s, lc):
+    """The run phase's worst bank ways: 32 lanes S words apart from every start word of a row of 2^lc words."""
+    worst = 0
+    for o in range(1 << lc):
+        words = {slot(layout, 4 * (o + i * s), s, 1, lc) // 4 for i in range(32)}
+        worst = max(worst, max(np.bincount([w % 32 for w in words], minlength=32)))
+    return worst
+
+
+@pytest.mark.parametrize("layout", ["pad", "swizzle"])
+def test_vec_long_rows(layout):
+    """skinny_vec_geometry's 2^6-word rows (session 56) go where 2^5 words put the run phase's lanes in 7 or more
+    ways of a bank (pad: S = 31, 62 at 32 / 16 ways; swizzle: 11 k and 31 k, up to 32), and take them to 4 or
+    fewer; every other S keeps its 2^5 (or 2^(5+m)) words, at 5 ways or fewer."""
+    for s in range(1, 64):
+        lc = vec_log2_cols(layout, s)
+        if lc == 6:
+            assert run_ways(layout, s, 5) >= 7 and run_ways(layout, s, 6) <= 4, s
+        else:
+            assert lc == 5 and run_ways(layout, s, 5) <= 5, s
+
+
+@pytest.mark.parametrize("layout", ["pad", "swizzle"])
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_vec_family_ways(layout, dtype):
+    """explain() over the skinny kernels of every short side S = 1..64 (both cases, a batch): no shared access of a
+    conflict-free layout over 6 ways (before session 56: 32 at S = 31 in pad, S = 31 / 33 in swizzle)."""
+    for s in range(1, 65):
+        for shape in [(100003, s), (s, 100003), (3, 20001, s)]:
+            e = smemkit.explain("transpose", shape, layout, dtype)
+            assert max(a.worst_ways for a in e.accesses) <= 6, (shape, e.config)
 
 
 # ---- CPU: the kernel's index arithmetic, replayed -------------------------------------------------------

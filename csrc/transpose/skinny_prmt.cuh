@@ -40,7 +40,8 @@
  *      second word.  Phase 1 walks consecutive words (conflict-free in every layout); phase 2's lanes take
  *      consecutive pb, so their rows are E input rows = 4*S bytes = S words apart: skinny_vec's run-phase
  *      step, whose bank arithmetic the geometry is chosen for (naive: S = 2^k * odd is 2^k-way, 32-way from
- *      S = 32; pad: 2^(5+m) + 1 words a row, one bank a lane; swizzle: the word slot XOR the row's low bits)
+ *      S = 32; pad: 2^(5+m) + 1 words a row, one bank a lane; swizzle: the word slot XOR the row's low bits;
+ *      64-word rows where 32 would fold the lanes together: skinny_vec_long_row, session 56)
  *   R  an smk_tile of S rows x W words (log2_cols = lw >= 6 for S <= 64, vector one word): phase 2 stores
  *      consecutive words of one row per warp (W >= 64: a warp is in one row), conflict-free in every layout
  *      (mode 4's S' = 128 / 256: W = 32 / 16, a warp in one / two rows E apart: naive 2-way for W = 16,

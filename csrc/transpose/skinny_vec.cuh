@@ -29,14 +29,16 @@
  * run, so lanes read / write consecutive words); word W of run t (t < S) is the misaligned tail.
  *
  * Shared memory is a tile of 4-byte words, 2^(5+m) to a row (skinny_vec_geometry: 2^m bank rows, m > 0
- * only for S = 64: 4*S >= 256 bytes), through layout.h's smk_tile_offset with vec = 1 word
+ * for S = 64: 4*S >= 256 bytes, and m = 1 where 32-word rows fold the lanes below together: pad S = 31, 62,
+ * swizzle S = 11 k and 31 k, skinny_vec_long_row), through layout.h's smk_tile_offset with vec = 1 word
  * (skinny_vec_slot): the flat phase's lanes walk consecutive words (conflict-free in every layout); in
  * the run phase one instruction moves element e of each lane's word, and consecutive lanes' words are
  * 4 / esz elements apart along the run, whose places are S * esz bytes apart: lanes 4*S bytes apart:
  *
  *   naive    lane i at bank (i * S) mod 32 (+ const): odd S conflict-free, S = 2^k * odd 2^k-way, up to
  *            32-way from S = 32
- *   pad      row pitch 2^(5+m) + 1 words: a lane step of one row moves one bank
+ *   pad      row pitch 2^(5+m) + 1 words: a lane step of one row moves one bank (S = 31 k: lane i at
+ *            i S + floor(i S / 32) words, ~32 i - 1 for S = 31, one bank: hence 64-word rows there)
  *   swizzle  the word slot XOR the low 5 bits of the row (Swizzle<5,0,5+m> on words): the lanes of a
  *            power-of-two S land in distinct slots
  *
@@ -84,14 +86,25 @@ inline int skinny_vec_lt(int64_t rows, int64_t cols, int esz)
     return kVecLog2Bytes - ls - smk_ilog2(esz);
 }
 
+/* Where rows of 2^5 words put the run phase's lanes (S words apart) in a few banks (session 56): pad's 33-word rows
+ * move lane i by i S + floor(i S / 32) words, one bank or less a lane for S = 31 k (S = 31: 32-way, 62: 16-way); the
+ * swizzle (the word slot XOR the row's low 5 bits) folds lanes together for S = 11 k and 31 k (31 and 33: 32-way, 11
+ * and 22: 11, 44: 8, 55: 7, 62: 16).  Rows of 2^6 words take those to 2-4 ways (layout.h's maps lane by lane over
+ * every start word of a row; skinny_prmt case B at S = 31 ran at 0.25-0.28 of a copy on an H200).  Naive keeps its
+ * conflicts (the A/B's point). */
+SMK_HD bool skinny_vec_long_row(int layout, int s)
+{
+    return s < 64 && ((layout == SMK_PAD && s % 31 == 0) || (layout == SMK_SWIZZLE && (s % 11 == 0 || s % 31 == 0)));
+}
+
 /* The buffer as an smk_tile of 4-byte words, vector one word, 2^(5+m) words to a row: 2^m bank rows, the
  * step between the run phase's lanes (4*S bytes) when that is 256 bytes or more (m = 1 for S = 64), so that pad's one word a row and swizzle's XOR with the low row bits separate
- * consecutive lanes. */
+ * consecutive lanes; m = 1 also where skinny_vec_long_row says 2^5 words fold the lanes together. */
 SMK_HD smk_tile skinny_vec_geometry(int layout, int s, int esz)
 {
     const int m = smk_ilog2(4 * s) - 7;
     (void)esz;
-    return smk_tile{layout, 5 + (m > 0 ? m : 0), 0, 2};
+    return smk_tile{layout, 5 + (m > 0 ? m : skinny_vec_long_row(layout, s) ? 1 : 0), 0, 2};
 }
 
 /* Shared byte of buffer byte x: its word through the layout map, the byte within the word kept. */
