@@ -147,6 +147,25 @@ SMK_HD int smk_tile_row_offset(smk_tile t, int r)
     return smk_tile_offset(t, r, 0) - smk_tile_row_xor(t, r);
 }
 
+/* smk_tile_offset of the tile's element i in row-major order (r = i >> log2_cols, c = i mod cols), in closed form:
+ *
+ *     smk_tile_linear(t, i) == smk_tile_offset(t, i >> t.log2_cols, i & (cols - 1))      for every i >= 0.
+ *
+ * naive: i.  pad: r vectors of padding before row r, i + (r << log2_vec).  swizzle: smk_tile_offset's swizzle
+ * is of r*cols + c = i already.  For kernels that walk a tile as one flat buffer (the skinny transposes' F): with
+ * log2_cols known only at run time, the 2-D form costs a mask, a shift and a multiply-add an access where
+ * this one costs a shift and an add (tests/c/test_bank_model.c checks the identity). */
+SMK_HD int smk_tile_linear(smk_tile t, int i)
+{
+    if (t.layout == SMK_PAD)
+        return i + ((i >> t.log2_cols) << t.log2_vec);
+    if (t.layout == SMK_SWIZZLE) {
+        smk_swz z = smk_tile_swizzle(t);
+        return smk_swizzle(i, z.b, z.m, z.s);
+    }
+    return i;
+}
+
 /* Elements of storage a rows x cols tile needs in this layout. */
 SMK_HD int smk_tile_elems(smk_tile t, int rows)
 {

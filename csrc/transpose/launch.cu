@@ -216,6 +216,8 @@ cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cuda
 
 /* The word-wise skinny kernels with a register transpose (skinny_prmt.cuh, case B and case A): skinny_vec's
  * tiles and grid, at most 40.7 KB of shared memory but for mode 5's S = 1 (64.6 KB: opted in). */
+static_assert(2 * kPrmtMaxShort <= kPrmtTailSteps * kVecThreads, "skinny_prmt's tail steps: two items a run");
+
 template <int L, int ESZ>
 cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
@@ -232,7 +234,10 @@ cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cud
     a.lt = lt;
     a.runs_in = p->rows <= p->cols;
     const int bytes = skinny_prmt_bytes(L, a.s, lt, ESZ, a.runs_in);
-    if (a.runs_in && (a.s * ESZ % 4 == 0 && (uintptr_t)p->out % 4 == 0)) // every output row on a word
+    const bool ow = a.runs_in && (a.s * ESZ % 4 == 0 && (uintptr_t)p->out % 4 == 0); // every output row on a word
+    a.flc = skinny_prmt_fgeometry(L, a.s, ESZ, a.runs_in && !ow).log2_cols; // the kernels' F, computed once here
+    a.fbytes = skinny_prmt_fbytes(L, a.s, lt, ESZ, a.runs_in && !ow);
+    if (ow)
         skinny_prmt_a_kernel<L, ESZ, true><<<grid, kVecThreads, bytes, stream>>>(a);
     else if (a.runs_in) { // mode 4's wide class and mode 5's narrow one only (launch_skinny)
         const int oe = smk::smem_optin<skinny_prmt_a_kernel<L, ESZ, false>>(bytes); // S = 1: 64.6 KB (mode 5)

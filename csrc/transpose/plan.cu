@@ -293,7 +293,8 @@ void put_warp(std::vector<long long> &dst, const long long *lanes, bool issued =
  * output run s at byte s * rp mod 16), per warp in the kernel's order: phase 1 the F word stores (every word
  * holding a tile byte), phase 2 per unit step the 2E row loads (lo, hi of each row; lo alone where S * esz
  * is a multiple of 4) and the E R stores
- * (rows < S; naive / pad issue those of rows >= S too, no lane on), phase 3 per chunk step the five R loads of the lanes whose 16-byte chunk holds a run byte. */
+ * (rows < S; naive / pad issue those of rows >= S too, no lane on), phase 3 per chunk step the five R loads of the lanes whose 16-byte chunk holds a run byte
+ * (a whole block: chunk 0 of a run off 16 bytes in the tail steps, with chunk W/4, items t + 256 j < 2S: PrmtBlock::runs_out). */
 template <int ESZ>
 void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector<long long> *acc)
 {
@@ -328,11 +329,16 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
                 put_warp(acc[2], st[r], layout != SMK_SWIZZLE && a[0][0] >= 0);
         }
         long long c[5][32];
-        for (int k = 0; k <= kPrmtChunkSteps; k++) {
+        const bool whole = nb == 4 * W; // PrmtBlock::runs_out: chunk 0 of a run off 16 bytes in the tail step
+        auto ms = [&](int s) { return (int)((s * rp) & 15); };
+        for (int k = 0; k < kPrmtChunkSteps + kPrmtTailSteps; k++) { // then the tail steps
             for (int l = 0; l < 32; l++) {
-                const int t = wp * 32 + l, q = t + k * kVecThreads, tail = k == kPrmtChunkSteps;
-                const int s = tail ? t : q >> (lw - 2), i = tail ? W / 4 : q & (W / 4 - 1);
-                const int b = 16 * i - (int)((s * rp) & 15), on = s < S && b < nb;
+                const int t = wp * 32 + l, tail = k >= kPrmtChunkSteps;
+                const int q = tail ? t + (k - kPrmtChunkSteps) * kVecThreads : t + k * kVecThreads;
+                const int s = tail ? (whole ? q >> 1 : q) : q >> (lw - 2);
+                const int i = tail ? (whole ? (q & 1) * (W / 4) : W / 4) : q & (W / 4 - 1);
+                const bool wait = whole ? (tail ? q >= 2 * S || ms(s) == 0 : i == 0 && ms(s) != 0) : tail && q >= S;
+                const int b = 16 * i - ms(s), on = s < S && b < nb && !wait;
                 for (int m = 0; m < 5; m++) {
                     const int w = (b >> 2) + m;
                     c[m][l] = on ? skinny_prmt_rslot(rt, f0, s, w < 0 ? 0 : w > W - 1 ? W - 1 : w) : -1;

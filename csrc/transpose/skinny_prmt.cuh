@@ -32,7 +32,7 @@
  *                re-based to run element 0, whole words: STS.32; rows past S not stored)
  *   3 runs out   16-byte chunk i of run s = run bytes [16i - ms, 16i - ms + 16) (ms = the run's start mod 16
  *                now) = five R words funnel-shifted by (-ms) mod 4 bytes; interior chunks one STG.128, a
- *                run's first and last chunk element by element
+ *                run's first and last chunk as aligned pieces of 1-8 bytes (out_chunk), in the tail steps
  *
  * Shared memory, through layout.h's maps only (the three layouts are the same kernel but for the map):
  *   F  skinny_vec.cuh's geometry (skinny_vec_geometry / skinny_vec_slot; mode 5's narrow case A: one row,
@@ -54,7 +54,7 @@
  *
  * Mode 4's wide class (S = 65..256, session 38): the same three phases on skinny_vec_lt's 16 KB tile of S'
  * x T (S' = S to a power of two; bytes T = 128 / 64, halves 64 / 32 for S' = 128 / 256), so a run is W = 32
- * / 16 words = 8 / 4 16-byte chunks and phase 3's misaligned runs store two edge chunks element by element
+ * / 16 words = 8 / 4 16-byte chunks and phase 3's misaligned runs store two edge chunks as aligned pieces
  * in W / 4 + 1; the thread counts hold (S' * W = 2^12 words; the tail items t < S <= 256 threads).
  */
 #ifndef SMK_TRANSPOSE_SKINNY_PRMT_CUH
@@ -73,8 +73,9 @@ namespace {
 /* log2 words of a run in a tile of 2^lt elements. */
 SMK_HD int skinny_prmt_lw(int lt, int esz) { return lt + (esz == 2 ? 1 : 0) - 2; }
 
-/* Phase 3's steps: S runs of W / 4 16-byte chunks (S * W <= 2^12 words) over the threads. */
-constexpr int kPrmtChunkSteps = kVecSteps / 4;
+/* Phase 3's steps: S runs of W / 4 16-byte chunks (S * W <= 2^12 words) over the threads; then the tail steps,
+ * items t + 256 j < 2S (two a run: S <= 256, configs.h's kPrmtMaxShort, launch.cu checks). */
+constexpr int kPrmtChunkSteps = kVecSteps / 4, kPrmtTailSteps = 2;
 
 /* Unit steps of a thread, at most: W * ceil(S / E) units over the threads, W = 2^14 / (S' * esz * E) (S' = S
  * to a power of two): 4 (bytes) / 8 (halves) for S' >= E, up to 16 for S' = 1 (one unit row of E a run,
@@ -182,13 +183,16 @@ struct PrmtBlock {
             const int x = 4 * (t + k * kVecThreads); // F is at most 4 * (kVecSteps * 256 + 1) bytes of tile
             v[k] = x < fend ? *reinterpret_cast<const uint32_t *>(fa + x) : 0u; // predicated: all in flight
         }
+        // word t + 256 k: F's rows are at most 2^8 words (S <= 256), so 256 words are whole rows and naive's and
+        // pad's slot moves by one constant a step (swizzle's does not: its XOR takes the row's low bits)
+        const int t0 = smk_tile_linear(ft, t), step = smk_tile_linear(ft, kVecThreads);
 #pragma unroll
         for (int k = 0; k <= kVecSteps; k++) {
             if (4 * ((t & ~31) + k * kVecThreads) >= fend)
                 break; // the warp's first lane past the tile: a branch, not stores issued with no lane active
-            const int x = 4 * (t + k * kVecThreads);
-            if (x < fend)
-                *fword(x >> 2) = v[k];
+            const int w = L == SMK_SWIZZLE ? smk_tile_linear(ft, t + k * kVecThreads) : t0 + k * step;
+            if (4 * (t + k * kVecThreads) < fend)
+                *reinterpret_cast<uint32_t *>(skinny_vec_smem + 4 * w) = v[k];
         }
     }
 
@@ -223,46 +227,91 @@ struct PrmtBlock {
 
     /* Phase 3, one 16-byte chunk i of run s: run bytes [b, b + 16), b = 16i - ms (ms = the run's start mod
      * 16), so that the chunk is an aligned 16-byte global word: R words b/4 .. b/4 + 4 (clamped to the row;
-     * a clamped word only feeds bytes outside the run), funnel-shifted by b mod 4 bytes. */
+     * a clamped word only feeds bytes outside the run), funnel-shifted by b mod 4 bytes.  IN: the chunk lies
+     * wholly inside the run (one STG.128, no element path; b >= 0 and b/4 + 3 <= W - 1, so only word 4 clamps). */
+    template <bool IN>
     __device__ __forceinline__ void out_chunk(int s, int i) const
     {
         unsigned char *ra = rbase + (int64_t)s * rp;
         const int ms = (int)((uintptr_t)ra & 15), b = 16 * i - ms, w0 = b >> 2, last = (1 << lw) - 1;
-        if (b >= nb)
+        if (!IN && b >= nb)
             return;
         uint32_t r[5], v[4];
 #pragma unroll
         for (int m = 0; m < 5; m++)
-            r[m] = *rword(s, min(max(w0 + m, 0), last));
+            r[m] = *rword(s, IN ? (m < 4 ? w0 + m : min(w0 + m, last)) : min(max(w0 + m, 0), last));
 #pragma unroll
         for (int m = 0; m < 4; m++)
             v[m] = __funnelshift_r(r[m], r[m + 1], 8 * (b & 3));
         unsigned char *g = ra + b;
-        if (b >= 0 && b + 16 <= nb) {
+        if (IN || (b >= 0 && b + 16 <= nb)) {
             *reinterpret_cast<uint4 *>(g) = make_uint4(v[0], v[1], v[2], v[3]);
             return;
         }
-#pragma unroll
-        for (int m = 0; m < 4; m++)
-#pragma unroll
-            for (int e = 0; e < E; e++)
-                if (b + 4 * m + e * ESZ >= 0 && b + 4 * m + e * ESZ < nb)
-                    *reinterpret_cast<T *>(g + 4 * m + e * ESZ) = (T)(v[m] >> (8 * ESZ * e));
+        // an edge: the run's bytes [lo, hi) of the chunk as aligned pieces, 1, 2, 4, 8 bytes up to an 8-byte
+        // boundary, then 8, 4, 2, 1 down (at most 8 stores, each a whole number of elements: lo and hi are),
+        // where one store an element made a write request at L2 a byte (ncu, session 57: lts write sectors
+        // 4.2x the output's for 26x165301x56 uint8, edges two in every run a tile)
+        const int lo = max(-b, 0), hi = min(nb - b, 16);
+        const uint64_t q0 = (uint64_t)v[1] << 32 | v[0], q1 = (uint64_t)v[3] << 32 | v[2];
+        int o = lo;
+        if ((o & 1) && o + 1 <= hi)
+            put_piece<uint8_t>(g, o, q0, q1), o += 1;
+        if ((o & 2) && o + 2 <= hi)
+            put_piece<uint16_t>(g, o, q0, q1), o += 2;
+        if ((o & 4) && o + 4 <= hi)
+            put_piece<uint32_t>(g, o, q0, q1), o += 4;
+        if ((o & 8) && o + 8 <= hi)
+            put_piece<uint64_t>(g, o, q0, q1), o += 8;
+        if (o + 8 <= hi)
+            put_piece<uint64_t>(g, o, q0, q1), o += 8;
+        if (o + 4 <= hi)
+            put_piece<uint32_t>(g, o, q0, q1), o += 4;
+        if (o + 2 <= hi)
+            put_piece<uint16_t>(g, o, q0, q1), o += 2;
+        if (o < hi)
+            put_piece<uint8_t>(g, o, q0, q1);
     }
 
-    /* Phase 3: items q = t + 256k: run q >> (lw - 2), chunk q & (W/4 - 1); then chunk W/4 (a misaligned
-     * run's tail) of run t. */
+    /* Bytes [o, o + sizeof(P)) of a 16-byte chunk (q1:q0) to g + o, o a multiple of sizeof(P). */
+    template <typename P>
+    static __device__ __forceinline__ void put_piece(unsigned char *g, int o, uint64_t q0, uint64_t q1)
+    {
+        *reinterpret_cast<P *>(g + o) = (P)(((o & 8) ? q1 : q0) >> (8 * (o & 7)));
+    }
+
+    /* Phase 3: items q = t + 256k: run q >> (lw - 2), chunk q & (W/4 - 1).  A whole block (runs of T
+     * elements): every item's chunk lies inside its run but chunk 0 of a run off 16 bytes, which waits, with
+     * the run's chunk W/4 (its tail), for the tail steps: items q = t + 256j < 2S, run q >> 1, chunk 0 (q even) or W/4, so
+     * that the element path runs in full warps (spread over the main steps, one lane in 16 took it while its
+     * warp waited: +21-26% instructions, session 56).  The last block: every chunk through the general path,
+     * then chunk W/4 of run t. */
     __device__ __forceinline__ void runs_out() const
     {
+        const bool whole = nb == 4 << lw; // block-uniform
 #pragma unroll
         for (int k = 0; k < kPrmtChunkSteps; k++) {
-            const int q = t + k * kVecThreads, s = q >> (lw - 2);
+            const int q = t + k * kVecThreads, s = q >> (lw - 2), i = q & ((1 << (lw - 2)) - 1);
             if (s >= S)
                 break; // s grows with k
-            out_chunk(s, q & ((1 << (lw - 2)) - 1));
+            if (!whole)
+                out_chunk<false>(s, i);
+            else if (i > 0 || ((uintptr_t)(rbase + (int64_t)s * rp) & 15) == 0)
+                out_chunk<true>(s, i);
         }
-        if (t < S)
-            out_chunk(t, 1 << (lw - 2));
+        if (!whole) {
+            if (t < S)
+                out_chunk<false>(t, 1 << (lw - 2));
+            return;
+        }
+#pragma unroll
+        for (int j = 0; j < kPrmtTailSteps; j++) { // items t + 256 j < 2S: S > 128 takes two
+            const int q = t + j * kVecThreads;
+            if (j > 0 && j * kVecThreads >= 2 * S)
+                break; // block-uniform
+            if (q < 2 * S && ((uintptr_t)(rbase + (int64_t)(q >> 1) * rp) & 15) != 0)
+                out_chunk<false>(q >> 1, (q & 1) << (lw - 2));
+        }
     }
 };
 
@@ -424,9 +473,9 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_a_kernel(const Ski
     k.nb = n * ESZ;
     k.fend = k.mis + n * k.S * ESZ;
     k.lw = skinny_prmt_lw(a.lt, ESZ);
-    k.ft = skinny_prmt_fgeometry(L, k.S, ESZ, !OW); // OW: skinny_vec's (S * esz on words), mode 3's code as before
+    k.ft = smk_tile{L, a.flc, 0, 2}; // skinny_prmt_fgeometry(L, S, ESZ, !OW), from the launcher (OW: skinny_vec's)
     k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
-    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ, !OW);
+    k.rbytes0 = a.fbytes; // skinny_prmt_fbytes(L, S, lt, ESZ, !OW)
     k.lo = a.in + b * a.in_bs * ESZ;
     k.hi = k.lo + ((k.S - 1) * a.in_rs + a.cols) * ESZ;
     k.clip = words_leave<4>(k.rbase, k.rbase + (k.S - 1) * k.rp + k.nb, k.lo, k.hi);
@@ -466,9 +515,9 @@ __global__ void __launch_bounds__(kVecThreads, 4) skinny_prmt_kernel(const Skinn
     k.hi = k.lo + a.rows * a.cols * ESZ;
     k.clip = words_leave<4>(k.fa + k.mis, k.fa + k.fend, k.lo, k.hi);
     k.lw = skinny_prmt_lw(a.lt, ESZ);
-    k.ft = skinny_vec_geometry(L, k.S, ESZ);
+    k.ft = smk_tile{L, a.flc, 0, 2}; // skinny_vec_geometry(L, S, ESZ), from the launcher
     k.rt = skinny_prmt_rgeometry(L, k.lw, ESZ);
-    k.rbytes0 = skinny_prmt_fbytes(L, k.S, a.lt, ESZ, 0);
+    k.rbytes0 = a.fbytes; // skinny_prmt_fbytes(L, S, lt, ESZ, 0)
     k.flat_in();
     __syncthreads();
     if (((k.mis | k.S * ESZ) & 3) == 0) // block-uniform: every input row starts on a word

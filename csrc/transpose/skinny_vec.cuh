@@ -74,6 +74,7 @@ struct SkinnyVecArgs {
     int s;                // the short side
     int lt;               // log2 elements of a tile along the long side
     int runs_in;          // 1: case A (rows <= cols, the input rows are the runs); 0: case B
+    int flc, fbytes;      // skinny_prmt.cuh: F's log2 words a row and bytes (skinny_prmt_fgeometry / _fbytes)
 };
 
 /* log2 T: the long side of a tile, 2^kVecLog2Bytes / (S' * esz), S' = S to a power of two (<= 64). */
@@ -107,11 +108,11 @@ SMK_HD smk_tile skinny_vec_geometry(int layout, int s, int esz)
     return smk_tile{layout, 5 + (m > 0 ? m : skinny_vec_long_row(layout, s) ? 1 : 0), 0, 2};
 }
 
-/* Shared byte of buffer byte x: its word through the layout map, the byte within the word kept. */
+/* Shared byte of buffer byte x: its word through the layout map (smk_tile_linear: smk_tile_offset of row w >>
+ * log2_cols, column w mod 2^log2_cols, in closed form), the byte within the word kept. */
 SMK_HD int skinny_vec_slot(smk_tile tl, int x)
 {
-    const int w = x >> 2;
-    return smk_tile_offset(tl, w >> tl.log2_cols, w & ((1 << tl.log2_cols) - 1)) * 4 + (x & 3);
+    return smk_tile_linear(tl, x >> 2) * 4 + (x & 3);
 }
 
 /* Buffer words in use at most: the tile's data plus one word of misalignment. */

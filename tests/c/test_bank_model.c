@@ -79,7 +79,7 @@ static void linear(long long *a, int width, int stride, int base)
 static void test_tiles(void)
 {
     long long a[SMK_WARP_LANES];
-    int lay, c, i, l;
+    int lay, c, i, l, k;
     /* 32x32 fp32 transpose tile, column read (lane i reads (i, c)): naive 32-way, pad/swizzle free */
     for (lay = 0; lay < SMK_NUM_LAYOUTS; lay++) {
         smk_tile t = {lay, 5, 0, 2, 0, 0, 0}; /* 0,0,0: automatic swizzle */
@@ -125,6 +125,19 @@ static void test_tiles(void)
             CHECK_EQ(smk_bank_ideal(a, 4, 1), 1, "sgemm A store i=%d %s ideal", i, LNAME[lay]);
         }
     }
+    /* smk_tile_linear is smk_tile_offset of the row-major element (the flat buffers of the skinny transposes):
+     * every layout, row length, vector and element width, the automatic swizzle and named ones */
+    for (lay = 0; lay < SMK_NUM_LAYOUTS; lay++)
+        for (c = 0; c <= 9; c++)
+            for (l = 0; l <= 2 && l <= c; l++)
+                for (k = 0; k < 4; k++) {
+                    const smk_tile t = {lay, c, l, k, k == 3 ? 2 : 0, k == 3 ? l : 0, k == 3 ? c - l : 0};
+                    int bad = -1;
+                    for (i = 0; i < 1 << 14 && bad < 0; i += 1 + (i >> 10))
+                        if (smk_tile_linear(t, i) != smk_tile_offset(t, i >> c, i & ((1 << c) - 1)))
+                            bad = i;
+                    CHECK_EQ(bad, -1, "tile_linear %s cols 2^%d vec 2^%d esz 2^%d", LNAME[lay], c, l, k);
+                }
 }
 
 static void test_basics(void)
