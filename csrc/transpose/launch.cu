@@ -193,8 +193,7 @@ Args args_of(const smk_transpose_params *p, int64_t batch, int64_t tiles_x)
     return a;
 }
 
-/* The word-wise skinny kernel (skinny_vec.cuh): tiles along the long side, at most 17 KB of shared
- * memory (no opt-in). */
+/* The word-wise skinny kernel (skinny_vec.cuh): tiles along the long side, at most 17 KB of shared memory (no opt-in). */
 template <int L, int ESZ>
 cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
@@ -216,8 +215,6 @@ cudaError_t launch_skinny_vec(const smk_transpose_params *p, int64_t batch, cuda
 
 /* The word-wise skinny kernels with a register transpose (skinny_prmt.cuh, case B and case A): skinny_vec's
  * tiles and grid, at most 40.7 KB of shared memory but for mode 5's S = 1 (64.6 KB: opted in). */
-static_assert(2 * kPrmtMaxShort <= kPrmtTailSteps * kVecThreads, "skinny_prmt's tail steps: two items a run");
-
 template <int L, int ESZ>
 cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
@@ -235,8 +232,7 @@ cudaError_t launch_skinny_prmt(const smk_transpose_params *p, int64_t batch, cud
     a.runs_in = p->rows <= p->cols;
     const int bytes = skinny_prmt_bytes(L, a.s, lt, ESZ, a.runs_in);
     const bool ow = a.runs_in && (a.s * ESZ % 4 == 0 && (uintptr_t)p->out % 4 == 0); // every output row on a word
-    a.flc = skinny_prmt_fgeometry(L, a.s, ESZ, a.runs_in && !ow).log2_cols; // the kernels' F, computed once here
-    a.fbytes = skinny_prmt_fbytes(L, a.s, lt, ESZ, a.runs_in && !ow);
+    skinny_prmt_fargs(&a, L, ESZ, a.runs_in && !ow); // the kernels' F, computed once here
     if (ow)
         skinny_prmt_a_kernel<L, ESZ, true><<<grid, kVecThreads, bytes, stream>>>(a);
     else if (a.runs_in) { // mode 4's wide class and mode 5's narrow one only (launch_skinny)
@@ -364,9 +360,8 @@ cudaError_t launch_skinny_fixed(int lr, dim3 grid, int bytes, cudaStream_t strea
     }
 }
 
-/* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in);
- * the word-wise ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are
- * element-aligned. */
+/* The skinny kernel (skinny.cuh): the tile from the shape, at most 16 KB of shared memory (no opt-in); the word-wise
+ * ones where configs.h's skinny_prmt_fits / skinny_vec_fits and both bases are element-aligned. */
 template <int L, int ESZ>
 cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, Knobs k, cudaStream_t stream)
 {

@@ -407,6 +407,8 @@ void skinny_prmt_a_block(int layout, int S, int lt, int64_t rp, int n, std::vect
     }
 }
 
+static_assert(2 * kPrmtMaxShort <= kPrmtTailSteps * kVecThreads, "skinny_prmt's tail steps: two items a run");
+
 /* skinny_prmt.cuh's plan: the blocks of a whole tile and the last, partial one, each class with its own
  * four accesses and repeats, as skinny_vec_plan. */
 template <int ESZ>

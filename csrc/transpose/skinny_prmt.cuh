@@ -74,7 +74,7 @@ namespace {
 SMK_HD int skinny_prmt_lw(int lt, int esz) { return lt + (esz == 2 ? 1 : 0) - 2; }
 
 /* Phase 3's steps: S runs of W / 4 16-byte chunks (S * W <= 2^12 words) over the threads; then the tail steps,
- * items t + 256 j < 2S (two a run: S <= 256, configs.h's kPrmtMaxShort, launch.cu checks). */
+ * items t + 256 j < 2S (two a run: S <= 256, configs.h's kPrmtMaxShort, plan.cu checks). */
 constexpr int kPrmtChunkSteps = kVecSteps / 4, kPrmtTailSteps = 2;
 
 /* Unit steps of a thread, at most: W * ceil(S / E) units over the threads, W = 2^14 / (S' * esz * E) (S' = S
@@ -138,6 +138,14 @@ SMK_HD int skinny_prmt_bytes(int layout, int s, int lt, int esz, int runs_in)
     const smk_tile rt = skinny_prmt_rgeometry(layout, lw, esz);
     // lw = 4: swizzle's row pairs whole (an odd last row's words move within its 32-word pair)
     return skinny_prmt_fbytes(layout, s, lt, esz, runs_in) + smk_tile_elems(rt, rows + (lw == 4 ? rows & 1 : 0)) * 4;
+}
+
+/* The launcher's F for the kernels (SkinnyVecArgs flc / fbytes), once a launch: narrow = case A's element-store
+ * class (PrmtBlockA<.., false>, skinny_prmt_fgeometry's one row where skinny_prmt_narrow_f). */
+inline void skinny_prmt_fargs(SkinnyVecArgs *a, int layout, int esz, bool narrow)
+{
+    a->flc = skinny_prmt_fgeometry(layout, a->s, esz, narrow).log2_cols;
+    a->fbytes = skinny_prmt_fbytes(layout, a->s, a->lt, esz, narrow);
 }
 
 /* Shared byte of R word (s, j): F's bytes first. */
