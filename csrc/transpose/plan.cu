@@ -329,7 +329,7 @@ void skinny_prmt_block(int layout, int S, int lt, int64_t rp, int n, std::vector
                 put_warp(acc[2], st[r], layout != SMK_SWIZZLE && a[0][0] >= 0);
         }
         long long c[5][32];
-        const bool whole = nb == 4 * W; // PrmtBlock::runs_out: chunk 0 of a run off 16 bytes in the tail step
+        const bool whole = nb == 4 * W; // PrmtBlock::runs_out: chunk 0 of a run off 16 bytes in the tail steps
         auto ms = [&](int s) { return (int)((s * rp) & 15); };
         for (int k = 0; k < kPrmtChunkSteps + kPrmtTailSteps; k++) { // then the tail steps
             for (int l = 0; l < 32; l++) {

@@ -55,7 +55,7 @@
  * Mode 4's wide class (S = 65..256, session 38): the same three phases on skinny_vec_lt's 16 KB tile of S'
  * x T (S' = S to a power of two; bytes T = 128 / 64, halves 64 / 32 for S' = 128 / 256), so a run is W = 32
  * / 16 words = 8 / 4 16-byte chunks and phase 3's misaligned runs store two edge chunks as aligned pieces
- * in W / 4 + 1; the thread counts hold (S' * W = 2^12 words; the tail items t < S <= 256 threads).
+ * in W / 4 + 1 (the tail steps: items t + 256 j < 2S, two steps past S = 128); the thread counts hold (S' * W = 2^12 words).
  */
 #ifndef SMK_TRANSPOSE_SKINNY_PRMT_CUH
 #define SMK_TRANSPOSE_SKINNY_PRMT_CUH
