@@ -62,8 +62,9 @@ def config(shape, dtype):
 def test_vec_choice(dtype, set_knobs):
     shapes = [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
               (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]
-    for shape in shapes:  # the default (11): skinny_prmt where it fits, the lean case A or the strips, else the word-wise kernel
-        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ", "skinny-lean ", "skinny-strip ")), shape
+    for shape in shapes:  # the default (14): skinny_prmt where it fits, case A interleaved (S <= 16), lean or in strips
+        assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ", "skinny-lean ", "skinny-strip ",
+                                                "skinny-ilv ")), shape
     assert config((2237203, 3), dtype).startswith("skinny-prmt ")  # case B always fits
     set_knobs(transpose_skinny=2)
     for shape in shapes:
@@ -98,10 +99,11 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 10)  # 8 and the strips (tests/test_transpose_skinny_strip.py)
     smemkit._C._set_knob("transpose_skinny", 11)  # 10 with uint8 S <= 84, session 44's default
     smemkit._C._set_knob("transpose_skinny", 12)  # 11 and case B strips (tests/test_transpose_skinny_strip_b.py)
-    smemkit._C._set_knob("transpose_skinny", 13)  # 11 with 2-byte case B S = 65..128 tiled, the default since session 54
+    smemkit._C._set_knob("transpose_skinny", 13)  # 11 with 2-byte case B S = 65..128 tiled, session 54's default
+    smemkit._C._set_knob("transpose_skinny", 14)  # 13 and case A S <= 16 interleaved (ilv.cu), the default since session 58
     smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 14)
+        smemkit._C._set_knob("transpose_skinny", 15)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

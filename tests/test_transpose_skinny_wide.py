@@ -85,10 +85,10 @@ def test_modes_6_and_7(set_knobs):
     cases = [(d.shape, d.dtype) for d in transpose_draws(1500, 1003)]
     cases += [(sh, dt) for s in (64, 65, 100, 127, 128, 129, 200, 256, 257) for dt in ("uint8", "float16", "float32")
               for sh in [(10**5, s), (s, 10**5 + 3), (5, 999, s)]]
-    moved = moved7 = moved13 = 0
+    moved = moved7 = moved13 = moved14 = 0
     for shape, dtype in cases:
         got = {}
-        for mode in (0, 3, 4, 6, 7, 11, 13):
+        for mode in (0, 3, 4, 6, 7, 11, 13, 14):
             set_knobs(transpose_skinny=mode)
             got[mode] = smemkit.explain("transpose", shape, "pad", dtype).config
         S, esz = min(shape[-2:]), np.dtype(dtype).itemsize
@@ -97,11 +97,15 @@ def test_modes_6_and_7(set_knobs):
         # 13 (session 54): 11 but 2-byte case B of S = 65..128 on the tiled kernel (mode 0's choice)
         wide_b = esz == 2 and shape[-2] > shape[-1] and 65 <= S <= 128
         assert got[13] == (got[0] if wide_b else got[11]), (shape, dtype, got)
+        # 14 (session 58): 13 but case A of 2 <= S <= 16 on the interleave (1 x n is a copy in every mode)
+        ilv = esz <= 2 and 2 <= shape[-2] <= 16 and shape[-2] <= shape[-1]
+        assert got[14].startswith("skinny-ilv ") if ilv else got[14] == got[13], (shape, dtype, got)
         moved += got[6] != got[3]
         moved7 += got[7] != got[3]
         moved13 += got[13] != got[11]
-    assert moved > 40 and moved7 > 10 and moved13 > 10
-    assert _testing.KNOBS["transpose_skinny"] == 13  # 11 (session 44): 10 (strips) for uint8 S <= 84; 8: 7 + lean case A
+        moved14 += ilv
+    assert moved > 40 and moved7 > 10 and moved13 > 10 and moved14 > 10
+    assert _testing.KNOBS["transpose_skinny"] == 14  # 13 (session 54); 11 (session 44): 10 (strips) for uint8 S <= 84
 
 
 # ---- CPU: the plan ------------------------------------------------------------------------------------------

@@ -118,7 +118,7 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 13 (the default) as 11 without 2-byte case B of S = 65..128 (the tiled kernel
+ * skinny mode, the knob transpose_skinny: 14 (the default) as 13 and skinny_ilv_fits below, 13 as 11 without 2-byte case B of S = 65..128 (the tiled kernel
  * and its gather take it: skinny_wide_fits below), 12 as 11 and skinny_strip_b.cuh for skinny_strip_b_fits below, 11 as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
@@ -414,7 +414,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || (mode >= 10 && mode <= 13) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || (mode >= 10 && mode <= 14) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -440,7 +440,7 @@ constexpr int64_t kStripMaxShort1Mode11 = 84;
 inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
     const int64_t cap = esz == 1 ? (mode >= 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
-    return (mode >= 10 && mode <= 13) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+    return (mode >= 10 && mode <= 14) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
 }
 
 /* Mode 12 (knob transpose_skinny = 12, session 44): mode 11, and case B (rows > cols = S, S = kStripMinShort ..
@@ -454,6 +454,21 @@ inline bool skinny_strip_b_fits(int64_t rows, int64_t cols, int64_t in_rs, int64
 {
     return mode == 12 && (esz == 1 || esz == 2) && rows > cols && in_cs == 1 && in_rs == cols &&
            cols >= kStripMinShort && cols <= kStripMaxShort2;
+}
+
+/* Mode 14 (knob transpose_skinny = 14, the default since session 58): mode 13, and case A (rows = S <= cols) with
+ * S <= kIlvMaxShort of 1- and 2-byte matrices with contiguous input rows in order (in_cs == 1, in_rs >= cols) on
+ * skinny_ilv.h's interleaving kernel (transpose/ilv.cu; the launcher also wants an element-aligned input and an output
+ * base that some column puts on 16 bytes: skinny_ilv.h ilv_head).  Why: that class ran on skinny_lean.cuh at 0.37-0.48
+ * of a copy on the law's worst draws (H200, session 57), issue-bound (about 11 warp instructions a byte in its run
+ * phase); the interleave takes byte permutes in registers and 16-byte global accesses only.  Pure in the shape,
+ * strides, element size and mode. */
+constexpr int64_t kIlvMaxShort = 16;
+
+inline bool skinny_ilv_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return mode == 14 && rows <= kIlvMaxShort && in_cs == 1 && in_rs >= cols &&
+           skinny_lean_a_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
 /* The flat skinny kernel (skinny_flat.cuh; knob transpose_flat): 4- and 8-byte elements with input columns

@@ -20,6 +20,7 @@
 #include "transpose/gather.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_flat.cuh"
+#include "transpose/skinny_ilv.h"
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_strip.cuh"
@@ -79,38 +80,34 @@ volatile int g_odd_path = kOddPathDefault;
  * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
  * sides 65..128 only; 7 (session 41's default) 6 for 2-byte elements with rows > cols only (configs.h's
  * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
- * (configs.h's skinny_lean_a_fits; the default since session 43: seed 186, 23 draws moved, all won, x1.36); 9 as 8 where 7 runs skinny_vec only;
- * 10 (session 44) as 8 and skinny_strip.cuh for configs.h's skinny_strip_fits; 11 (session 44's default) 10 with
- * uint8 S <= 84 (seed 198 held out, all draws p10 0.595 -> 0.634 of a copy at 10); 12 (session 44) as 11 and
- * skinny_strip_b.cuh for configs.h's skinny_strip_b_fits (case B, S = 17..64); 13 (the default since session 54) 11
- * with 2-byte case B of S = 65..128 on the tiled kernel (configs.h's skinny_wide_fits). */
-constexpr int kSkinnyDefault = 13;
+ * (skinny_lean_a_fits; session 43's default: seed 186, x1.36); 9 as 8 where 7 runs skinny_vec only; 10 (session 44) as 8
+ * and skinny_strip.cuh (skinny_strip_fits); 11 (session 44's default) 10 with uint8 S <= 84 (seed 198 held out, p10
+ * 0.595 -> 0.634 of a copy at 10); 12 as 11 and skinny_strip_b.cuh (skinny_strip_b_fits: case B, S = 17..64); 13
+ * (session 54's default) 11 with 2-byte case B of S = 65..128 on the tiled kernel (skinny_wide_fits); 14 (the default
+ * since session 58) 13 and case A of S <= 16 on ilv.cu's interleave (skinny_ilv_fits; the bases: skinny_ilv.h). */
+constexpr int kSkinnyDefault = 14;
 volatile int g_skinny_mode = kSkinnyDefault;
 
-/* Benchmarks and tests: the tiled kernel's raster (global.cuh's tile_place; configs.h's raster_group): G > 0 groups
- * of G tile rows walked column by column (8 the default until session 52: H100, random law, the acceptance's timing:
- * seed 41 all draws 0.782 -> 0.822 of a copy against row-major, 32 0.809; held out 42 / 43 0.783 / 0.781 -> 0.791 /
- * 0.795: RESULTS); 0 row-major; -1, the default since session 52, by shape: 8, or the whole tile column. */
+/* The tiled kernel's raster (global.cuh tile_place; configs.h raster_group): G > 0 groups of G tile rows walked column
+ * by column (8 the default until session 52: H100, seed 41 all draws 0.782 -> 0.822 of a copy against row-major; held
+ * out 42 / 43 0.783 / 0.781 -> 0.791 / 0.795); 0 row-major; -1, the default since session 52, by shape. */
 constexpr int kGroupDefault = -1;
 volatile int g_raster_group = kGroupDefault;
 
 /* The sector store (sector.cuh; configs.h's sector_fits): 4, the default since session 50, its size gate (a single
  * uint8 or float32 matrix, both sides and the call big enough); 3 uint8 alone (the default before); 0 never, 1 4-byte
- * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B); 5
- * mode 3's gate for uint8 and float16 on sector_kernel.cuh's kernel, 6 that and batches (session 39, A/B), 7
- * as 2 with that kernel (tests). */
+ * elements with an output pitch of at least kSectorMinPitch, 2 every width at every pitch (tests, A/B); 5 mode 3's gate
+ * for uint8 and float16 on sector_kernel.cuh's kernel, 6 that and batches (session 39, A/B), 7 as 2 with it (tests). */
 constexpr int kSectorDefault = 4;
 volatile int g_sector_mode = kSectorDefault;
 
-/* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move
- * clipped whole words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and
- * edge tiles (held out on seed 189, H100: all draws 0.814 -> 0.863 of a copy, p10 0.556 -> 0.618, min 0.348 ->
- * 0.462); 0 element by element, the odd-pitch interior tiles re-aligned as before. */
+/* Edge words (configs.h's mid_fits; transpose_kernel's MID): 1 the sub-word shipped tiles' edge tiles move clipped whole
+ * words; 2, the default since session 43, the lean paths (lean.cuh) for their odd-pitch interior and edge tiles (seed 189,
+ * H100: all draws 0.814 -> 0.863 of a copy, p10 0.556 -> 0.618, min 0.348 -> 0.462); 0 element by element. */
 constexpr int kMidDefault = 2;
 volatile int g_mid_mode = kMidDefault;
 
-/* Edge tiles moved inward (configs.h's edge_shift_bits; transpose_kernel's part 0): 0, the default, none; 1 the
- * 1- and 2-byte tiled launches; 2 every width (session 43: for the lead's A/B). */
+/* Edge tiles moved inward (configs.h edge_shift_bits): 0, the default, none; 1 sub-word tiled launches; 2 every width. */
 constexpr int kShiftDefault = 0;
 volatile int g_shift_mode = kShiftDefault;
 
@@ -119,8 +116,8 @@ volatile int g_shift_mode = kShiftDefault;
 constexpr int kCopyDefault = 2;
 volatile int g_copy_mode = kCopyDefault;
 
-/* The flat skinny kernel (skinny_flat.cuh; configs.h's skinny_flat_fits): 1, the default since session 50, 4- and
- * 8-byte matrices with rows = 33..64 <= cols; 2 (A/B) both cases and short sides to 128; 0 never (the tiled kernel). */
+/* The flat skinny kernel (skinny_flat.cuh; skinny_flat_fits): 1, the default since session 50, 4- and 8-byte matrices
+ * with rows = 33..64 <= cols; 2 (A/B) both cases and short sides to 128; 0 never. */
 constexpr int kFlatDefault = 1;
 volatile int g_flat_mode = kFlatDefault;
 
@@ -371,6 +368,9 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, Knobs k,
             return launch_skinny_strip<L, ESZ>(p, batch, stream);
         if (skinny_strip_b_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
             return launch_skinny_strip_b<L, ESZ>(p, batch, stream);
+        if (skinny_ilv_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
+            ilv_head((uintptr_t)p->out, (int)p->rows, ESZ) >= 0) // an output base some column puts on 16 bytes
+            return smk_skinny_ilv_launch(p, batch, L, stream);
         const bool lean9 = g_skinny_mode == 9 && (uintptr_t)p->out % 4 != 0 && // mode 9: what mode 7 sends to
                            skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, 8); // skinny_vec
         if ((skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) || lean9) && al)

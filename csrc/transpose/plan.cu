@@ -19,6 +19,7 @@
 #include "transpose/sector.cuh"
 #include "transpose/skinny.cuh"
 #include "transpose/skinny_flat.cuh"
+#include "transpose/skinny_ilv_plan.h"
 #include "transpose/skinny_lean.cuh"
 #include "transpose/skinny_prmt.cuh"
 #include "transpose/skinny_strip_b_plan.h" /* and skinny_strip_plan.h */
@@ -466,6 +467,8 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
         if constexpr (esz <= 2) {
             if (const int own = skinny_strips_plan<esz>(layout, batch, rows, cols, plan, smk_transpose_skinny_mode()); own >= 0)
                 return own; /* case A's or case B's strips */
+            if (skinny_ilv_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) // ilv.cu on a fresh output
+                return skinny_ilv_plan<esz>(layout, batch, rows, cols, plan);
             if (skinny_lean_a_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) { // skinny_vec's accesses
                 const int own = skinny_vec_plan<esz>(layout, rows, cols, plan, layout == SMK_NAIVE);
                 char tile[sizeof plan->config];
