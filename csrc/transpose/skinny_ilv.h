@@ -63,12 +63,14 @@ SMK_HD smk_tile ilv_tile(int layout, int s)
     return smk_tile{layout, ilv_log2_cols(layout, s), 0, 4, 0, 0, 0};
 }
 
-/* Shared bytes of a block: its 4 * 32 * S units, whole rows. */
+/* Shared bytes of a block: the units its 4 * 32 * S map to.  Pad's map grows with the unit, so its last unit's place
+ * + 1 (odd S: the units of one row, no row's pad -- whole rows cost odd S 9..15 0.89 of naive's speed, by occupancy:
+ * H200, session 58); the swizzle permutes the units of aligned blocks of 2^(lc + 3) (or 2^(3 + lc) below 8 a row),
+ * which 128 S units fill whole, so 128 S. */
 SMK_HD int ilv_smem_bytes(int layout, int s)
 {
-    const smk_tile t = ilv_tile(layout, s);
-    const int units = kIlvWarps * 32 * s, rows = (units + (1 << t.log2_cols) - 1) >> t.log2_cols;
-    return smk_tile_elems(t, rows) * 16;
+    const int units = kIlvWarps * 32 * s;
+    return 16 * (layout == SMK_PAD ? smk_tile_linear(ilv_tile(layout, s), units - 1) + 1 : units);
 }
 
 /* Columns a warp moves (32 lanes of 16 / esz) and a block. */
