@@ -42,8 +42,9 @@ def old_skinny(set_knobs):
 
 
 def wide_default(shape, itemsize):
-    """transpose_skinny 11 (session 44) and 13 (the default since session 54, which leaves 2-byte rows > cols with a
-    short side of 65..128 on the tiled kernel again: tests/test_transpose_skinny_wide.py): 1-byte rows <= cols with
+    """transpose_skinny 11 (session 44), 13 (session 54's default, which leaves 2-byte rows > cols with a short side of
+    65..128 on the tiled kernel again: tests/test_transpose_skinny_wide.py) and 14 (the default since session 58, 13 but
+    case A of rows <= 16 interleaved: tests/test_transpose_skinny_ilv.py): 1-byte rows <= cols with
     65..84 rows go to the strips (tests/test_transpose_skinny_strip.py); transpose_flat 1 (session 50): 4- and 8-byte
     matrices with rows = 33..64 <= cols to the flat skinny kernel (tests/test_transpose_flat.py)."""
     flat = itemsize in (4, 8) and shape[-2] <= shape[-1] and 33 <= shape[-2] <= 64
