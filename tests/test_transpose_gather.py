@@ -79,12 +79,13 @@ def test_gather_route(dtype):
 @pytest.mark.parametrize("tr", [128, 256])
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
-@pytest.mark.parametrize("shape", [(1031, 2053), (1153, 1000), (2, 1031, 2053)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("shape", [(1031, 2053), (1153, 1000), (2, 1031, 2053), (1025, 2053)], ids=lambda s: "x".join(map(str, s)))
 def test_gather_plan_counts(shape, dtype, layout, tr):
-    """A block stores tr + E - 1 raw rows (one instruction each) and loads E words' elements a lane for each of its
-    128 / esz output rows (NW = tr esz / 128 words a lane), the last tile column only its own rows; the loads are
-    32-way in naive (every lane one bank) and 1-way in pad and swizzle, the stores 1-way in all three; the heads of
-    tile row 0 at most 3 instructions an output row."""
+    """A block stores tr + E - 1 raw rows and zero rows to the next multiple of 8 (one instruction each) and loads E
+    words' elements a lane for each of its 128 / esz output rows (NW = tr esz / 128 words a lane), the last tile column
+    only its own rows; the loads are 32-way in naive (every lane one bank) and 1-way in pad and swizzle, the stores
+    1-way in all three; the heads of tile row 0 at most 3 instructions an output row; a matrix's end rows off words
+    are stored once more in each tile that loads them."""
     esz = np.dtype(dtype).itemsize
     E, tc = 4 // esz, 128 // esz
     R, C = shape[-2], shape[-1]
@@ -94,8 +95,9 @@ def test_gather_plan_counts(shape, dtype, layout, tr):
     assert e.config.startswith(f"gather from raw rows: {tr}-row"), e.config
     assert e.blocks == tx * ty * batch
     acc = {a.name: a for a in e.accesses if not a.name.startswith("gather head")}
-    assert acc["gather raw row store"].instructions == (tr + E - 1) * e.blocks  # none issued idle (ncu, session 55)
-    assert acc["gather raw row store"].wavefronts == (tr + E - 1) * e.blocks
+    rows = 8 * -(-(tr + E - 1) // 8)  # every warp stores the same rows, those past the halo zeros (none issued idle)
+    assert acc["gather raw row store"].instructions == rows * e.blocks
+    assert acc["gather raw row store"].wavefronts == rows * e.blocks
     last = C - (tx - 1) * tc
     full, part = (tx, 0) if last == tc else (tx - 1, last)
     loads = sum(a.instructions for n, a in acc.items() if n.startswith("gather byte load"))
@@ -104,6 +106,15 @@ def test_gather_plan_counts(shape, dtype, layout, tr):
     assert acc["gather raw row store"].worst_ways == 1
     heads = sum(a.instructions for a in e.accesses if a.name.startswith("gather head"))
     assert 0 < heads <= 3 * C * batch * esz
+    # rows 0 and R - 1 of a matrix whose first or last byte is off words (a fresh, aligned input: matrix b starts at
+    # byte b R C esz) are stored again in each tile that loads them: row 0 in tile row 0, row R - 1 in the tile rows
+    # whose rows and halo (tr + E - 1) reach it
+    per = 1 + sum(0 <= R - 1 - t * tr < tr + E - 1 for t in range(ty))
+    nb = R * C * esz
+    want = sum(tx * per for b in range(batch) if (b * nb) % 4 or ((b + 1) * nb) % 4)
+    ends = acc.get("gather end row store (matrix rows 0 and R - 1 off words)")
+    assert (ends.instructions if ends else 0) == want
+    assert not ends or ends.worst_ways == 1
 
 
 # ---- GPU: bit-exact -----------------------------------------------------------------------------------------

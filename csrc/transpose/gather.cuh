@@ -26,14 +26,15 @@
  * elements in, the last one reaching at most E - 1 rows into the halo.  Lane w builds word w (+ 32 u): element
  * k (k < E) is row j = DE + k (+ E w) at byte p = c ESZ + s_j of its super row -- j, hence the super row's
  * offset and the slot space's shift s_j, is warp-uniform; only w is the lane's.  DE is the same for the 8 rows a
- * warp writes (their starts are 8 output pitches apart), so it is a template argument of the whole store loop.
+ * warp writes (their starts are 8 output pitches apart): the store loop's addresses are set once per tile from it,
+ * and every warp runs the same copy of the loop (gather_rows).
  * Words are whole but where the output row ends inside one (the last tile row: its bytes byte by byte); tile row 0
  * also writes each row's head (the DE elements before its first word) byte by byte, and nothing else is written
  * twice or by two blocks.
  *
  * Nothing outside the input matrix is read: a word straddling its first or last byte (a misaligned base, an
- * odd-length matrix: rows 0 and R - 1 only) is read byte by byte; inside the matrix the words that straddle a
- * row's ends read the neighbouring rows' bytes, which the slot space drops.
+ * odd-length matrix: rows 0 and R - 1 only) is read byte by byte, after the tile's other rows (gather_load); inside the
+ * matrix the words that straddle a row's ends read the neighbouring rows' bytes, which the slot space drops.
  */
 #ifndef SMK_TRANSPOSE_GATHER_CUH
 #define SMK_TRANSPOSE_GATHER_CUH
@@ -48,10 +49,9 @@ namespace {
 template <int ESZ, int TR_ = 128>
 struct Gather {
     static constexpr int E = 4 / ESZ, COLS = 32 * E, TR = TR_, TC = 128 / ESZ, NROW = TR + E - 1;
-    static constexpr int NS = (NROW + E - 1) / E; // super rows
-    static constexpr int NW = TR * ESZ / 128;     // words a lane per output row
-    static constexpr int NJ = 2 * E - 1;          // rows j = DE + k a word's elements come from
-    static constexpr int NM = (NROW + 7) / 8;     // rows a warp loads
+    static constexpr int NM = (NROW + 7) / 8;       // rows a warp loads and stores (rows NROW .. 8 NM - 1: zeros)
+    static constexpr int NS = (8 * NM + E - 1) / E; // super rows
+    static constexpr int NW = TR * ESZ / 128;       // words a lane per output row
     static constexpr int MH = 17;                 // of them in flight at once (registers: 2 MH)
     static constexpr int THREADS = 256;
     static SMK_HD int WORDS(int layout) { return smk_tile_elems(geometry(layout), NS); }
@@ -68,52 +68,70 @@ __device__ __forceinline__ int gather_byte(int y, int p)
     return L == SMK_SWIZZLE ? (y ^ p) : y + p;
 }
 
-/* The store loop of a warp: output rows cc = warp + 8 m, their first owned word DE elements in.  Z[u][j]: lane
- * word w = lane + 32 u's super-row byte offset for row j (pad / naive: + s_j + warp ESZ, folded; swizzle: bare);
- * nb[u]: the word's bytes inside the output row (CHECK: the last tile row), cn: output rows of the tile. */
-template <int L, int ESZ, int TR, int DE, bool CHECK>
-__device__ __forceinline__ void gather_rows(const unsigned char *tb, const int (&Z)[Gather<ESZ, TR>::NW][Gather<ESZ, TR>::NJ],
-                                            const int (&sj)[Gather<ESZ, TR>::NJ], unsigned char *dst, int64_t step, int warp,
-                                            int cn, const int (&nb)[Gather<ESZ, TR>::NW])
+/* One output row cc of the warp's store loop (gather_rows): its NW words.  Zk[u][k]: lane word w = lane + 32 u's
+ * super-row byte offset for element k's row j = DE + k (pad / naive: + sk[k] + warp ESZ, folded; swizzle: bare);
+ * sk[k]: that row's shift; WRAP: cc ESZ + sk may pass 128 (slot 0 again); mo: 8 m ESZ, the output row's place past
+ * row `warp` (pad / naive: an immediate where the caller's loop is unrolled). */
+template <int L, int ESZ, int TR, bool CHECK, bool WRAP>
+__device__ __forceinline__ void gather_row(const unsigned char *tb, const int (&Zk)[Gather<ESZ, TR>::NW][Gather<ESZ, TR>::E],
+                                           const int (&sk)[Gather<ESZ, TR>::E], unsigned char *dst, int cc, int mo, int warp,
+                                           const int (&nb)[Gather<ESZ, TR>::NW])
 {
     typedef Gather<ESZ, TR> G;
     constexpr int E = G::E;
 #pragma unroll
-    for (int m = 0; m < G::TC / 8; m++, dst += step) {
-        const int cc = warp + 8 * m;
-        if (CHECK && cc >= cn)
-            break; // uniform per warp
-        const bool wrap = (8 * m + 7) * ESZ + 3 >= 128; // a compile-time fact per m: p may pass 128 (slot 0 again)
+    for (int u = 0; u < G::NW; u++) {
+        uint32_t val[E];
 #pragma unroll
-        for (int u = 0; u < G::NW; u++) {
-            uint32_t val[E];
-#pragma unroll
-            for (int k = 0; k < E; k++) {
-                const int j = DE + k;
-                int a;
-                if (L == SMK_SWIZZLE)
-                    a = gather_byte<L>(Z[u][j], (cc * ESZ + sj[j]) & 127);
-                else if (wrap)
-                    a = Z[u][j] + ((cc * ESZ + sj[j]) & 127) - sj[j] - warp * ESZ;
-                else
-                    a = Z[u][j] + 8 * m * ESZ; // an immediate
-                val[k] = ESZ == 1 ? (uint32_t)tb[a] : (uint32_t)*reinterpret_cast<const uint16_t *>(tb + a);
-            }
-            uint32_t word;
-            if constexpr (ESZ == 1)
-                word = __byte_perm(__byte_perm(val[0], val[1], 0x0040), __byte_perm(val[2], val[3], 0x0040), 0x5410);
+        for (int k = 0; k < E; k++) {
+            const int p = cc * ESZ + sk[k];
+            int a;
+            if (L == SMK_SWIZZLE)
+                a = gather_byte<L>(Zk[u][k], p & 127);
+            else if (WRAP)
+                a = Zk[u][k] + (p & 127) - sk[k] - warp * ESZ;
             else
-                word = __byte_perm(val[0], val[1], 0x5410);
-            unsigned char *q = dst + 128 * u;
-            if (!CHECK || nb[u] >= 4) {
-                *reinterpret_cast<uint32_t *>(q) = word;
-            } else {
-#pragma unroll
-                for (int b = 0; b < 3; b++)
-                    if (b < nb[u])
-                        q[b] = (unsigned char)(word >> (8 * b));
-            }
+                a = Zk[u][k] + mo;
+            val[k] = ESZ == 1 ? (uint32_t)tb[a] : (uint32_t)*reinterpret_cast<const uint16_t *>(tb + a);
         }
+        uint32_t word;
+        if constexpr (ESZ == 1)
+            word = __byte_perm(__byte_perm(val[0], val[1], 0x0040), __byte_perm(val[2], val[3], 0x0040), 0x5410);
+        else
+            word = __byte_perm(val[0], val[1], 0x5410);
+        unsigned char *q = dst + 128 * u;
+        if (!CHECK || nb[u] >= 4) {
+            *reinterpret_cast<uint32_t *>(q) = word;
+        } else {
+#pragma unroll
+            for (int b = 0; b < 3; b++)
+                if (b < nb[u])
+                    q[b] = (unsigned char)(word >> (8 * b));
+        }
+    }
+}
+
+/* The store loop of a warp: output rows cc = warp + 8 m, their first owned word DE elements in (the same for the warp's
+ * rows: a run-time value, so that every warp runs one copy of the loop -- session 59: the kernel with a copy per DE was
+ * 13.8 k SASS instructions and its warps stalled on instruction fetch 71% of the time, ncu on 1587x85719 uint8; one
+ * copy, and the end rows' loads out of the unrolled row loads, leave about 5 k).  Rows m >= M0 may wrap, (8 m + 7) ESZ
+ * + 3 >= 128: they take the wrap's arithmetic, the others immediate offsets (pad / naive).  nb[u]: the word's bytes
+ * inside the output row (CHECK: the last tile row), cn: output rows of the tile. */
+template <int L, int ESZ, int TR, bool CHECK>
+__device__ __forceinline__ void gather_rows(const unsigned char *tb, const int (&Zk)[Gather<ESZ, TR>::NW][Gather<ESZ, TR>::E],
+                                            const int (&sk)[Gather<ESZ, TR>::E], unsigned char *dst, int64_t step, int warp, int cn,
+                                            const int (&nb)[Gather<ESZ, TR>::NW])
+{
+    constexpr int NM = Gather<ESZ, TR>::TC / 8, M0 = 125 / ESZ / 8; // the first m that may wrap
+    static_assert((8 * M0 + 7) * ESZ + 3 >= 128 && (8 * M0 - 1) * ESZ + 3 < 128, "M0: the first row that may wrap");
+#pragma unroll
+    for (int m = 0; m < NM; m++, dst += step) {
+        if (CHECK && warp + 8 * m >= cn)
+            return; // uniform per warp
+        if (m < M0)
+            gather_row<L, ESZ, TR, CHECK, false>(tb, Zk, sk, dst, warp + 8 * m, 8 * m * ESZ, warp, nb);
+        else
+            gather_row<L, ESZ, TR, CHECK, true>(tb, Zk, sk, dst, warp + 8 * m, 8 * m * ESZ, warp, nb);
     }
 }
 
@@ -138,7 +156,11 @@ __device__ __forceinline__ void gather_heads(const unsigned char *tb, unsigned c
 /* A tile's loads into t (in: the matrix's base; lo / hi: its input bytes): row rho = warp + 8 m, MH rows in flight
  * at a time; the shift s is the warp's for every m (8 pitches: words).  A tile of rows all inside the matrix and
  * none at its first or last byte (every tile but the last tile row and column and, where the matrix's ends are off
- * words, the first and last tile rows) loads with no test a row. */
+ * words, the first and last tile rows) loads with no test a row; the others test each row, and load the matrix's first
+ * and last rows off words (load_word_in, a byte loop where a word straddles an end) after the rest, in a rolled loop
+ * that keeps that rare code out of the unrolled loads.  Every warp stores NM rows, rows NROW .. 8 NM - 1 as zeros into
+ * spare super rows: nvcc if-converts a store of the partial last row, and warps with no lane on then issue it anyway
+ * (ncu, session 59: 5-7 such stores a tile, which explain() did not count). */
 template <int L, int ESZ, int TR, bool CHECK>
 __device__ __forceinline__ void gather_load(const unsigned char *in, int64_t R, int64_t C, int64_t r0, int64_t c0,
                                             uint32_t *t)
@@ -174,30 +196,36 @@ __device__ __forceinline__ void gather_load(const unsigned char *in, int64_t R, 
                         x[i] = q0[m * 2 * pitch + 32];
                 }
             }
-        } else {
+        } else { // the matrix's end rows off words stay 0 here: the rolled loop below loads them
 #pragma unroll
             for (int i = 0; i < MH; i++) {
                 const int m = h * MH + i, rho = warp + 8 * m;
                 const uint32_t *q = q0 + m * 2 * pitch;
-                const bool in_ = m < NM && (8 * m + 7 < NROW || rho < NROW) && (!CHECK || rho < nr);
-                v[i] = x[i] = 0;
-                if (ends && (r0 + rho == 0 || r0 + rho == R - 1)) {
-                    if (in_ && lv)
-                        v[i] = load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi);
-                    if (in_ && xv)
-                        x[i] = load_word_in(reinterpret_cast<const unsigned char *>(q + 32), lo, hi);
-                } else {
-                    v[i] = in_ && lv ? q[0] : 0;
-                    x[i] = in_ && xv ? q[32] : 0;
-                }
+                const bool in_ = m < NM && (8 * m + 7 < NROW || rho < NROW) && (!CHECK || rho < nr) &&
+                                 !(ends && (r0 + rho == 0 || r0 + rho == R - 1));
+                v[i] = in_ && lv ? q[0] : 0;
+                x[i] = in_ && xv ? q[32] : 0;
             }
         }
 #pragma unroll
         for (int i = 0; i < MH; i++) {
             const int m = h * MH + i, rho = warp + 8 * m;
-            if (m >= NM || (8 * m + 7 >= NROW && rho >= NROW))
+            if (m >= NM) // every warp stores NM rows, those past the halo zeros: no warp issues an idle store (below)
                 break;
             t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x[i] & mk) | (v[i] & ~mk) : v[i];
+        }
+    }
+    if (ends && !plain) { // rows 0 and R - 1 of the matrix, where the tile holds them: their words clipped to its bytes
+#pragma unroll 1
+        for (int64_t e = 0; e < 2; e++) {
+            const int64_t rr = e * (R - 1) - r0; // the row's place in the tile
+            if (rr < 0 || rr >= nr || (int)(rr & 7) != warp || (e == 1 && R == 1))
+                continue; // uniform per warp
+            const int rho = (int)rr;
+            const uint32_t *q = q0 + (rho >> 3) * 2 * pitch;
+            const uint32_t v = lv ? load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi) : 0;
+            const uint32_t x = xv ? load_word_in(reinterpret_cast<const unsigned char *>(q + 32), lo, hi) : 0;
+            t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x & mk) | (v & ~mk) : v;
         }
     }
 }
@@ -220,28 +248,24 @@ __device__ __forceinline__ void gather_tile(const unsigned char *in, unsigned ch
     const int d = (int)((-(intptr_t)B0) & 3), de = d / ESZ;
     const unsigned char *tb = reinterpret_cast<const unsigned char *>(t);
     const int s0 = (int)((uintptr_t)(in + r0 * pitch + c0 * ESZ) & 3), p3 = (int)(pitch & 3);
-    int sj[G::NJ], Z[G::NW][G::NJ], nb[G::NW];
+    int sk[E], Zk[G::NW][E], nb[G::NW];
 #pragma unroll
-    for (int j = 0; j < G::NJ; j++)
-        sj[j] = (s0 + j * p3) & 3; // row j's shift
+    for (int k = 0; k < E; k++) {
+        const int j = de + k; // row j of the tile holds element k of the warp's words (+ E w)
+        sk[k] = (s0 + j * p3) & 3;
+    }
 #pragma unroll
     for (int u = 0; u < G::NW; u++) {
         const int w = lane + 32 * u;
 #pragma unroll
-        for (int j = 0; j < G::NJ; j++) {
-            const int y = 4 * smk_tile_offset(tl, w + (j >= E), (j % E) * 32);
-            Z[u][j] = L == SMK_SWIZZLE ? y : y + sj[j] + warp * ESZ;
+        for (int k = 0; k < E; k++) {
+            const int j = de + k, y = 4 * smk_tile_offset(tl, w + (j >= E), (j % E) * 32);
+            Zk[u][k] = L == SMK_SWIZZLE ? y : y + sk[k] + warp * ESZ;
         }
         nb[u] = CHECK ? (int)max((int64_t)0, min((int64_t)4, (R - (r0 + de + E * w)) * ESZ)) : 4;
     }
     const int cn = CHECK ? (int)min((int64_t)G::TC, C - c0) : G::TC;
-    unsigned char *dst = B0 + d + 4 * lane;
-    switch (de) { // uniform per warp
-    case 0: gather_rows<L, ESZ, TR, 0, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    case 1: if constexpr (E > 1) gather_rows<L, ESZ, TR, 1, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    case 2: if constexpr (E > 2) gather_rows<L, ESZ, TR, 2, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    default: if constexpr (E > 3) gather_rows<L, ESZ, TR, 3, CHECK>(tb, Z, sj, dst, 8 * opitch, warp, cn, nb); break;
-    }
+    gather_rows<L, ESZ, TR, CHECK>(tb, Zk, sk, B0 + d + 4 * lane, 8 * opitch, warp, cn, nb);
     if (r0 == 0 && de > 0 && lane < de) // tile row 0: the rows' heads
         gather_heads<L, ESZ, TR>(tb, out + c0 * opitch, opitch, lane, (s0 + lane * p3) & 3, warp, cn);
 }
