@@ -46,10 +46,12 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
                         33..128 either way round (A/B); 0: never
     transpose_gather    3 (default since session 53): 1- and 2-byte matrices of the tiled kernel with packed rows (both
                         sides >= 128 bytes), a pitch off words and output rows of >= 1024 bytes on the byte gather from
-                        raw rows (csrc/transpose/gather.cuh, configs.h gather_fits), its tile 256 rows where the call
-                        moves >= 128 MiB, else 128 (session 55, configs.h gather_tile_rows); 2: every pitch off words;
-                        1: every packed-row matrix; 0: never (the tiled kernel); 11-13 / 21-23: levels 1-3 with 256- /
-                        128-row tiles always
+                        raw rows (csrc/transpose/gather.cuh, configs.h gather_fits), and since session 59 rows > cols
+                        with input rows of 64..127 bytes; its tile 256 rows where the call moves >= 128 MiB or the
+                        rows are under 128 bytes, else 128 (session 55, configs.h gather_tile_rows); 2: every pitch
+                        off words; 1: every packed-row matrix; 4 (A/B, session 59): 1 and rows > cols with input rows
+                        of 64..127 bytes; 0: never (the tiled kernel); 11-14 / 21-24: levels 1-4 with 256- / 128-row
+                        tiles always
     transpose_tune      1 (default since session 51): where smemkit.autotune() is on and every other transpose knob is
                         at its default, the first call of a shape whose path those leave open (the sector store or
                         not, the flat skinny kernel or not) times those paths, L2 flushed, and the fastest is cached
@@ -241,7 +243,7 @@ KNOBS = {
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)
     "transpose_shift": 0,  # 1: sub-word edge tiles moved inward, 2: every width (csrc/transpose/configs.h edge_shift_bits)
     "transpose_flat": 1,  # 0..2 (csrc/transpose/configs.h skinny_flat_fits): 1 (the default since session 50) 4- / 8-byte rows 33..64 <= cols on csrc/transpose/skinny_flat.cuh, 2 short sides to 128 either way, 0 never
-    "transpose_gather": 3,  # 0..3, 11..13, 21..23 (csrc/transpose/configs.h gather_fits, gather_tile_rows): 3 (the default since session 53) 1- / 2-byte tiled matrices with packed rows, a pitch off words and output rows >= 1024 bytes on csrc/transpose/gather.cuh, 2 every pitch off words, 1 every packed-row one, 0 never
+    "transpose_gather": 3,  # 0..4, 11..14, 21..24 (csrc/transpose/configs.h gather_fits, gather_tile_rows): 3 (the default since session 53) 1- / 2-byte tiled matrices with packed rows, a pitch off words and output rows >= 1024 bytes (and rows > cols with input rows of 64..127 bytes, session 59) on csrc/transpose/gather.cuh, 2 every pitch off words, 1 every packed-row one, 4 level 1 and rows > cols with input rows of 64..127 bytes, 0 never
     "transpose_tune": 1,  # 0..1 (1 the default since session 51): the transposes' measured choice among the defaults' open paths (csrc/transpose/tune.cu; off with smemkit.autotune(False) too)
     "transpose_copy": 2,  # 2 (the default since session 44): 1 x n / n x 1 matrices as a copy, 1: sub-word only, 0: never (csrc/transpose/configs.h copy_fits)
     "gemm16_variant": 0,

@@ -51,7 +51,7 @@ def set_knobs():
 def tiled_kernel(set_knobs):
     """The files that test the tiled transpose kernel's own paths (lean, mid, shift, sector): the gather kernel
     (knob transpose_gather, 3 by default: 1- / 2-byte matrices with a pitch off words and output rows of >= 1024
-    bytes) off for the test."""
+    bytes, and rows > cols with input rows of 64..127 bytes) off for the test."""
     set_knobs(transpose_gather=0)
 
 

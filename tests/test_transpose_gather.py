@@ -32,12 +32,26 @@ def test_gather_knob_range():
     from smemkit._testing import KNOBS, knobs
     assert KNOBS["transpose_gather"] == 3  # the default since session 53
     assert smemkit.explain("transpose", (1031, 2053), "pad", "uint8").config.startswith("gather from raw rows")
-    for bad in (-1, 4, 10, 14, 20, 24, 31):
+    for bad in (-1, 5, 10, 15, 20, 25, 31):
         with pytest.raises(ValueError):
             _C._set_knob("transpose_gather", bad)
-    for level in (1, 2, 3, 11, 12, 13, 21, 22, 23):
+    for level in (1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24):
         with knobs(transpose_gather=level):
             pass
+
+
+def test_gather_narrow_case_b():
+    """The narrow case B (session 59): rows > cols with input rows of 64..127 bytes goes to the gather at levels 3 (the
+    default, with its rule for output rows of >= 1024 bytes) and 4, on 256-row tiles; case A, rows under 64 bytes and
+    small output rows stay off it, and levels 1-2 keep to input rows of >= 128 bytes."""
+    cases = [((200000, 67), {3, 4}), ((3, 90001, 127), {3, 4}), ((2355678, 96), {3, 4}), ((200000, 63), set()),
+             ((67, 200000), set()), ((1000, 67), {4}), ((1031, 2053), {1, 2, 3, 4})]
+    for shape, levels in cases:
+        for level in range(5):
+            e = _explain(shape, "uint8", level=level)
+            assert e.config.startswith("gather from raw rows") == (level in levels), (shape, level)
+            if level in levels and shape[-1] < 128:
+                assert e.config.startswith("gather from raw rows: 256-row"), (shape, e.config)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "float16"])
@@ -69,8 +83,9 @@ def test_gather_route(dtype):
     >= 1024 bytes, level 2 below that too, level 1 on words too, never at level 0 or on aligned pitches below 1."""
     esz = np.dtype(dtype).itemsize
     r = 1031 if esz == 1 else 515  # output rows of 1031 / 1030 bytes
+    narrow = {3} if esz == 1 else set()  # rows of 100 bytes, rows > cols: level 3's narrow case B (fp16's 50 columns: skinny)
     for shape, levels in [((r, 2053), {1, 2, 3}), ((500, 2053), {1, 2}), ((1024, 2048), {1}), ((4, 1031, 2053), {1, 2, 3}),
-                          ((100, 2053), set()), ((2053, 100 // esz), set())]:
+                          ((100, 2053), set()), ((2053, 100 // esz), narrow)]:
         for level in range(4):
             got = _explain(shape, dtype, level=level).config.startswith("gather from raw rows")
             assert got == (level in levels), (shape, level)
@@ -168,6 +183,22 @@ def test_gather_batches(shape, dtype, layout, rng, poison, set_knobs):
     set_knobs(**GATHER)
     a = random_bits(shape, _np(dtype), rng)
     assert_bits_equal(smemkit.matrix_transpose(a, layout=layout), swapped(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("shape", [(1030, 65), (3001, 67), (2, 2999, 127), (3, 1100, 99), (1025, 101)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_gather_narrow_case_b_exact(shape, layout, rng, poison):
+    """The narrow case B at the default knobs (one partial tile column, 256-row tiles; session 59): bit-exact, and the
+    same through a base one byte off words (the matrix's ends off words)."""
+    assert _explain(shape, "uint8", layout).config.startswith("gather from raw rows: 256-row")
+    a = random_bits(shape, np.uint8, rng)
+    f = smemkit.matrix_transpose if len(shape) == 3 else smemkit.transpose
+    assert_bits_equal(f(a, layout=layout), swapped(a))
+    buf = random_bits((a.size + 1,), np.uint8, rng)
+    b = buf[1:].reshape(shape)
+    assert_bits_equal(f(b, layout=layout), swapped(b))
 
 
 @pytest.mark.gpu

@@ -299,26 +299,37 @@ inline int64_t raster_group(int wi, int row, int64_t rows, int64_t cols, int64_t
  * shipped tiled config takes (both sides at least 128 bytes: TR = 128 rows, 128 bytes of columns) with packed rows
  * (in_cs == 1, in_rs == cols) on element-aligned bases; 2 those with a pitch off words (cols * esz or rows * esz
  * not a multiple of 4: lean.cuh's re-aligned paths); 3 (the default since session 53) those of 2 whose output rows
- * hold >= kGatherMinOutRow bytes; 0 never; the knob's tens pick the tile's rows (gather_tile_rows: 11-13 / 21-23
- * are levels 1-3 with 256 / 128 rows always).  Pure in the shape, strides and alignment.
+ * hold >= kGatherMinOutRow bytes, and (session 59) the narrow case B below; 4 (A/B) 1 and the narrow case B; 0 never;
+ * the knob's tens pick the tile's rows (gather_tile_rows: 11-14 / 21-24 are levels 1-4 with 256 / 128 rows always).
+ * Pure in the shape, strides and alignment.
  * Level 3's cut, from a same-run A/B on the random law (H200, seeds 260-261, untuned; docs/TRANSPOSE_NOTES.md
  * session 53): the 108 draws of level 2 x1.119 against the tiled kernel, x1.194 for the 82 with output rows of
  * >= 1024 bytes, x0.913 for the 26 below (uint8 batches of 200-900-row matrices x0.61-0.85: a tile row of 128 is
  * then a large part of a matrix, and the partial last one costs a whole tile's gather). */
 constexpr int64_t kGatherMinOutRow = 1024;
+/* THE NARROW CASE B (session 59): rows > cols with input rows of kGatherMinNarrowRow..127 bytes, one partial tile column
+ * (the loads use the row's words, the stores its cols output rows), which the tiled kernel's lean path took before
+ * (issue-bound: 0.77-0.9 warp instructions a byte, ncu on 1974685x74 uint8).  Level 3 (the default) takes it where its
+ * other rules hold, on 256-row tiles (gather_tile_rows); level 4 (A/B) is level 1 and this class.  H200, the acceptance's
+ * method, same run: fitted on the 15 uint8 draws of seeds 326-329 (0.611 -> 0.731 of a copy with 256-row tiles, 14 won;
+ * 128-row tiles 0.614), held out on the 13 of seeds 330-333 (0.613 -> 0.707, 12 won, the worst x0.81 on 256806x69, an
+ * 8 us call); docs/TRANSPOSE_NOTES.md session 59. */
+constexpr int64_t kGatherMinNarrowRow = 64;
 inline bool gather_fits(int esz, int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, bool aligned, int knob)
 {
     const int mode = knob % 10;
-    if (knob < 0 || knob > 23 || mode < 1 || mode > 3 || (esz != 1 && esz != 2) || !aligned || in_cs != 1 ||
+    if (knob < 0 || knob > 24 || mode < 1 || mode > 4 || (esz != 1 && esz != 2) || !aligned || in_cs != 1 ||
         in_rs != cols)
         return false;
-    if (rows < 128 || cols * esz < 128 || (mode == 3 && rows * esz < kGatherMinOutRow))
+    const bool narrow = (mode == 3 || mode == 4) && rows > cols && cols * esz >= kGatherMinNarrowRow && cols * esz < 128;
+    if (rows < 128 || (cols * esz < 128 && !narrow) || (mode == 3 && rows * esz < kGatherMinOutRow))
         return false;
-    return mode == 1 || (cols * esz) % 4 != 0 || (rows * esz) % 4 != 0;
+    return mode == 1 || mode == 4 || narrow || (cols * esz) % 4 != 0 || (rows * esz) % 4 != 0;
 }
 
 /* Its tile's rows (gather.cuh's TR), pure in the call's bytes and the knob's tens: 0 (the default, session 55) 256
- * rows where the call moves >= kGatherTallBytes, else 128; 1 always 256; 2 always 128 (sessions 53-54).  Fitted on
+ * rows where the call moves >= kGatherTallBytes or (session 59) the rows are under 128 bytes (the narrow case B), else
+ * 128; 1 always 256; 2 always 128 (sessions 53-54).  Fitted on
  * the random law's gather class (H200, seeds 274-275: the 256-row tile x1.07-1.32 on most calls of >= 200 MB, and
  * x0.6-0.9 on many below 50 MB, where half the blocks fill the SMs less; any cut in 64..256 MB gave the same
  * geomean), held out on seeds 276-277 (docs/TRANSPOSE_NOTES.md session 55). */
@@ -327,6 +338,8 @@ inline int gather_tile_rows(int64_t batch, int64_t rows, int64_t cols, int esz, 
 {
     const int t = knob / 10;
     if (t == 1)
+        return 256;
+    if (t == 0 && cols * esz < 128) // the narrow case B: a tile is TR x cols bytes
         return 256;
     return t == 0 && (double)batch * (double)rows * (double)cols * esz >= kGatherTallBytes ? 256 : 128;
 }
