@@ -155,10 +155,11 @@ __device__ __forceinline__ void gather_heads(const unsigned char *tb, unsigned c
 
 /* A tile's loads into t (in: the matrix's base; lo / hi: its input bytes): row rho = warp + 8 m, MH rows in flight
  * at a time; the shift s is the warp's for every m (8 pitches: words).  A tile of rows all inside the matrix and
- * none at its first or last byte (every tile but the last tile row and column and, where the matrix's ends are off
- * words, the first and last tile rows) loads with no test a row; the others test each row, and load the matrix's first
- * and last rows off words (load_word_in, a byte loop where a word straddles an end) after the rest, in a rolled loop
- * that keeps that rare code out of the unrolled loads.  Every warp stores NM rows, rows NROW .. 8 NM - 1 as zeros into
+ * none at its first or last byte (every tile but the last tile row and, where the matrix's ends are off words, the first
+ * and last tile rows; the last tile column too since session 60, its lanes past the tile's bytes loading the last
+ * lane's word again) loads with no test a row; the others test each row against a range (one compare a row), and load
+ * the matrix's first and last rows off words (load_word_in, a byte loop where a word straddles an end) after the rest,
+ * in a rolled loop that keeps that rare code out of the unrolled loads.  Every warp stores NM rows, rows NROW .. 8 NM - 1 as zeros into
  * spare super rows: nvcc if-converts a store of the partial last row, and warps with no lane on then issue it anyway
  * (ncu, session 59: 5-7 such stores a tile, which explain() did not count). */
 template <int L, int ESZ, int TR, bool CHECK>
@@ -172,14 +173,25 @@ __device__ __forceinline__ void gather_load(const unsigned char *in, int64_t R, 
     const int64_t pitch = C * ESZ;
     const unsigned char *lo = in, *hi = in + R * pitch;
     const int rb = CHECK ? (int)min((int64_t)128, (C - c0) * ESZ) : 128; // the tile's bytes of a row
-    const int nr = CHECK ? (int)min((int64_t)NROW, R - r0) : NROW;     // its rows inside the matrix
+    const int64_t rin = R - r0;                                           // rows of the matrix from the tile's first on
+    const int nr = rin < NROW ? (int)rin : NROW;                          // the tile's rows inside the matrix
     const unsigned char *A = in + (r0 + warp) * pitch + c0 * ESZ;
     const int s = (int)((uintptr_t)A & 3);
-    const uint32_t *q0 = reinterpret_cast<const uint32_t *>(A - s) + lane;
-    const bool lv = 4 * lane < s + rb, xv = lane == 0 && s != 0 && 128 < s + rb;
-    // a word straddles the matrix's first or last byte only in row 0 or R - 1, and only off words (uniform)
+    // a lane past the tile's bytes (a tile clipped on the right) loads the last lane's word again: no other bytes read,
+    // no test a row (its slot is never gathered)
+    const uint32_t *q0 = reinterpret_cast<const uint32_t *>(A - s) + (CHECK ? min(lane, (s + rb - 1) >> 2) : lane);
+    const bool xv = lane == 0 && s != 0 && 128 < s + rb;
+    // A word straddles the matrix's first or last byte only in row 0 or R - 1, and only off words: e0 / e1, those rows'
+    // places in the tile where it holds them (else -1), load after the rest.
     const bool ends = (((uintptr_t)lo | (uintptr_t)hi) & 3) != 0;
-    const bool plain = !CHECK && !(ends && (r0 == 0 || r0 + NROW >= R));
+    const int e0 = ends && r0 == 0 ? 0 : -1, e1 = ends && rin <= NROW ? nr - 1 : -1;
+    // Plain: every row inside the matrix, none an end row, also in a tile clipped on the right (all of the narrow case
+    // B's: session 60, the per-row tests were 2/3 of its instructions).
+    const bool plain = nr == NROW && e0 < 0 && e1 < 0;
+    // Not plain: the warp's rows m < mhi are inside (rho = warp + 8 m < nr) and not R - 1 (its last, if it holds it), and
+    // its row m = 0 is not row 0 where w0 (ranges, so that a row costs a compare or none: fewer registers than the rows)
+    const int mhi = ((nr - warp + 7) >> 3) - (e1 >= warp && ((e1 - warp) & 7) == 0);
+    const bool w0 = e0 == warp;
     const uint32_t mk = s ? (1u << (8 * s)) - 1 : 0;
     constexpr int MH = G::MH;
 #pragma unroll
@@ -199,11 +211,10 @@ __device__ __forceinline__ void gather_load(const unsigned char *in, int64_t R, 
         } else { // the matrix's end rows off words stay 0 here: the rolled loop below loads them
 #pragma unroll
             for (int i = 0; i < MH; i++) {
-                const int m = h * MH + i, rho = warp + 8 * m;
+                const int m = h * MH + i;
                 const uint32_t *q = q0 + m * 2 * pitch;
-                const bool in_ = m < NM && (8 * m + 7 < NROW || rho < NROW) && (!CHECK || rho < nr) &&
-                                 !(ends && (r0 + rho == 0 || r0 + rho == R - 1));
-                v[i] = in_ && lv ? q[0] : 0;
+                const bool in_ = m < NM && m < mhi && (m != 0 || !w0);
+                v[i] = in_ ? q[0] : 0;
                 x[i] = in_ && xv ? q[32] : 0;
             }
         }
@@ -215,15 +226,14 @@ __device__ __forceinline__ void gather_load(const unsigned char *in, int64_t R, 
             t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x[i] & mk) | (v[i] & ~mk) : v[i];
         }
     }
-    if (ends && !plain) { // rows 0 and R - 1 of the matrix, where the tile holds them: their words clipped to its bytes
+    if (!plain) { // rows 0 and R - 1 of the matrix off words, where the tile holds them: their words clipped to its bytes
 #pragma unroll 1
-        for (int64_t e = 0; e < 2; e++) {
-            const int64_t rr = e * (R - 1) - r0; // the row's place in the tile
-            if (rr < 0 || rr >= nr || (int)(rr & 7) != warp || (e == 1 && R == 1))
+        for (int e = 0; e < 2; e++) {
+            const int rho = e ? e1 : e0; // the row's place in the tile
+            if (rho < 0 || (rho & 7) != warp || (e == 1 && e1 == e0))
                 continue; // uniform per warp
-            const int rho = (int)rr;
             const uint32_t *q = q0 + (rho >> 3) * 2 * pitch;
-            const uint32_t v = lv ? load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi) : 0;
+            const uint32_t v = load_word_in(reinterpret_cast<const unsigned char *>(q), lo, hi);
             const uint32_t x = xv ? load_word_in(reinterpret_cast<const unsigned char *>(q + 32), lo, hi) : 0;
             t[smk_tile_offset(tl, rho / E, (rho % E) * 32 + lane)] = lane == 0 ? (x & mk) | (v & ~mk) : v;
         }
