@@ -186,6 +186,26 @@ def test_gather_batches(shape, dtype, layout, rng, poison, set_knobs):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("tens", [1, 2])
+@pytest.mark.parametrize("layout", smemkit.LAYOUTS)
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_gather_clipped_tiles_untested_loads(dtype, layout, tens, rng, poison, set_knobs):
+    """Tiles clipped on the right load with no test a row where every row is inside and none is an end row, their lanes
+    past the tile re-reading the last lane's word (session 60): the last tile row's rows at, one under and one past the
+    tile's rows + halo (plain / tested), clipped columns of a wide matrix and the narrow case B, bases on and off words."""
+    set_knobs(**dict(GATHER, transpose_gather=10 * tens + 4))
+    tr = 256 if tens == 1 else 128
+    esz = np.dtype(_np(dtype)).itemsize
+    nrow = tr + 4 // esz - 1
+    for cols in (200 // esz, 70 // esz):
+        for rows in (tr + nrow - 1, tr + nrow, tr + nrow + 1):
+            for off in (0, 1):
+                flat = random_bits((rows * cols + off,), _np(dtype), rng)
+                a = flat[off:].reshape(rows, cols)
+                assert_bits_equal(smemkit.transpose(a, layout=layout), a.T)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("layout", smemkit.LAYOUTS)
 @pytest.mark.parametrize("shape", [(1030, 65), (3001, 67), (2, 2999, 127), (3, 1100, 99), (1025, 101)],
                          ids=lambda s: "x".join(map(str, s)))
