@@ -157,7 +157,7 @@ def test_shift_choice_property(dtype):
 
 @pytest.mark.parametrize("dtype", SUBWORD)
 @pytest.mark.parametrize("shape", [(2973, 166), (166, 2973), (4733, 195), (2869, 147), (1029, 233), (36945, 463),
-                                   (42, 3140, 170), (16, 137, 2251)])
+                                   (42, 3140, 170), (16, 147, 2251)])
 def test_shift_plan_counts_unchanged(dtype, shape):
     """The shift moves tiles, not accesses: every shared count of every layout is the plain kernel's."""
     for lay in smemkit.LAYOUTS:

@@ -45,10 +45,12 @@ def wide_default(shape, itemsize):
     """transpose_skinny 11 (session 44), 13 (session 54's default, which leaves 2-byte rows > cols with a short side of
     65..128 on the tiled kernel again: tests/test_transpose_skinny_wide.py) and 14 (the default since session 58, 13 but
     case A of rows <= 16 interleaved: tests/test_transpose_skinny_ilv.py): 1-byte rows <= cols with
-    65..84 rows go to the strips (tests/test_transpose_skinny_strip.py); transpose_flat 1 (session 50): 4- and 8-byte
+    65..84 rows go to the strips (tests/test_transpose_skinny_strip.py), and since session 61 (15) 2-byte ones with
+    65..84 and 129..144 rows (tests/test_transpose_skinny_strip_fp16.py); transpose_flat 1 (session 50): 4- and 8-byte
     matrices with rows = 33..64 <= cols to the flat skinny kernel (tests/test_transpose_flat.py)."""
     flat = itemsize in (4, 8) and shape[-2] <= shape[-1] and 33 <= shape[-2] <= 64
-    return flat or (itemsize == 1 and shape[-2] <= shape[-1] and 65 <= shape[-2] <= 84)
+    strip = itemsize in (1, 2) and shape[-2] <= shape[-1] and 65 <= shape[-2] <= 84
+    return flat or strip or (itemsize == 2 and shape[-2] <= shape[-1] and 129 <= shape[-2] <= 144)
 
 
 def is_skinny(shape, dtype):

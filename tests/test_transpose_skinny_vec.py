@@ -100,10 +100,11 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 11)  # 10 with uint8 S <= 84, session 44's default
     smemkit._C._set_knob("transpose_skinny", 12)  # 11 and case B strips (tests/test_transpose_skinny_strip_b.py)
     smemkit._C._set_knob("transpose_skinny", 13)  # 11 with 2-byte case B S = 65..128 tiled, session 54's default
-    smemkit._C._set_knob("transpose_skinny", 14)  # 13 and case A S <= 16 interleaved (ilv.cu), the default since session 58
+    smemkit._C._set_knob("transpose_skinny", 14)  # 13 and case A S <= 16 interleaved (ilv.cu), session 58's default
+    smemkit._C._set_knob("transpose_skinny", 15)  # 14 and fp16 strips S = 65..84, 129..144, the default since session 61
     smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 15)
+        smemkit._C._set_knob("transpose_skinny", 16)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

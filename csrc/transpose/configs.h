@@ -25,7 +25,8 @@
  *                skinny_vec case A only)
  *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
  *   skinny_strip.cuh case A with S = 17..127 (uint8) / 17..64 (fp16) as full-height strips, 16-byte output
- *                vectors (knob transpose_skinny = 10, and 11, the default, for uint8 S <= 84: skinny_strip_fits)
+ *                vectors (knob transpose_skinny = 10; 11 for uint8 S <= 84; 15, the default, also fp16 S = 65..84 and
+ *                129..144: skinny_strip_fits)
  *   skinny_strip_b.cuh case B (rows > cols = S = 17..64, packed rows) as strips of 512 / esz input rows, one
  *                contiguous input run a block, 16-byte output vectors (knob transpose_skinny = 12: skinny_strip_b_fits)
  *   skinny_flat.cuh 4- and 8-byte matrices with a short side of 33..128: T x S elements a block, the contiguous side
@@ -427,7 +428,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || (mode >= 10 && mode <= 14) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || (mode >= 10 && mode <= 15) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -450,10 +451,22 @@ constexpr int64_t kStripMinShort = 17, kStripMaxShort1 = 127, kStripMaxShort2 = 
  * on seed 198): above ~84 rows the strip's per-byte gather costs more than the tiled kernel's two tile rows. */
 constexpr int64_t kStripMaxShort1Mode11 = 84;
 
+/* Mode 15 (knob transpose_skinny = 15, the default since session 61): mode 14 with 2-byte case A of S = 65..84
+ * (kStripMaxShort2Mode15) and S = 129..144 (kStripPastTile2Min..Max) on the strip too.  Why: the tiled kernel's
+ * 2-byte tile is 128 elements tall, so those S fill its tile rows 51-66% (S = 65..84) and 50-56% (a second tile
+ * row of 1..16 rows), while the strip's cost a byte is about flat in S.  H200, the acceptance's method, same run,
+ * every arm bit-exact (docs/TRANSPOSE_NOTES.md "Session 61"): fit seeds 352-371 / held out 372-391, tiled -> strip
+ * S = 65..84 x1.20 / x1.20 (20 of 20 / 27 of 31 won), S = 129..144 x1.18 / x1.10; S = 85..128 lost (x0.73-0.95:
+ * the tiled rows fill 66-100%) and S = 145..176 came out even (x0.86-1.01), so both stay tiled. */
+constexpr int64_t kStripMaxShort2Mode15 = 84, kStripPastTile2Min = 129, kStripPastTile2Max = 144;
+
 inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz, int mode)
 {
-    const int64_t cap = esz == 1 ? (mode >= 11 ? kStripMaxShort1Mode11 : kStripMaxShort1) : esz == 2 ? kStripMaxShort2 : 0;
-    return (mode >= 10 && mode <= 14) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && rows <= cap;
+    const int64_t cap = esz == 1   ? (mode >= 11 ? kStripMaxShort1Mode11 : kStripMaxShort1)
+                        : esz == 2 ? (mode >= 15 ? kStripMaxShort2Mode15 : kStripMaxShort2)
+                                   : 0;
+    const bool past = mode >= 15 && esz == 2 && rows >= kStripPastTile2Min && rows <= kStripPastTile2Max;
+    return (mode >= 10 && mode <= 15) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && (rows <= cap || past);
 }
 
 /* Mode 12 (knob transpose_skinny = 12, session 44): mode 11, and case B (rows > cols = S, S = kStripMinShort ..
@@ -480,7 +493,7 @@ constexpr int64_t kIlvMaxShort = 16;
 
 inline bool skinny_ilv_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return mode == 14 && rows <= kIlvMaxShort && in_cs == 1 && in_rs >= cols &&
+    return mode >= 14 && rows <= kIlvMaxShort && in_cs == 1 && in_rs >= cols &&
            skinny_lean_a_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 

@@ -70,22 +70,21 @@ cudaError_t launch_sector(dim3 grid, cudaStream_t stream, const Args &a)
 constexpr int kOddPathDefault = 1;
 volatile int g_odd_path = kOddPathDefault;
 
-/* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 3 (default) skinny_prmt.cuh for
- * the shapes of skinny_prmt_fits, else the word-wise skinny kernel for 1- and 2-byte elements, short sides
- * up to 64 (H100, acceptance's timing, same-run A/B against 2 on fresh seeds: 62 all draws 0.732 -> 0.774,
- * uint8 0.489 -> 0.575; 63 0.793 -> 0.815, min 0.290 -> 0.346: docs/TRANSPOSE_NOTES.md); 2 the word-wise
- * skinny kernel alone there; 1 skinny.cuh alone (short sides up to 32, 16 for 16 bytes); 0 the tiled
- * kernel always; 4 as 3 and skinny_prmt.cuh for the short sides 65..256 of configs.h's skinny_wide_fits
- * (session 38: slower on the device, opt-in); 5 as 3 and skinny_prmt_a_kernel for every rows <= cols of
- * skinny_vec's class (configs.h's skinny_narrow_a_fits; session 40, for the lead's A/B); 6 as 4 for short
- * sides 65..128 only; 7 (session 41's default) 6 for 2-byte elements with rows > cols only (configs.h's
- * skinny_wide_fits: docs/TRANSPOSE_NOTES.md); 8 as 7 and case A of skinny_vec's class on skinny_lean.cuh
- * (skinny_lean_a_fits; session 43's default: seed 186, x1.36); 9 as 8 where 7 runs skinny_vec only; 10 (session 44) as 8
- * and skinny_strip.cuh (skinny_strip_fits); 11 (session 44's default) 10 with uint8 S <= 84 (seed 198 held out, p10
- * 0.595 -> 0.634 of a copy at 10); 12 as 11 and skinny_strip_b.cuh (skinny_strip_b_fits: case B, S = 17..64); 13
- * (session 54's default) 11 with 2-byte case B of S = 65..128 on the tiled kernel (skinny_wide_fits); 14 (the default
- * since session 58) 13 and case A of S <= 16 on ilv.cu's interleave (skinny_ilv_fits; the bases: skinny_ilv.h). */
-constexpr int kSkinnyDefault = 14;
+/* Benchmarks and tests: the skinny paths (configs.h's choose, skinny_cap): 3 skinny_prmt.cuh for the shapes of
+ * skinny_prmt_fits, else the word-wise skinny kernel for 1- and 2-byte elements, short sides up to 64 (H100, the
+ * acceptance's timing, same-run A/B against 2 on fresh seeds: 62 all draws 0.732 -> 0.774, uint8 0.489 -> 0.575; 63 0.793
+ * -> 0.815, min 0.290 -> 0.346: docs/TRANSPOSE_NOTES.md); 2 the word-wise skinny kernel alone there; 1 skinny.cuh alone
+ * (short sides up to 32, 16 for 16 bytes); 0 the tiled kernel always; 4 as 3 and skinny_prmt.cuh for the short sides
+ * 65..256 of configs.h's skinny_wide_fits (session 38: slower, opt-in); 5 as 3 and skinny_prmt_a_kernel for every rows <=
+ * cols of skinny_vec's class (skinny_narrow_a_fits; session 40); 6 as 4 for short sides 65..128 only; 7 (session 41's
+ * default) 6 for 2-byte elements with rows > cols only (skinny_wide_fits); 8 as 7 and case A of skinny_vec's class on
+ * skinny_lean.cuh (skinny_lean_a_fits; session 43's default: seed 186, x1.36); 9 as 8 where 7 runs skinny_vec only; 10
+ * (session 44) as 8 and skinny_strip.cuh (skinny_strip_fits); 11 (session 44's default) 10 with uint8 S <= 84 (seed 198
+ * held out, p10 0.595 -> 0.634 of a copy at 10); 12 as 11 and skinny_strip_b.cuh (skinny_strip_b_fits: case B, S =
+ * 17..64); 13 (session 54's) 11 with 2-byte case B of S = 65..128 tiled (skinny_wide_fits); 14 (session 58's) 13 and case
+ * A of S <= 16 on ilv.cu (skinny_ilv_fits, skinny_ilv.h); 15 (the default since session 61) 14 and 2-byte case A of S =
+ * 65..84 and 129..144 on skinny_strip.cuh (skinny_strip_fits). */
+constexpr int kSkinnyDefault = 15;
 volatile int g_skinny_mode = kSkinnyDefault;
 
 /* The tiled kernel's raster (global.cuh tile_place; configs.h raster_group): G > 0 groups of G tile rows walked column
@@ -264,9 +263,8 @@ cudaError_t launch_skinny_lean(const smk_transpose_params *p, int64_t batch, cud
     return cudaGetLastError();
 }
 
-/* Case A as full-height strips (skinny_strip.cuh; configs.h's skinny_strip_fits): 4 << LW bytes of the long side a
- * block (strip_log2_words: 512 for S <= 32, else 256), at most 142 x 260 bytes of shared memory (S = 127 uint8:
- * 36.9 KB, no opt-in). */
+/* Case A as full-height strips (skinny_strip.cuh; configs.h's skinny_strip_fits): 4 << LW bytes of the long side a block
+ * (strip_log2_words: 512 for S <= 32, else 256), at most 151 x 260 bytes of shared memory (S = 144 fp16), no opt-in. */
 template <int L, int ESZ, int LW>
 cudaError_t launch_strip_lw(const smk_transpose_params *p, int64_t batch, cudaStream_t stream)
 {
@@ -507,7 +505,6 @@ extern "C" void smk_transpose_set_skinny(int mode) { g_skinny_mode = mode; }
 extern "C" void smk_transpose_set_raster_group(int g) { g_raster_group = g; }
 
 extern "C" void smk_transpose_set_sector(int mode) { g_sector_mode = mode; }
-
 extern "C" int smk_transpose_sector_mode(void) { return g_sector_mode; }
 
 extern "C" void smk_transpose_set_mid(int mode) { g_mid_mode = mode; }

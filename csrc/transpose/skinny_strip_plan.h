@@ -20,13 +20,13 @@
 namespace {
 
 /* strip_slot == smk_tile_offset(strip_tile(layout, lw), r, cb >> 2) * 4 + (cb & 3) over R's largest row count
- * for each row length (47: S = 32 uint8 on 512-byte rows; 142: S = 127 on 256-byte rows; both past the swizzle's
- * 32-row period) and every strip byte. */
+ * for each row length (47: S = 32 uint8 on 512-byte rows; 151: S = 144 fp16 on 256-byte rows, past uint8's 142; both
+ * past the swizzle's 32-row period) and every strip byte. */
 constexpr bool strip_slot_is_tile_offset()
 {
     for (int layout = 0; layout < SMK_NUM_LAYOUTS; layout++)
         for (int lw = 6; lw <= 7; lw++)
-            for (int r = 0; r < strip_rows(lw == 7 ? kStripWideMax : 127, 1); r++)
+            for (int r = 0; r < (lw == 7 ? strip_rows(kStripWideMax, 1) : strip_rows((int)kStripPastTile2Max, 2)); r++)
                 for (int cb = 0; cb < 4 << lw; cb += 3)
                     if (strip_slot(layout, lw, r, cb) != smk_tile_offset(strip_tile(layout, lw), r, cb >> 2) * 4 + (cb & 3))
                         return false;
