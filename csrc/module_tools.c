@@ -229,7 +229,7 @@ PyDoc_STRVAR(set_knob_doc,
 "(-1 automatic, 0 pageable, 1 page-locked, 2 page-locked and pipelined, 3 staged through the pinned\n"
 "pool; see csrc/host.h), 'staging_cap_mib' (the pinned pool's cap), 'sgemm_config' (0 chosen per\n"
 "shape, else a forced tile config of _configs('sgemm')), 'sgemm_splits'\n(0 chosen per shape, else the K slices to force), 'transpose_odd_path' (1, the default: 1- and 2-byte\n"
-"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\nby element, as before), 'transpose_skinny' (15, the default since session 61: 14 with 2-byte case A of rows 65..84 and 129..144 on\nskinny_strip.cuh; 14 (session 58's): 13 with case A of rows <= 16 on transpose/ilv.cu's interleave; 13 (session 54's): 11 with 2-byte rows > cols = 65..128 on the tiled kernel; 11: 10 with 1-byte rows <= 84; 8 (session 43's): 7 and the lean case A; 7: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
+"rows that do not start on a 4-byte boundary move as whole words re-aligned in registers; 0: element\nby element, as before), 'transpose_skinny' (16, the default since session 61: 15 with case B of cols 2..4 (uint8) / 2..8 (2-byte) on\nilv.cu's de-interleave;\n15: 14 with 2-byte case A of rows 65..84 and 129..144 on skinny_strip.cuh; 14 (session 58's): 13 with case A of rows <= 16 on transpose/ilv.cu's interleave; 13 (session 54's): 11 with 2-byte rows > cols = 65..128 on the tiled kernel; 11: 10 with 1-byte rows <= 84; 8 (session 43's): 7 and the lean case A; 7: 3 and 6's 2-byte rows > cols; 3: for 1- and 2-byte "
 "elements with short sides up to 64, the register-transpose kernel (skinny_prmt) where it fits, else the "
 "word-wise one; 2: the word-wise skinny kernel alone there; 1: the element-wise skinny kernel alone; 0: the tiled "
 "kernel always; 4: as 3 and skinny_prmt for short sides 65..256 too, case A with any rows; 5: as 3 and "
@@ -353,7 +353,7 @@ static PyObject *py_set_knob(PyObject *module, PyObject *args)
         (strcmp(name, "sgemm_model") == 0 ? smk_sgemm_set_model : smk_sgemm_set_tinyk)(v);
     else if (strcmp(name, "splitk_fence") == 0 && (v == 0 || v == 1))
         smk_splitk_set_fence(v);
-    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 15)
+    else if (strcmp(name, "transpose_skinny") == 0 && v >= 0 && v <= 16)
         smk_transpose_set_skinny(v);
     else if (strcmp(name, "transpose_group") == 0 && v >= -1 && v <= 65536)
         smk_transpose_set_raster_group(v);

@@ -19,8 +19,10 @@ past this module (``_C._set_knob`` called directly) is not seen here: go through
     sgemm_splits        0: chosen per shape; else the K slices to force (1 .. 65535)
     transpose_odd_path  1 (default): 1- and 2-byte rows off a 4-byte boundary move as re-aligned
                         whole words; 0: element by element
-    transpose_skinny    15 (default since session 61): 14 with 2-byte case A of rows 65..84 and 129..144 as
-                        full-height strips (csrc/transpose/skinny_strip.cuh); 14 (session 58's): 13 with case A of
+    transpose_skinny    16 (default since session 61): 15 with case B of cols 2..4 / 2..8 (1- / 2-byte, packed rows) on
+                        the de-interleave (csrc/transpose/ilv.cu skinny_dlv_kernel); 15: 14 with 2-byte case A of
+                        rows 65..84 and 129..144 as full-height strips (csrc/transpose/skinny_strip.cuh); 14 (session
+                        58's): 13 with case A of
                         rows <= 16 (1- and 2-byte) on the interleave (csrc/transpose/ilv.cu); 13 (session 54's): 11 with 2-byte case B of S = 65..128 on the tiled kernel; 11 (session 44's): 10 with 1-byte S <= 84; 8 (session 43's): 7 and case A of skinny_vec's class on csrc/transpose/skinny_lean.cuh;
                         7 (session 41's default): as 3 and, for 2-byte elements with rows > cols and short
                         sides 65..128, skinny_prmt too; 3: the register-transpose kernel (csrc/transpose/skinny_prmt.cuh) for 1- and
@@ -238,7 +240,7 @@ KNOBS = {
     "sgemm_config": 0,
     "sgemm_splits": 0,
     "transpose_odd_path": 1,
-    "transpose_skinny": 15,  # 0..15 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits, skinny_strip_fits, skinny_strip_b_fits: 12 case B strips, skinny_ilv_fits): 15 since session 61 (14 with 2-byte case A S 65..84 and 129..144 on strips), 14 since session 58 (13 with case A S <= 16 on csrc/transpose/ilv.cu), 13 since session 54 (11 without 2-byte case B S 65..128), 11 since session 44, 8 since session 43 (7 since session 41)
+    "transpose_skinny": 16,  # 0..16 (csrc/transpose/configs.h skinny_wide_fits, skinny_lean_a_fits, skinny_strip_fits, skinny_strip_b_fits: 12 case B strips, skinny_ilv_fits, skinny_dlv_fits): 16 since session 61 (15 with case B S 2..4 uint8 / 2..8 2-byte de-interleaved; 15: 14 with 2-byte case A S 65..84 and 129..144 on strips), 14 since session 58 (13 with case A S <= 16 on csrc/transpose/ilv.cu), 13 since session 54 (11 without 2-byte case B S 65..128), 11 since session 44, 8 since session 43 (7 since session 41)
     "transpose_group": -1,  # -1 (the default since session 52): by shape (csrc/transpose/configs.h raster_group), 8 before; 0 row-major; G > 0 groups of G tile rows
     "transpose_sector": 4,  # 0..7 (csrc/transpose/configs.h sector_fits): 4 since session 50 (3 before: uint8 alone), 5 uint8 + float16 on sector_kernel.cuh, 6 + batches, 7 tests
     "transpose_mid": 2,  # 2 (the default since session 43): lean paths, 1: edge words, 0: element by element (csrc/transpose/configs.h mid_fits)

@@ -62,10 +62,12 @@ def config(shape, dtype):
 def test_vec_choice(dtype, set_knobs):
     shapes = [(1, 1), (1, 10**6), (10**6, 1), (3, 2237203), (2237203, 3), (36, 2588866), (2588866, 36),
               (64, 10**5), (10**5, 64), (33, 33), (64, 64), (11, 218130)]
-    for shape in shapes:  # the default (14): skinny_prmt where it fits, case A interleaved (S <= 16), lean or in strips
+    for shape in shapes:  # the default (16): skinny_prmt where it fits, case A interleaved (S <= 16), lean or in strips,
+        # case B of S <= 4 / 8 de-interleaved
         assert config(shape, dtype).startswith(("skinny-vec ", "skinny-prmt ", "skinny-lean ", "skinny-strip ",
-                                                "skinny-ilv ")), shape
-    assert config((2237203, 3), dtype).startswith("skinny-prmt ")  # case B always fits
+                                                "skinny-ilv ", "skinny-dlv ")), shape
+    assert config((2237203, 3), dtype).startswith("skinny-dlv ")  # case B of S <= 4 de-interleaved (mode 16)
+    assert config((2237203, 9), dtype).startswith("skinny-prmt ")  # above 8: skinny_prmt
     set_knobs(transpose_skinny=2)
     for shape in shapes:
         assert config(shape, dtype).startswith("skinny-vec "), shape
@@ -101,10 +103,11 @@ def test_knob_modes(set_knobs):
     smemkit._C._set_knob("transpose_skinny", 12)  # 11 and case B strips (tests/test_transpose_skinny_strip_b.py)
     smemkit._C._set_knob("transpose_skinny", 13)  # 11 with 2-byte case B S = 65..128 tiled, session 54's default
     smemkit._C._set_knob("transpose_skinny", 14)  # 13 and case A S <= 16 interleaved (ilv.cu), session 58's default
-    smemkit._C._set_knob("transpose_skinny", 15)  # 14 and fp16 strips S = 65..84, 129..144, the default since session 61
+    smemkit._C._set_knob("transpose_skinny", 15)  # 14 and fp16 strips S = 65..84, 129..144 (session 61)
+    smemkit._C._set_knob("transpose_skinny", 16)  # 15 and case B S <= 4 / 8 de-interleaved, the default since session 61
     smemkit._C._set_knob("transpose_skinny", 7)
     with pytest.raises(ValueError):
-        smemkit._C._set_knob("transpose_skinny", 16)
+        smemkit._C._set_knob("transpose_skinny", 17)
 
 
 # ---- CPU: the plan --------------------------------------------------------------------------------------

@@ -428,7 +428,7 @@ inline bool skinny_narrow_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int6
  * strides, element size and mode. */
 inline bool skinny_lean_a_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
 {
-    return (mode == 8 || (mode >= 10 && mode <= 15) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
+    return (mode == 8 || (mode >= 10 && mode <= 16) || (mode == 9 && rows * esz % 4 != 0)) && rows <= cols &&
            skinny_vec_fits(rows, cols, in_rs, in_cs, esz, mode);
 }
 
@@ -466,7 +466,7 @@ inline bool skinny_strip_fits(int64_t rows, int64_t cols, int64_t in_cs, int esz
                         : esz == 2 ? (mode >= 15 ? kStripMaxShort2Mode15 : kStripMaxShort2)
                                    : 0;
     const bool past = mode >= 15 && esz == 2 && rows >= kStripPastTile2Min && rows <= kStripPastTile2Max;
-    return (mode >= 10 && mode <= 15) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && (rows <= cap || past);
+    return (mode >= 10 && mode <= 16) && rows <= cols && in_cs == 1 && rows >= kStripMinShort && (rows <= cap || past);
 }
 
 /* Mode 12 (knob transpose_skinny = 12, session 44): mode 11, and case B (rows > cols = S, S = kStripMinShort ..
@@ -495,6 +495,23 @@ inline bool skinny_ilv_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t i
 {
     return mode >= 14 && rows <= kIlvMaxShort && in_cs == 1 && in_rs >= cols &&
            skinny_lean_a_fits(rows, cols, in_rs, in_cs, esz, mode);
+}
+
+/* Mode 16 (knob transpose_skinny = 16, the default since session 61): mode 15, and case B (rows > cols = S = 2 ..
+ * kDlvMaxShort1 for 1-byte elements, .. kDlvMaxShort2 for 2-byte ones) with packed rows (in_cs == 1, in_rs == cols) on
+ * ilv.cu's de-interleaving kernel (the launcher also wants element-aligned bases).  Why: that class ran on
+ * skinny_prmt.cuh, issue-bound (59x147969x2 uint8 0.447 of a copy); the interleave's reverse moves a warp's 32 C input
+ * rows as one contiguous run of 16-byte chunks and writes its S output rows as 16-byte stores.  H200, the acceptance's
+ * method, same run, every arm bit-exact, fit seeds 352-371 / held out 372-391 (docs/TRANSPOSE_NOTES.md "Session 61"):
+ * uint8 S = 2 x1.46 / x1.41, S = 3..4 x1.11 / x1.10, S = 5..8 even (x0.995 / x1.025, single draws x0.55-1.5); fp16
+ * S = 2..8 x1.18 / x1.12; S = 9..16 lost in both widths (x0.71-0.97), so the class stops at 4 / 8.  Pure in the shape,
+ * strides, element size and mode. */
+constexpr int kDlvMaxShort1 = 4, kDlvMaxShort2 = 8;
+
+inline bool skinny_dlv_fits(int64_t rows, int64_t cols, int64_t in_rs, int64_t in_cs, int esz, int mode)
+{
+    return mode >= 16 && (esz == 1 || esz == 2) && rows > cols && cols >= 2 &&
+           cols <= (esz == 1 ? kDlvMaxShort1 : kDlvMaxShort2) && in_cs == 1 && in_rs == cols;
 }
 
 /* The flat skinny kernel (skinny_flat.cuh; knob transpose_flat): 4- and 8-byte elements with input columns

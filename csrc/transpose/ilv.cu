@@ -1,6 +1,7 @@
 /*
  * transpose/ilv.cu -- the interleaving skinny kernel and its launcher: case A (rows = S <= 16 <= cols) of 1- and 2-byte
- * matrices (configs.h skinny_ilv_fits, skinny mode 14; geometry and layouts: skinny_ilv.h).
+ * matrices (configs.h skinny_ilv_fits, skinny mode 14; geometry and layouts: skinny_ilv.h); and its reverse, the
+ * de-interleaving kernel of case B (rows > cols = S = 2..4 uint8 / 2..8 fp16, packed rows: skinny_dlv_fits, mode 16).
  *
  * Why (issue 26).  Case A with S <= 16 ran on skinny_lean.cuh at 0.37-0.48 of a copy on the law's worst draws (H200,
  * session 57: 52x9x41374 uint8 0.373, 27x7x87006 0.419); ncu on 61x10x53485 uint8: 24.7 M warp instructions in 55 us,
@@ -48,13 +49,15 @@ struct IlvWord {
     unsigned s0, s1, s2;
 };
 
-__host__ __device__ constexpr IlvWord ilv_word_plan(int S, int E, int J)
+__host__ __device__ constexpr IlvWord ilv_word_plan(int S, int E, int J, int R = -1)
 {
     IlvWord x{0, {0, 0, 0, 0}, 0, 0, 0};
     int sid[4] = {0, 0, 0, 0}, bb[4] = {0, 0, 0, 0};
     for (int k = 0; k < 4; k++) {
-        const int o = 4 * J + k, e = o / E, c = e / S, r = e % S, ib = c * E + o % E, id = r * 4 + (ib >> 2);
-        bb[k] = ib & 3;
+        const int o = 4 * J + k, e = o / E, c = e / S, r = e % S, ib = c * E + o % E;
+        const int sb = (e * S + R) * E + o % E; // R >= 0 (dlv_word): byte sb of the lane's 16 S input bytes
+        const int id = R < 0 ? r * 4 + (ib >> 2) : sb >> 2;
+        bb[k] = R < 0 ? ib & 3 : sb & 3;
         int f = 0;
         while (f < x.n && x.id[f] != id)
             f++;
@@ -75,10 +78,10 @@ __host__ __device__ constexpr IlvWord ilv_word_plan(int S, int E, int J)
     return x;
 }
 
-template <int S, int E, int J>
+template <int S, int E, int J, int R = -1>
 __device__ __forceinline__ uint32_t ilv_word(const uint32_t (&v)[S][4])
 {
-    constexpr IlvWord x = ilv_word_plan(S, E, J);
+    constexpr IlvWord x = ilv_word_plan(S, E, J, R);
     constexpr int a = x.id[0], b = x.id[1 < x.n ? 1 : 0], c = x.id[2 < x.n ? 2 : 0], d = x.id[3 < x.n ? 3 : 0];
     if constexpr (x.n == 1 && x.s0 == 0x3210u)
         return v[a >> 2][a & 3];
@@ -226,15 +229,147 @@ __global__ void __launch_bounds__(kIlvThreads, S <= 8 ? 8 : 4) skinny_ilv_kernel
     }
 }
 
+/* Bytes [b0, b1) of the 16-byte value c (0 <= b0 < b1 <= 16) to the 16-byte aligned g: one STG.128 when whole, else
+ * aligned pieces of 8, 4, 2, 1 (at most 7 stores; the bytes outside stay untouched: a neighbour warp's). */
+__device__ __forceinline__ void dlv_put(unsigned char *g, uint4 c, int b0, int b1)
+{
+    if (b0 == 0 && b1 == 16) {
+        *reinterpret_cast<uint4 *>(g) = c;
+        return;
+    }
+    const uint64_t q0 = (uint64_t)c.y << 32 | c.x, q1 = (uint64_t)c.w << 32 | c.z;
+    for (int o = b0; o < b1;) {
+        const uint64_t x = (o < 8 ? q0 : q1) >> (8 * (o & 7));
+        if ((o & 7) == 0 && o + 8 <= b1)
+            *reinterpret_cast<uint64_t *>(g + o) = x, o += 8;
+        else if ((o & 3) == 0 && o + 4 <= b1)
+            *reinterpret_cast<uint32_t *>(g + o) = (uint32_t)x, o += 4;
+        else if ((o & 1) == 0 && o + 2 <= b1)
+            *reinterpret_cast<uint16_t *>(g + o) = (uint16_t)x, o += 2;
+        else
+            g[o] = (unsigned char)x, o += 1;
+    }
+}
+
+/* Output row r's chunk of the lane (ilv_word with R = r) to the row's 16-byte grid (skinny_dlv_kernel's step 3): the
+ * warp's V bytes of the row start at d; the lane's chunk holds bytes 16 lane .. of them. */
+template <int ESZ, int S, int r>
+__device__ __forceinline__ void dlv_row(const uint32_t (&v)[S][4], unsigned char *d, int V, int lane)
+{
+    uint32_t c[4] = {ilv_word<S, ESZ, 0, r>(v), ilv_word<S, ESZ, 1, r>(v), ilv_word<S, ESZ, 2, r>(v),
+                     ilv_word<S, ESZ, 3, r>(v)};
+    const int mo = (int)((uintptr_t)d & 15);
+    unsigned char *g = d - mo; // the row's 16-byte grid: slot k at g + 16 k holds the warp's bytes 16 k - mo ..
+    if (mo == 0) {             // warp-uniform
+        if (16 * lane < V)
+            dlv_put(g + 16 * lane, make_uint4(c[0], c[1], c[2], c[3]), 0, min(16, V - 16 * lane));
+        return;
+    }
+    uint32_t nx[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        nx[j] = __shfl_down_sync(~0u, c[j], 1);
+    if (lane == 0) { // slot 0: the row's first 16 - mo bytes at its bytes mo .. (bytes 16 - mo .. of zeros : c)
+        uint32_t y[4] = {0u, 0u, 0u, 0u};
+        ilv_align(y, c, 16 - mo);
+        dlv_put(g, make_uint4(y[0], y[1], y[2], y[3]), mo, min(16, mo + V));
+    }
+    const int p0 = 16 * (lane + 1) - mo; // slot lane + 1: the warp's bytes p0 .. p0 + 15
+    if (p0 < V) {
+        ilv_align(c, nx, 16 - mo);
+        dlv_put(g + 16 * (lane + 1), make_uint4(c[0], c[1], c[2], c[3]), 0, min(16, V - p0));
+    }
+}
+
+template <int ESZ, int S, int... R>
+__device__ __forceinline__ void dlv_rows(const uint32_t (&v)[S][4], unsigned char *d0, int64_t rowb, int V, int lane,
+                                         std::integer_sequence<int, R...>)
+{
+    (dlv_row<ESZ, S, R>(v, d0 + R * rowb, V, lane), ...);
+}
+
+/* The de-interleaving kernel (case B: rows = R > cols = S <= 4 / 8, packed rows; configs.h skinny_dlv_fits, mode 16): the
+ * interleave run backwards.  A warp takes 32 C input rows (C = 16 / esz), one contiguous run of 512 S bytes:
+ *   1. loads it as aligned 16-byte chunks in order (lane l chunk 32 k + l, k < S; one LDG.128 a chunk), re-aligned to the
+ *      run's first byte (mi, uniform in the matrix: rows packed, a warp's run 512 S bytes) with the next lane's chunk by
+ *      shuffles and funnel shifts (lane 31's from lane 0's next chunk, or one extra chunk);
+ *   2. stages them to the tile at units 32 S w + 32 k + l (in order) and, after __syncwarp, reads back its S units
+ *      32 S w + S l + i: the 16 S bytes of its C input rows (ilv_tile: the same map and banks as the interleave's,
+ *      stores and loads swapped);
+ *   3. forms with PRMTs (ilv_word, R = output row) the S chunks of 16 bytes, chunk r = its C elements of output row r,
+ *      and stores each on the output row's own 16-byte grid: with the row off 16 bytes (mo, uniform in the warp), a
+ *      lane stores its chunk's tail with the next lane's head (shuffles, funnel shifts), lane 0 the row's head piece and
+ *      lane 31 the tail piece as aligned pieces (the neighbour warps' bytes of those 16 stay theirs).
+ * A matrix's last warp (fewer rows) and warps whose chunks pass the matrix's bytes load through load_chunk_in; every
+ * warp issues the same shared accesses whatever its rows (skinny_ilv_plan.h skinny_dlv_plan). */
 template <int ESZ, int S>
-cudaError_t ilv_launch_s(int s, const IlvArgs &a, dim3 grid, cudaStream_t stream)
+__global__ void __launch_bounds__(kIlvThreads, S <= 8 ? 8 : 4) skinny_dlv_kernel(const IlvArgs a)
+{
+    constexpr int CW = 32 * 16 / ESZ; // input rows a warp
+    const int64_t b = (int64_t)blockIdx.z * 65535 + blockIdx.y;
+    if (b >= a.batch)
+        return; // uniform per block; no barrier in this kernel
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int64_t n = a.cols; // here: the matrix's rows R (the output rows' length)
+    const unsigned char *lo = a.in + b * a.in_bs * ESZ, *hi = lo + n * S * ESZ;
+    unsigned char *ob = a.out + b * S * n * ESZ;
+    const int64_t c0 = ((int64_t)blockIdx.x * kIlvWarps + w) * CW;
+    if (c0 >= n)
+        return;
+    const int Rw = (int)min(n - c0, (int64_t)CW), V = Rw * ESZ; // the warp's rows; its bytes of each output row
+    const unsigned char *A0 = lo + c0 * S * ESZ;
+    const int mi = (int)((uintptr_t)A0 & 15);
+    const uint4 *G = reinterpret_cast<const uint4 *>(A0 - mi);
+    const bool fast = Rw == CW && A0 - mi >= lo && A0 - mi + 16 * (32 * S + 1) <= hi; // warp-uniform
+    uint32_t v[S][4];
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const uint4 x = fast ? __ldg(G + 32 * k + lane) : load_chunk_in(G + 32 * k + lane, lo, hi);
+        v[k][0] = x.x, v[k][1] = x.y, v[k][2] = x.z, v[k][3] = x.w;
+    }
+    if (mi != 0) { // warp-uniform
+        const uint4 ex = lane == 0 ? (fast ? __ldg(G + 32 * S) : load_chunk_in(G + 32 * S, lo, hi)) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int k = 0; k < S; k++) {
+            uint32_t nx[4];
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const uint32_t up = k + 1 < S ? v[k + 1 < S ? k + 1 : k][j] : (j == 0 ? ex.x : j == 1 ? ex.y : j == 2 ? ex.z : ex.w);
+                const uint32_t head = __shfl_sync(~0u, up, 0), down = __shfl_down_sync(~0u, v[k][j], 1);
+                nx[j] = lane == 31 ? head : down;
+            }
+            ilv_align(v[k], nx, mi);
+        }
+    }
+    const smk_tile t = ilv_tile(a.layout, S);
+    const int qw = w * 32 * S;
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        *reinterpret_cast<uint4 *>(ilv_smem + 16 * smk_tile_linear(t, qw + 32 * k + lane)) =
+            make_uint4(v[k][0], v[k][1], v[k][2], v[k][3]);
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        const uint4 x = *reinterpret_cast<const uint4 *>(ilv_smem + 16 * smk_tile_linear(t, qw + S * lane + i));
+        v[i][0] = x.x, v[i][1] = x.y, v[i][2] = x.z, v[i][3] = x.w;
+    }
+    dlv_rows<ESZ, S>(v, ob + c0 * ESZ, n * ESZ, V, lane, std::make_integer_sequence<int, S>{});
+}
+
+template <int ESZ, int S>
+cudaError_t ilv_launch_s(int s, bool dlv, const IlvArgs &a, dim3 grid, cudaStream_t stream)
 {
     if constexpr (S > kIlvMaxShort) {
         return cudaErrorInvalidValue;
     } else {
         if (s != S)
-            return ilv_launch_s<ESZ, S + 1>(s, a, grid, stream);
-        skinny_ilv_kernel<ESZ, S><<<grid, kIlvThreads, ilv_smem_bytes(a.layout, S), stream>>>(a);
+            return ilv_launch_s<ESZ, S + 1>(s, dlv, a, grid, stream);
+        if (!dlv)
+            skinny_ilv_kernel<ESZ, S><<<grid, kIlvThreads, ilv_smem_bytes(a.layout, S), stream>>>(a);
+        else if constexpr (S >= 2 && S <= (ESZ == 1 ? kDlvMaxShort1 : kDlvMaxShort2))
+            skinny_dlv_kernel<ESZ, S><<<grid, kIlvThreads, ilv_smem_bytes(a.layout, S), stream>>>(a);
+        else
+            return cudaErrorInvalidValue; // S = 1 is a copy (configs.h copy_fits), the rest skinny_dlv_fits's
         return cudaGetLastError();
     }
 }
@@ -253,5 +388,20 @@ cudaError_t smk_skinny_ilv_launch(const smk_transpose_params *p, int64_t batch, 
     const dim3 grid((unsigned)bx, (unsigned)(batch < 65535 ? batch : 65535), (unsigned)gz);
     const IlvArgs a{static_cast<const unsigned char *>(p->in), static_cast<unsigned char *>(p->out), p->cols, p->in_rs,
                     batch > 1 ? p->in_bs : 0, batch, layout};
-    return esz == 1 ? ilv_launch_s<1, 1>(s, a, grid, stream) : ilv_launch_s<2, 1>(s, a, grid, stream);
+    return esz == 1 ? ilv_launch_s<1, 1>(s, false, a, grid, stream) : ilv_launch_s<2, 1>(s, false, a, grid, stream);
+}
+
+cudaError_t smk_skinny_dlv_launch(const smk_transpose_params *p, int64_t batch, int layout, cudaStream_t stream)
+{
+    const int esz = p->esz, s = (int)p->cols;
+    if (!skinny_dlv_fits(p->rows, p->cols, p->in_rs, p->in_cs, esz, 16) || (uintptr_t)p->in % esz ||
+        (uintptr_t)p->out % esz || layout < 0 || layout >= SMK_NUM_LAYOUTS)
+        return cudaErrorInvalidValue;
+    const int64_t bx = (p->rows + ilv_block_cols(esz) - 1) / ilv_block_cols(esz), gz = (batch + 65534) / 65535;
+    if (bx > INT32_MAX || gz > 65535)
+        return cudaErrorInvalidConfiguration;
+    const dim3 grid((unsigned)bx, (unsigned)(batch < 65535 ? batch : 65535), (unsigned)gz);
+    const IlvArgs a{static_cast<const unsigned char *>(p->in), static_cast<unsigned char *>(p->out), p->rows, p->in_rs,
+                    batch > 1 ? p->in_bs : 0, batch, layout};
+    return esz == 1 ? ilv_launch_s<1, 2>(s, true, a, grid, stream) : ilv_launch_s<2, 2>(s, true, a, grid, stream);
 }

@@ -82,9 +82,10 @@ volatile int g_odd_path = kOddPathDefault;
  * (session 44) as 8 and skinny_strip.cuh (skinny_strip_fits); 11 (session 44's default) 10 with uint8 S <= 84 (seed 198
  * held out, p10 0.595 -> 0.634 of a copy at 10); 12 as 11 and skinny_strip_b.cuh (skinny_strip_b_fits: case B, S =
  * 17..64); 13 (session 54's) 11 with 2-byte case B of S = 65..128 tiled (skinny_wide_fits); 14 (session 58's) 13 and case
- * A of S <= 16 on ilv.cu (skinny_ilv_fits, skinny_ilv.h); 15 (the default since session 61) 14 and 2-byte case A of S =
- * 65..84 and 129..144 on skinny_strip.cuh (skinny_strip_fits). */
-constexpr int kSkinnyDefault = 15;
+ * A of S <= 16 on ilv.cu (skinny_ilv_fits, skinny_ilv.h); 15 (session 61) 14 and 2-byte case A of S = 65..84 and
+ * 129..144 on skinny_strip.cuh (skinny_strip_fits); 16 (the default since session 61) 15 and case B of S = 2..4 / 2..8
+ * (uint8 / fp16) on ilv.cu's de-interleave (skinny_dlv_fits). */
+constexpr int kSkinnyDefault = 16;
 volatile int g_skinny_mode = kSkinnyDefault;
 
 /* The tiled kernel's raster (global.cuh tile_place; configs.h raster_group): G > 0 groups of G tile rows walked column
@@ -369,6 +370,8 @@ cudaError_t launch_skinny(const smk_transpose_params *p, int64_t batch, Knobs k,
         if (skinny_ilv_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al &&
             ilv_head((uintptr_t)p->out, (int)p->rows, ESZ) >= 0) // an output base some column puts on 16 bytes
             return smk_skinny_ilv_launch(p, batch, L, stream);
+        if (skinny_dlv_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) && al)
+            return smk_skinny_dlv_launch(p, batch, L, stream);
         const bool lean9 = g_skinny_mode == 9 && (uintptr_t)p->out % 4 != 0 && // mode 9: what mode 7 sends to
                            skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, 8); // skinny_vec
         if ((skinny_lean_a_fits(p->rows, p->cols, p->in_rs, p->in_cs, ESZ, g_skinny_mode) || lean9) && al)

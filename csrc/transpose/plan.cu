@@ -469,6 +469,8 @@ int plan_config(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan 
                 return own; /* case A's or case B's strips */
             if (skinny_ilv_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) // ilv.cu on a fresh output
                 return skinny_ilv_plan<esz>(layout, batch, rows, cols, plan);
+            if (skinny_dlv_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) // ilv.cu's reverse
+                return skinny_dlv_plan<esz>(layout, batch, rows, cols, plan);
             if (skinny_lean_a_fits(rows, cols, cols, 1, esz, smk_transpose_skinny_mode())) { // skinny_vec's accesses
                 const int own = skinny_vec_plan<esz>(layout, rows, cols, plan, layout == SMK_NAIVE);
                 char tile[sizeof plan->config];

@@ -88,7 +88,9 @@ SMK_HD int ilv_head(uint64_t ob, int s, int esz)
     return -1;
 }
 
-/* The launch (ilv.cu): cudaErrorInvalidValue where the kernel does not take the call (skinny_ilv_fits, the bases). */
+/* The launches (ilv.cu): cudaErrorInvalidValue where the kernel does not take the call (skinny_ilv_fits and the bases;
+ * skinny_dlv_fits and element-aligned bases). */
 cudaError_t smk_skinny_ilv_launch(const smk_transpose_params *p, int64_t batch, int layout, cudaStream_t stream);
+cudaError_t smk_skinny_dlv_launch(const smk_transpose_params *p, int64_t batch, int layout, cudaStream_t stream);
 
 #endif /* SMK_TRANSPOSE_SKINNY_ILV_H */

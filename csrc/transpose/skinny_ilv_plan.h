@@ -103,6 +103,44 @@ int skinny_ilv_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_p
     return 2;
 }
 
+/* ilv.cu's de-interleave (case B, rows = R > cols = S <= 4 / 8, mode 16): every warp of a matrix, its last too, issues S
+ * STS.128 (lane l's chunk k at unit 32 S w + 32 k + l, in k's order) and S LDS.128 (lane l's unit 32 S w + S l + i, in
+ * i's order): the interleave's accesses with stores and loads swapped.  A matrix has ceil(R / (512 / esz)) warps, warp j
+ * at index j mod 4 of its block.  Returns 2: the repeats count the batch. */
+template <int ESZ>
+int skinny_dlv_plan(int layout, int64_t batch, int64_t rows, int64_t cols, smk_plan *plan)
+{
+    const int S = (int)cols;
+    const smk_tile t = ilv_tile(layout, S);
+    static const char *const kNames[kIlvWarps][2] = {
+        {"skinny-dlv chunk store (warp 0)", "skinny-dlv chunk load (warp 0)"},
+        {"skinny-dlv chunk store (warp 1)", "skinny-dlv chunk load (warp 1)"},
+        {"skinny-dlv chunk store (warp 2)", "skinny-dlv chunk load (warp 2)"},
+        {"skinny-dlv chunk store (warp 3)", "skinny-dlv chunk load (warp 3)"}};
+    const int64_t nw = (rows + ilv_warp_cols(ESZ) - 1) / ilv_warp_cols(ESZ);
+    int a = 0;
+    for (int w = 0; w < kIlvWarps && w < nw; w++) {
+        std::vector<long long> st, ld;
+        for (int k = 0; k < S; k++)
+            for (int l = 0; l < 32; l++) {
+                st.push_back(16LL * smk_tile_linear(t, 32 * S * w + 32 * k + l));
+                ld.push_back(16LL * smk_tile_linear(t, 32 * S * w + S * l + k));
+            }
+        const long long reps = (long long)((nw - w + kIlvWarps - 1) / kIlvWarps) * batch;
+        put_access(&plan->acc[a], kNames[w][0], 16, 1, st);
+        plan->acc[a++].repeats = reps;
+        put_access(&plan->acc[a], kNames[w][1], 16, 0, ld);
+        plan->acc[a++].repeats = reps;
+    }
+    plan->n = a;
+    plan->threads = kIlvThreads;
+    plan->smem_bytes = ilv_smem_bytes(layout, S);
+    plan->blocks = (rows + ilv_block_cols(ESZ) - 1) / ilv_block_cols(ESZ) * batch;
+    snprintf(plan->config, sizeof plan->config, "skinny-dlv %dx%d per warp, %d threads, %d-byte elements, %d-unit rows",
+             ilv_warp_cols(ESZ), S, kIlvThreads, ESZ, 1 << t.log2_cols);
+    return 2;
+}
+
 } // namespace
 
 #endif /* SMK_TRANSPOSE_SKINNY_ILV_PLAN_H */
