@@ -119,7 +119,8 @@ constexpr int skinny_row()
 }
 
 /* THE CHOICE BY SHAPE (a pure function of shape, strides, element size -- width row wi >= 0 -- and the
- * skinny mode, the knob transpose_skinny: 14 (the default) as 13 and skinny_ilv_fits below, 13 as 11 without 2-byte case B of S = 65..128 (the tiled kernel
+ * skinny mode, the knob transpose_skinny: 16 (the default) as 15 and skinny_dlv_fits below, 15 as 14 and skinny_strip_fits's
+ * fp16 S = 65..84 / 129..144, 14 as 13 and skinny_ilv_fits below, 13 as 11 without 2-byte case B of S = 65..128 (the tiled kernel
  * and its gather take it: skinny_wide_fits below), 12 as 11 and skinny_strip_b.cuh for skinny_strip_b_fits below, 11 as 10 for uint8 S <= 84, 10 as 8 and skinny_strip.cuh for skinny_strip_fits below, 9 as 8 for skinny_vec's case A only, 8 as 7 and skinny_lean.cuh for case A (skinny_lean_a_fits below), 7 as 6 for 2-byte case B only, 6 as 4 for S <= 128 only, 5 as 3 and skinny_prmt.cuh for case A
  * of every S <= 64 (skinny_narrow_a_fits below), 4 as 3 and skinny_prmt.cuh for short sides 65..256 (skinny_wide_fits
  * below), 3 the default (skinny_prmt.cuh where it fits, else as 2), 2
