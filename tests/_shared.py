@@ -6,12 +6,16 @@ test_sgemm_narrow.py, _prefetch.py, _skinny.py, _splitk.py): NumPy operands, tor
 `torch_case` (dense, NaN frames, odd pitches), out= in a NaN frame, NaN / Inf propagation and repeats, dense law
 draws; all against test_sgemm.check (float64 reference within gamma_{K+2}).
 
-Skinny transposes (tests/test_transpose_skinny_lean.py, _narrow.py, _strip.py, _strip_b.py): torch device views
-(odd bases, strided rows and matrices, padded rows, out= off 16 bytes inside a 0xFF buffer), NumPy host views,
-every fp16 special, and knob modes agreeing; all bit-exact against NumPy (test_transpose_dtypes).
+Skinny transposes (tests/test_transpose_skinny_lean.py, _narrow.py, _strip.py, _strip_b.py, _strip_fp16.py, _dlv.py):
+torch device views (odd bases, strided rows and matrices, padded rows, out= off 16 bytes inside a 0xFF buffer), NumPy
+host views, every fp16 special, and knob modes agreeing; all bit-exact against NumPy (test_transpose_dtypes); a new
+skinny level's choice on the law's draws.
 
 explain() against Nsight Compute (tests/test_sgemm_ncu.py, test_sgemm_deep_ncu.py, test_sgemm_narrow_ncu.py): the
 instructions and wavefronts of a list of accesses, as the tables' columns sum them; a cp.async kernel's row checked."""
+import sys
+from pathlib import Path
+
 import numpy as np
 
 import smemkit
@@ -175,6 +179,28 @@ def check_modes_agree(set_knobs, a, old, new):
         for mode in new:
             assert_bits_equal(got[mode], got[old])
         assert_bits_equal(got[new[0]], swapped(a))
+
+
+def check_level_on_draws(seeds, n, old, new, in_class, prefix, at_least):
+    """n draws of #26's law for each seed: transpose_skinny level `new` sends exactly the draws in_class(shape, itemsize)
+    to the kernel whose config starts with `prefix` (which `old` does not) and leaves every other draw's path as `old`'s;
+    at least `at_least` draws in the class."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
+    from draws import transpose_draws
+    from smemkit import _testing
+    seen = 0
+    for seed in seeds:
+        for d in transpose_draws(n, seed):
+            got = []
+            for mode in (old, new):
+                with _testing.knobs(transpose_skinny=mode):
+                    got.append(smemkit.explain("transpose", d.shape, "pad", d.dtype).config)
+            if in_class(d.shape, d.itemsize):
+                seen += 1
+                assert got[1].startswith(prefix) and not got[0].startswith(prefix), d
+            else:
+                assert got[1] == got[0], d
+    assert seen >= at_least
 
 
 # ---- explain() against Nsight Compute ---------------------------------------------------------------------

@@ -6,15 +6,12 @@ row's own 16-byte grid.  CPU: the choice, the plan against the warp's accesses a
 and loads swapped), and a replay of the kernel's global arithmetic on a byte memory (input bases off 16 bytes, output
 rows off 16 bytes, partial warps, batches) against NumPy.  GPU: bit-exact against NumPy on every S and width, partial
 warps, batches, device views, fp16 specials, and modes 15 / 16 agreeing."""
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import smemkit
 from smemkit import bank_model
-from _shared import check_device_views, check_fp16_specials, check_modes_agree
+from _shared import check_device_views, check_fp16_specials, check_level_on_draws, check_modes_agree
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_ilv import unit
 
@@ -58,22 +55,7 @@ def test_dlv_choice(dtype, set_knobs):
 
 def test_dlv_choice_on_draws():
     """3000 draws of #26's law (seeds 3470 / 3471): mode 16 moves exactly the class and leaves every other path."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
-    from draws import transpose_draws
-    from smemkit import _testing
-    seen = 0
-    for seed in (3470, 3471):
-        for d in transpose_draws(1500, seed):
-            got = []
-            for mode in (15, 16):
-                with _testing.knobs(transpose_skinny=mode):
-                    got.append(smemkit.explain("transpose", d.shape, "pad", d.dtype).config)
-            if in_class(d.shape, d.itemsize):
-                seen += 1
-                assert got[1].startswith("skinny-dlv ") and not got[0].startswith("skinny-dlv"), d
-            else:
-                assert got[1] == got[0], d
-    assert seen >= 20
+    check_level_on_draws((3470, 3471), 1500, 15, 16, in_class, "skinny-dlv ", 20)
 
 
 # ---- CPU: the plan ------------------------------------------------------------------------------------------

@@ -10,14 +10,12 @@ batches, partial strips) against NumPy, its shared addresses against explain()'s
 wavefronts.  GPU (marked): bit-exact against NumPy at the default for every S of the new ranges, the bit-dtypes,
 batches, fp16 specials, torch and NumPy views, and modes 14 / 15 agreeing.
 """
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import smemkit
-from _shared import check_device_views, check_fp16_specials, check_host_views, check_modes_agree
+from _shared import (check_device_views, check_fp16_specials, check_host_views, check_level_on_draws,
+                     check_modes_agree)
 from test_transpose_dtypes import assert_bits_equal, np_dtype, random_bits, swapped
 from test_transpose_skinny_strip import config, replay, replay_block, strip_width
 
@@ -59,22 +57,7 @@ def test_mode15_choice(dtype, set_knobs):
 
 def test_mode15_choice_on_draws():
     """3000 draws of #26's law (seeds 3460 / 3461): mode 15 moves exactly the class and leaves every other path."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "timing"))
-    from draws import transpose_draws
-    from smemkit import _testing
-    seen = 0
-    for seed in (3460, 3461):
-        for d in transpose_draws(1500, seed):
-            got = []
-            for mode in (14, 15):
-                with _testing.knobs(transpose_skinny=mode):
-                    got.append(smemkit.explain("transpose", d.shape, "pad", d.dtype).config)
-            if new_class(d.shape, d.itemsize):
-                seen += 1
-                assert got[1].startswith("skinny-strip ") and not got[0].startswith("skinny-strip"), d
-            else:
-                assert got[1] == got[0], d
-    assert seen >= 10
+    check_level_on_draws((3460, 3461), 1500, 14, 15, new_class, "skinny-strip ", 10)
 
 
 # ---- CPU: the kernel's arithmetic at the new S, replayed ---------------------------------------------------------
