@@ -25,8 +25,8 @@
  *                skinny_vec case A only)
  *   skinny_lean.cuh case A of skinny_vec's class with the per-access arithmetic hoisted (skinny_lean_a_fits)
  *   skinny_strip.cuh case A with S = 17..127 (uint8) / 17..64 (fp16) as full-height strips, 16-byte output
- *                vectors (knob transpose_skinny = 10; 11 for uint8 S <= 84; 15, the default, also fp16 S = 65..84 and
- *                129..144: skinny_strip_fits)
+ *                vectors (knob transpose_skinny = 10; 11 for uint8 S <= 84; 15 and 16, the default, also fp16 S =
+ *                65..84 and 129..144: skinny_strip_fits)
  *   skinny_strip_b.cuh case B (rows > cols = S = 17..64, packed rows) as strips of 512 / esz input rows, one
  *                contiguous input run a block, 16-byte output vectors (knob transpose_skinny = 12: skinny_strip_b_fits)
  *   skinny_flat.cuh 4- and 8-byte matrices with a short side of 33..128: T x S elements a block, the contiguous side
@@ -452,7 +452,7 @@ constexpr int64_t kStripMinShort = 17, kStripMaxShort1 = 127, kStripMaxShort2 = 
  * on seed 198): above ~84 rows the strip's per-byte gather costs more than the tiled kernel's two tile rows. */
 constexpr int64_t kStripMaxShort1Mode11 = 84;
 
-/* Mode 15 (knob transpose_skinny = 15, the default since session 61): mode 14 with 2-byte case A of S = 65..84
+/* Mode 15 (knob transpose_skinny = 15, session 61; the default 16 includes it): mode 14 with 2-byte case A of S = 65..84
  * (kStripMaxShort2Mode15) and S = 129..144 (kStripPastTile2Min..Max) on the strip too.  Why: the tiled kernel's
  * 2-byte tile is 128 elements tall, so those S fill its tile rows 51-66% (S = 65..84) and 50-56% (a second tile
  * row of 1..16 rows), while the strip's cost a byte is about flat in S.  H200, the acceptance's method, same run,

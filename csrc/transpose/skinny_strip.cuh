@@ -1,6 +1,6 @@
 /*
  * transpose/skinny_strip.cuh -- case A of the sub-word skinny transpose (rows = S <= cols, 1- and 2-byte elements,
- * S = 17..127 uint8 / 17..64 fp16, and fp16 65..84 and 129..144 at the default, 15) as full-height strips with 16-byte
+ * S = 17..127 uint8 / 17..64 fp16, and fp16 65..84 and 129..144 from level 15 on) as full-height strips with 16-byte
  * output vectors (knob transpose_skinny = 10, configs.h's skinny_strip_fits; issue 26).
  *
  * Why.  Nsight Compute (H200, session 43, data/ncu43_t.txt) finds case A issue-bound on every kernel that moves
